@@ -1,0 +1,1 @@
+//! Cross-crate integration tests for tool-sdk; the tests live in `tests/`.

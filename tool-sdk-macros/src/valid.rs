@@ -1,0 +1,192 @@
+//! Checks that need several keys or the item, run after parsing; every problem is collected
+//! and reported at once.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::ast::ToolInput;
+use crate::attr::{FlagValue, MaxSize, ToolArgs};
+
+/// What expansion needs, every value already checked.
+pub(crate) struct Model<'a> {
+    pub input: ToolInput<'a>,
+    pub name: String,
+    pub description: String,
+    pub aliases: Vec<String>,
+    pub search_hint: Option<String>,
+    pub read_only: Option<FlagValue>,
+    pub concurrency_safe: Option<FlagValue>,
+    pub destructive: Option<FlagValue>,
+    pub max_result_size_chars: MaxSize,
+    pub should_defer: bool,
+    pub always_load: bool,
+}
+
+/// Longest tool name the Anthropic and OpenAI APIs accept.
+const MAX_NAME_LEN: usize = 64;
+
+pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result<Model<'a>> {
+    let mut errors = darling::Error::accumulator();
+
+    let name = match &args.name {
+        Some(name) => {
+            if let Some(problem) = name_problem(name.as_str()) {
+                errors.push(darling::Error::custom(problem).with_span(&name.span()));
+            }
+            name.as_str().to_owned()
+        }
+        None => {
+            errors.push(
+                darling::Error::custom(
+                    "missing `name`: every tool needs the name the model calls it by, e.g. #[tool(name = \"Glob\", ...)]",
+                )
+                .with_span(&Span::call_site()),
+            );
+            String::new()
+        }
+    };
+
+    let description = match &args.description {
+        Some(text) if text.trim().is_empty() => {
+            errors.push(
+                darling::Error::custom("`description` is empty: say what the tool does and when to use it")
+                    .with_span(&text.span()),
+            );
+            String::new()
+        }
+        Some(text) => text.trim().to_owned(),
+        None if input.docs.is_empty() => {
+            errors.push(
+                darling::Error::custom(format!(
+                    "missing description: add a `///` doc comment to `{}` saying what the tool does (the model reads it), or write `description = \"...\"` in #[tool(...)]",
+                    input.item.ident
+                ))
+                .with_span(&input.item.ident),
+            );
+            String::new()
+        }
+        None => input.docs.clone(),
+    };
+
+    let max_result_size_chars = match &args.max_result_size_chars {
+        Some(value) => {
+            if let MaxSize::Chars(0) = **value {
+                errors.push(
+                    darling::Error::custom(
+                        "`max_result_size_chars = 0` would persist every result; give a positive number of chars, or `unbounded` to never persist",
+                    )
+                    .with_span(&value.span()),
+                );
+            }
+            **value
+        }
+        None => {
+            errors.push(
+                darling::Error::custom(
+                    "missing `max_result_size_chars`: results longer than this many chars are saved to a file and replaced by a preview; most tools use `max_result_size_chars = 100_000`, or `unbounded` to never persist",
+                )
+                .with_span(&Span::call_site()),
+            );
+            MaxSize::Unbounded
+        }
+    };
+
+    if let Some(hint) = &args.search_hint {
+        if let Some(problem) = search_hint_problem(hint.as_str()) {
+            errors.push(darling::Error::custom(problem).with_span(&hint.span()));
+        }
+    }
+
+    if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive) {
+        if read_only.is_const_true() && destructive.is_const_true() {
+            errors.push(
+                darling::Error::custom(
+                    "a tool cannot be both `read_only` and `destructive`: remove one, or decide per input with `destructive = Self::method`",
+                )
+                .with_span(&destructive.span()),
+            );
+        }
+    }
+
+    let mut aliases = Vec::new();
+    if let Some(list) = &args.aliases {
+        for alias in &list.0 {
+            let text = alias.value();
+            if let Some(problem) = name_problem(&text) {
+                errors.push(darling::Error::custom(format!("alias {problem}")).with_span(alias));
+            } else if text == name {
+                errors.push(
+                    darling::Error::custom("an alias repeats the tool's own `name`; remove it")
+                        .with_span(alias),
+                );
+            }
+            aliases.push(text);
+        }
+    }
+
+    if !input.item.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "a #[tool] input cannot be generic: each tool has one input schema; make a concrete struct per tool",
+            )
+            .with_span(&input.item.generics.params.span()),
+        );
+    }
+
+    errors.finish_with(Model {
+        input,
+        name,
+        description,
+        aliases,
+        search_hint: args.search_hint.map(|hint| hint.as_str().to_owned()),
+        read_only: args.read_only,
+        concurrency_safe: args.concurrency_safe,
+        destructive: args.destructive,
+        max_result_size_chars,
+        should_defer: args.should_defer.is_present(),
+        always_load: args.always_load.is_present(),
+    })
+}
+
+/// Why `name` is not a valid tool name, if it is not: `^[A-Za-z0-9_-]{1,64}$`, and not
+/// starting with `mcp__` (reserved for MCP tools, SPEC §10).
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("`name` is empty: give the name the model calls the tool by, e.g. \"Glob\"".to_owned());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Some(format!(
+            "`name` is {} chars long; the model APIs accept at most {MAX_NAME_LEN}",
+            name.len()
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Some(format!(
+            "`name` contains {bad:?}; tool names may use only ASCII letters, digits, `_` and `-`"
+        ));
+    }
+    if name.starts_with("mcp__") {
+        return Some(
+            "`name` starts with `mcp__`, which is reserved for tools imported from MCP servers; choose another name".to_owned(),
+        );
+    }
+    None
+}
+
+/// Why a search hint is not a 3–10 word phrase without a trailing period, if it is not.
+pub(crate) fn search_hint_problem(hint: &str) -> Option<String> {
+    let words = hint.split_whitespace().count();
+    if !(3..=10).contains(&words) {
+        return Some(format!(
+            "`search_hint` has {words} word{}; write a 3-10 word capability phrase, e.g. \"find files by name pattern\"",
+            if words == 1 { "" } else { "s" }
+        ));
+    }
+    if hint.trim_end().ends_with('.') {
+        return Some("`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`".to_owned());
+    }
+    None
+}

@@ -1,0 +1,127 @@
+//! [`ToolUseContext`]: what a running tool can see — its `tool_use` id, the abort signal, and
+//! the host state ([`Extensions`]).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use tokio_util::sync::CancellationToken;
+
+/// Host state shared with tools: a map from a type to one value of that type.
+///
+/// Cloning is cheap (values are `Arc`s). Per-tool state lives here rather than in the tool, so
+/// every tool registration stays a `const` value (DESIGN "What a user writes").
+#[derive(Clone, Default)]
+pub struct Extensions {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl Extensions {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `value`, replacing any earlier value of type `T`.
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// Builder form of [`Extensions::insert`].
+    #[must_use]
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// The value of type `T`, if the host stored one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// Removes the value of type `T`; `true` when there was one.
+    pub fn remove<T: Any + Send + Sync>(&mut self) -> bool {
+        self.values.remove(&TypeId::of::<T>()).is_some()
+    }
+
+    /// How many values are stored.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// `true` when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.values.len())
+            .finish()
+    }
+}
+
+/// What a tool receives for one call.
+///
+/// Built by the orchestrator for each `tool_use` block; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ToolUseContext {
+    tool_use_id: Arc<str>,
+    abort: CancellationToken,
+    extensions: Arc<Extensions>,
+}
+
+impl ToolUseContext {
+    /// A context for the call `tool_use_id`, cancelled through `abort`, seeing `extensions`.
+    pub fn new(
+        tool_use_id: impl Into<Arc<str>>,
+        abort: CancellationToken,
+        extensions: Arc<Extensions>,
+    ) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            abort,
+            extensions,
+        }
+    }
+
+    /// A context with no host state and a fresh abort token, for tests and one-off calls.
+    pub fn detached(tool_use_id: impl Into<Arc<str>>) -> Self {
+        Self::new(
+            tool_use_id,
+            CancellationToken::new(),
+            Arc::new(Extensions::new()),
+        )
+    }
+
+    /// The id of the `tool_use` block being answered.
+    pub fn tool_use_id(&self) -> &str {
+        &self.tool_use_id
+    }
+
+    /// The abort signal: long-running tools should stop soon after it fires
+    /// (`abort().cancelled().await`, or poll `is_cancelled()`).
+    pub fn abort(&self) -> &CancellationToken {
+        &self.abort
+    }
+
+    /// `true` once the call was cancelled.
+    pub fn is_aborted(&self) -> bool {
+        self.abort.is_cancelled()
+    }
+
+    /// The host state.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The host's value of type `T`, if any.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.extensions.get::<T>()
+    }
+}

@@ -1,0 +1,247 @@
+//! [`DynTool`]: the object-safe form of a tool that registries store (`Arc<dyn DynTool>`),
+//! erased over `serde_json::Value` input. Every `#[tool]` type gets one through [`TypedTool`];
+//! tools that exist only at run time (JSON definitions, MCP tools) implement it directly.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::blocks::ToolResultContent;
+use crate::context::ToolUseContext;
+use crate::input::{InputError, parse_input};
+use crate::permission::{PermissionResult, ValidationResult};
+use crate::registration::DefinitionSite;
+use crate::result::{ContextModifier, ToolError};
+use crate::schema::input_schema_for;
+use crate::tool::{MaxResultSize, Tool};
+
+/// The raw server and tool names of an MCP tool (the reference's `mcpInfo`, SPEC §10).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct McpInfo {
+    /// The server's name as configured, not normalised.
+    pub server_name: String,
+    /// The tool's name as the server sent it, not normalised.
+    pub tool_name: String,
+}
+
+/// The static facts of a tool that registries, search and export read (SPEC §1.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolMeta {
+    /// The primary name.
+    pub name: Cow<'static, str>,
+    /// Other names the tool answers to.
+    pub aliases: Vec<Cow<'static, str>>,
+    /// The 3–10 word capability phrase ToolSearch scores against.
+    pub search_hint: Option<Cow<'static, str>>,
+    /// The result-size limit (SPEC §9).
+    pub max_result_size_chars: MaxResultSize,
+    /// Load through ToolSearch only (SPEC §4.1).
+    pub should_defer: bool,
+    /// Never defer (SPEC §4.1 rule 1).
+    pub always_load: bool,
+    /// The tool came from an MCP server.
+    pub is_mcp: bool,
+    /// The raw MCP names, for MCP tools.
+    pub mcp_info: Option<McpInfo>,
+    /// Ask the provider for strict schema adherence (SPEC §8.4).
+    pub strict: bool,
+}
+
+impl ToolMeta {
+    /// Facts with the fail-closed defaults: no aliases, no hint, not deferred, not MCP.
+    pub fn new(name: impl Into<Cow<'static, str>>, max_result_size_chars: MaxResultSize) -> Self {
+        Self {
+            name: name.into(),
+            aliases: Vec::new(),
+            search_hint: None,
+            max_result_size_chars,
+            should_defer: false,
+            always_load: false,
+            is_mcp: false,
+            mcp_info: None,
+            strict: false,
+        }
+    }
+
+    /// `true` when `name` is the primary name or an alias; exact and case-sensitive (SPEC §8.1
+    /// `toolMatchesName`).
+    pub fn matches_name(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|alias| alias == name)
+    }
+}
+
+/// What a successful call produced, already mapped to `tool_result` content.
+#[derive(Debug)]
+pub struct ToolOutput {
+    /// The `tool_result` content.
+    pub content: ToolResultContent,
+    /// Messages to append after the result.
+    pub new_messages: Vec<Value>,
+    /// A change to the host state for later calls.
+    pub context_modifier: Option<ContextModifier>,
+}
+
+/// A tool as a registry holds it: facts, schema, and a parser that yields a runnable call.
+pub trait DynTool: Send + Sync + 'static {
+    /// The static facts.
+    fn meta(&self) -> &ToolMeta;
+
+    /// The primary name.
+    fn name(&self) -> &str {
+        &self.meta().name
+    }
+
+    /// Whether the tool is offered right now (SPEC §7). Default `true`.
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    /// The description sent to the API (the reference's `prompt()`).
+    fn prompt(&self) -> Cow<'_, str>;
+
+    /// The input schema: an object schema with no `$schema` key.
+    fn input_schema(&self) -> &Value;
+
+    /// `true` when the schema is a raw JSON Schema supplied at run time (an MCP or JSON-defined
+    /// tool) rather than generated from a Rust type; the schema cache keys such tools by
+    /// schema too (SPEC §8.4).
+    fn has_json_schema(&self) -> bool {
+        false
+    }
+
+    /// Where the tool was defined, for error messages about duplicates.
+    fn definition_site(&self) -> Option<DefinitionSite> {
+        None
+    }
+
+    /// Parses and checks one call's input.
+    ///
+    /// # Errors
+    /// [`InputError`] with every issue found (SPEC §5.4 step 3).
+    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError>;
+}
+
+impl fmt::Debug for dyn DynTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynTool")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One parsed call, ready to check and run.
+pub trait ToolCall: Send + Sync {
+    /// Whether this input only reads.
+    fn is_read_only(&self) -> bool;
+    /// Whether this input may run in parallel with other concurrency-safe calls.
+    fn is_concurrency_safe(&self) -> bool;
+    /// Whether this input destroys data.
+    fn is_destructive(&self) -> bool;
+    /// The name shown to people for this input.
+    fn user_facing_name(&self) -> Cow<'_, str>;
+    /// The tool's own input check (SPEC §5.4 step 4).
+    fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
+    /// The tool's own permission decision (SPEC §1.1).
+    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext)
+    -> BoxFuture<'a, PermissionResult>;
+    /// Runs the call.
+    fn call(self: Box<Self>, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
+
+/// The [`DynTool`] of a `#[tool]` type `T`. The input schema is generated on first use and kept.
+pub struct TypedTool<T> {
+    meta: ToolMeta,
+    schema: OnceLock<Value>,
+    site: Option<DefinitionSite>,
+    _input: PhantomData<fn() -> T>,
+}
+
+impl<T: Tool> TypedTool<T> {
+    /// The erased form of `T`, with its definition site if known.
+    pub fn new(site: Option<DefinitionSite>) -> Self {
+        let mut meta = ToolMeta::new(T::NAME, T::MAX_RESULT_SIZE_CHARS);
+        meta.aliases = T::ALIASES.iter().map(|alias| Cow::Borrowed(*alias)).collect();
+        meta.search_hint = T::SEARCH_HINT.map(Cow::Borrowed);
+        meta.should_defer = T::SHOULD_DEFER;
+        meta.always_load = T::ALWAYS_LOAD;
+        Self {
+            meta,
+            schema: OnceLock::new(),
+            site,
+            _input: PhantomData,
+        }
+    }
+}
+
+impl<T: Tool> DynTool for TypedTool<T> {
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
+    }
+
+    fn is_enabled(&self) -> bool {
+        T::is_enabled()
+    }
+
+    fn prompt(&self) -> Cow<'_, str> {
+        T::prompt()
+    }
+
+    fn input_schema(&self) -> &Value {
+        self.schema.get_or_init(input_schema_for::<T>)
+    }
+
+    fn definition_site(&self) -> Option<DefinitionSite> {
+        self.site
+    }
+
+    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+        let parsed: T = parse_input(input, self.input_schema())?;
+        Ok(Box::new(TypedCall(parsed)))
+    }
+}
+
+struct TypedCall<T>(T);
+
+impl<T: Tool> ToolCall for TypedCall<T> {
+    fn is_read_only(&self) -> bool {
+        self.0.is_read_only()
+    }
+
+    fn is_concurrency_safe(&self) -> bool {
+        self.0.is_concurrency_safe()
+    }
+
+    fn is_destructive(&self) -> bool {
+        self.0.is_destructive()
+    }
+
+    fn user_facing_name(&self) -> Cow<'_, str> {
+        self.0.user_facing_name()
+    }
+
+    fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult> {
+        Box::pin(self.0.validate_input(ctx))
+    }
+
+    fn check_permissions<'a>(
+        &'a self,
+        ctx: &'a ToolUseContext,
+    ) -> BoxFuture<'a, PermissionResult> {
+        Box::pin(self.0.check_permissions(ctx))
+    }
+
+    fn call(self: Box<Self>, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let result = self.0.call(&ctx).await?;
+            Ok(ToolOutput {
+                content: T::map_result(result.data, ctx.tool_use_id()),
+                new_messages: result.new_messages,
+                context_modifier: result.context_modifier,
+            })
+        })
+    }
+}

@@ -1,0 +1,121 @@
+//! Input schemas: generated with schemars (JSON Schema draft 2020-12) once per tool, in the
+//! shape every provider accepts.
+//!
+//! The root is always an object schema: `{"type":"object","properties":{..},...}` with no
+//! `$schema` and no `title`, as the Anthropic Messages API `input_schema` expects. Optional
+//! fields (`Option<T>`) are simply absent from `required`, as in the reference's schemas.
+//! Unknown keys are refused (`"additionalProperties": false` at the root), as the reference's
+//! strict zod objects do.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// The input schema of `T`, normalised as described in the module docs.
+pub fn input_schema_for<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    drop_optional_nulls(&mut schema);
+    normalize_root(schema)
+}
+
+/// For properties that are not `required` (Rust `Option<T>` fields), removes the `null`
+/// alternative schemars adds (`"type": ["string", "null"]`, or `anyOf [T, {"type":"null"}]`):
+/// omitting the key is how the model leaves them out, as in the reference's schemas. Serde
+/// still accepts an explicit `null`. Applied to nested objects too.
+fn drop_optional_nulls(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let required: Vec<String> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(properties)) = map.get_mut("properties") {
+                for (name, property) in properties.iter_mut() {
+                    if !required.contains(name) {
+                        strip_null_alternative(property);
+                    }
+                }
+            }
+            for value in map.values_mut() {
+                drop_optional_nulls(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_optional_nulls),
+        _ => {}
+    }
+}
+
+fn strip_null_alternative(property: &mut Value) {
+    let Value::Object(map) = property else { return };
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|kind| kind != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            map.insert("type".to_owned(), only);
+        }
+        return;
+    }
+    let is_null = |schema: &Value| schema.get("type").and_then(Value::as_str) == Some("null");
+    if let Some(Value::Array(alternatives)) = map.get("anyOf") {
+        if alternatives.len() == 2 && alternatives.iter().any(is_null) {
+            let kept = alternatives.iter().find(|schema| !is_null(schema)).cloned();
+            if let Some(Value::Object(kept)) = kept {
+                map.remove("anyOf");
+                for (key, value) in kept {
+                    map.entry(key).or_insert(value);
+                }
+            }
+        }
+    }
+}
+
+/// Applies the root rules to any JSON schema: drops `$schema` and `title`, makes sure
+/// `"type":"object"` and `"properties"` are present.
+pub fn normalize_root(schema: Value) -> Value {
+    let mut map = match schema {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.remove("$schema");
+    map.remove("title");
+    map.insert("type".to_owned(), Value::String("object".to_owned()));
+    map.entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !map.contains_key("additionalProperties") {
+        map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    order_root_keys(map)
+}
+
+/// Puts `type`, `properties`, `required` first so the schema reads like a hand-written one.
+fn order_root_keys(mut map: Map<String, Value>) -> Value {
+    let mut ordered = Map::new();
+    for key in ["type", "properties", "required"] {
+        if let Some(value) = map.remove(key) {
+            ordered.insert(key.to_owned(), value);
+        }
+    }
+    ordered.extend(map);
+    Value::Object(ordered)
+}
+
+/// The property names of an object schema's root, in schema order.
+pub fn root_property_names(schema: &Value) -> impl Iterator<Item = &str> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.keys().map(String::as_str))
+}
