@@ -1,1 +1,48 @@
-pub fn x() {}
+//! Everything that works on many tools: collecting the linked `#[tool]`s, ordering and lookup,
+//! provider definitions, and running a model's batch of `tool_use` blocks.
+//!
+//! ```
+//! use tool_registry::{OrchestratorConfig, ToolRegistry, TurnState, run_tools};
+//! use tool_sdk::prelude::*;
+//! use tool_sdk::ToolUseBlock;
+//!
+//! /// Echoes its text.
+//! #[tool(name = "Echo", read_only, concurrency_safe, max_result_size_chars = 1_000)]
+//! #[derive(Deserialize, JsonSchema)]
+//! pub struct Echo {
+//!     /// What to echo.
+//!     pub text: String,
+//! }
+//!
+//! impl Tool for Echo {
+//!     type Output = String;
+//!     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+//!         Ok(ToolResult::new(self.text))
+//!     }
+//! }
+//!
+//! # #[tokio::main]
+//! # async fn main() {
+//! let registry = ToolRegistry::collect().expect("tool names are unique");
+//! let blocks: Vec<ToolUseBlock> = serde_json::from_value(serde_json::json!([
+//!     {"id": "toolu_1", "name": "Echo", "input": {"text": "hi"}},
+//!     {"id": "toolu_2", "name": "Nope", "input": {}},
+//! ])).unwrap();
+//! let results = run_tools(&blocks, registry.tools(), &mut TurnState::default(), &OrchestratorConfig::default()).await;
+//! assert_eq!(results[0].text(), "hi");
+//! assert!(results[1].is_error);
+//! # }
+//! ```
+
+pub mod export;
+pub mod orchestration;
+pub mod pool;
+pub mod registry;
+
+pub use export::{anthropic_tool_definition, anthropic_tools};
+pub use orchestration::{
+    Batch, OrchestratorConfig, TurnState, describe_batches, partition_tool_calls, run_tool_use,
+    run_tools,
+};
+pub use pool::{compare_tool_names, find_tool_by_name, sort_tools};
+pub use registry::{RegistryError, ToolRegistry};

@@ -134,10 +134,9 @@ impl FromMeta for MaxSize {
             Expr::Lit(ExprLit {
                 lit: Lit::Int(value),
                 ..
-            }) => value
-                .base10_parse::<u64>()
-                .map(Self::Chars)
-                .map_err(|_| darling::Error::custom("expected a whole number of chars").with_span(value)),
+            }) => value.base10_parse::<u64>().map(Self::Chars).map_err(|_| {
+                darling::Error::custom("expected a whole number of chars").with_span(value)
+            }),
             Expr::Path(path) if path.path.is_ident("unbounded") => Ok(Self::Unbounded),
             other => Err(darling::Error::custom(
                 "expected a number of chars (`max_result_size_chars = 100_000`) or `unbounded`",

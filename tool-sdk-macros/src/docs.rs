@@ -18,12 +18,18 @@ pub(crate) fn tool_section(model: &Model<'_>) -> Vec<String> {
         let aliases: Vec<String> = model.aliases.iter().map(|a| format!("`{a}`")).collect();
         lines.push(format!("| aliases | {} |", aliases.join(", ")));
     }
-    lines.push(format!("| read-only | {} |", flag_cell(model.read_only.as_ref())));
+    lines.push(format!(
+        "| read-only | {} |",
+        flag_cell(model.read_only.as_ref())
+    ));
     lines.push(format!(
         "| concurrency-safe | {} |",
         flag_cell(model.concurrency_safe.as_ref())
     ));
-    lines.push(format!("| destructive | {} |", flag_cell(model.destructive.as_ref())));
+    lines.push(format!(
+        "| destructive | {} |",
+        flag_cell(model.destructive.as_ref())
+    ));
     lines.push(format!(
         "| result size limit | {} |",
         match model.max_result_size_chars {
@@ -54,7 +60,9 @@ fn flag_cell(flag: Option<&FlagValue>) -> String {
         Some(FlagValue::Const { value: true, .. }) => "yes".to_owned(),
         Some(FlagValue::Const { value: false, .. }) => "no".to_owned(),
         Some(FlagValue::Method(path)) => {
-            let path = quote::ToTokens::to_token_stream(path).to_string().replace(' ', "");
+            let path = quote::ToTokens::to_token_stream(path)
+                .to_string()
+                .replace(' ', "");
             format!("per input: `{path}`")
         }
     }

@@ -49,8 +49,10 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
     let description = match &args.description {
         Some(text) if text.trim().is_empty() => {
             errors.push(
-                darling::Error::custom("`description` is empty: say what the tool does and when to use it")
-                    .with_span(&text.span()),
+                darling::Error::custom(
+                    "`description` is empty: say what the tool does and when to use it",
+                )
+                .with_span(&text.span()),
             );
             String::new()
         }
@@ -152,7 +154,9 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
 /// starting with `mcp__` (reserved for MCP tools, SPEC §10).
 pub(crate) fn name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
-        return Some("`name` is empty: give the name the model calls the tool by, e.g. \"Glob\"".to_owned());
+        return Some(
+            "`name` is empty: give the name the model calls the tool by, e.g. \"Glob\"".to_owned(),
+        );
     }
     if name.len() > MAX_NAME_LEN {
         return Some(format!(
@@ -186,7 +190,10 @@ pub(crate) fn search_hint_problem(hint: &str) -> Option<String> {
         ));
     }
     if hint.trim_end().ends_with('.') {
-        return Some("`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`".to_owned());
+        return Some(
+            "`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`"
+                .to_owned(),
+        );
     }
     None
 }

@@ -146,10 +146,12 @@ pub trait ToolCall: Send + Sync {
     /// The tool's own input check (SPEC §5.4 step 4).
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
     /// The tool's own permission decision (SPEC §1.1).
-    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext)
-    -> BoxFuture<'a, PermissionResult>;
+    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult>;
     /// Runs the call.
-    fn call(self: Box<Self>, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+    fn call(
+        self: Box<Self>,
+        ctx: ToolUseContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 }
 
 /// The [`DynTool`] of a `#[tool]` type `T`. The input schema is generated on first use and kept.
@@ -164,7 +166,10 @@ impl<T: Tool> TypedTool<T> {
     /// The erased form of `T`, with its definition site if known.
     pub fn new(site: Option<DefinitionSite>) -> Self {
         let mut meta = ToolMeta::new(T::NAME, T::MAX_RESULT_SIZE_CHARS);
-        meta.aliases = T::ALIASES.iter().map(|alias| Cow::Borrowed(*alias)).collect();
+        meta.aliases = T::ALIASES
+            .iter()
+            .map(|alias| Cow::Borrowed(*alias))
+            .collect();
         meta.search_hint = T::SEARCH_HINT.map(Cow::Borrowed);
         meta.should_defer = T::SHOULD_DEFER;
         meta.always_load = T::ALWAYS_LOAD;
@@ -175,6 +180,11 @@ impl<T: Tool> TypedTool<T> {
             _input: PhantomData,
         }
     }
+}
+
+/// The erased, shareable form of `T`, as a registry stores it: `Arc<dyn DynTool>`.
+pub fn dyn_tool<T: Tool>() -> std::sync::Arc<dyn DynTool> {
+    std::sync::Arc::new(TypedTool::<T>::new(None))
 }
 
 impl<T: Tool> DynTool for TypedTool<T> {
@@ -227,14 +237,14 @@ impl<T: Tool> ToolCall for TypedCall<T> {
         Box::pin(self.0.validate_input(ctx))
     }
 
-    fn check_permissions<'a>(
-        &'a self,
-        ctx: &'a ToolUseContext,
-    ) -> BoxFuture<'a, PermissionResult> {
+    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult> {
         Box::pin(self.0.check_permissions(ctx))
     }
 
-    fn call(self: Box<Self>, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    fn call(
+        self: Box<Self>,
+        ctx: ToolUseContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let result = self.0.call(&ctx).await?;
             Ok(ToolOutput {

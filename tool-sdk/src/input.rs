@@ -228,7 +228,8 @@ fn serde_expected_to_json(expected: &str) -> &'static str {
         "boolean"
     } else if number_words.iter().any(|word| lowered.contains(word)) {
         "number"
-    } else if lowered.contains("sequence") || lowered.contains("array") || lowered.contains("tuple") {
+    } else if lowered.contains("sequence") || lowered.contains("array") || lowered.contains("tuple")
+    {
         "array"
     } else if lowered.contains("struct") || lowered.contains("map") {
         "object"
@@ -264,7 +265,8 @@ mod tests {
 
     #[test]
     fn nested_missing_field_has_a_json_path() {
-        let error = parse_input::<Todos>(json!({"todos":[{"content":"x"}]}), &schema()).unwrap_err();
+        let error =
+            parse_input::<Todos>(json!({"todos":[{"content":"x"}]}), &schema()).unwrap_err();
         assert_eq!(
             error.issues(),
             [InputIssue::Missing {
@@ -275,8 +277,8 @@ mod tests {
 
     #[test]
     fn unexpected_comes_before_a_mismatch_and_says_issues() {
-        let error =
-            parse_input::<Todos>(json!({"todos":[], "limit":"3", "extra":1}), &schema()).unwrap_err();
+        let error = parse_input::<Todos>(json!({"todos":[], "limit":"3", "extra":1}), &schema())
+            .unwrap_err();
         assert_eq!(
             error.format_for("TodoWrite"),
             "TodoWrite cannot run because of the following input issues:\n\

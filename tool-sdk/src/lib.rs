@@ -54,7 +54,7 @@ pub use tool_sdk_macros::tool;
 
 pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserMessage};
 pub use context::{CancellationToken, Extensions, ToolUseContext};
-pub use dyn_tool::{DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput, TypedTool};
+pub use dyn_tool::{DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput, TypedTool, dyn_tool};
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
 pub use registration::{DefinitionSite, ToolRegistration};

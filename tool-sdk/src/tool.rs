@@ -144,6 +144,8 @@ pub fn default_map_result<T: Serialize + ?Sized>(output: &T) -> ToolResultConten
     match serde_json::to_value(output) {
         Ok(serde_json::Value::String(text)) => ToolResultContent::Text(text),
         Ok(value) => ToolResultContent::Text(value.to_string()),
-        Err(error) => ToolResultContent::Text(format!("(the output could not be serialised: {error})")),
+        Err(error) => {
+            ToolResultContent::Text(format!("(the output could not be serialised: {error})"))
+        }
     }
 }
