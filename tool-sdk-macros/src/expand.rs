@@ -87,6 +87,9 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     };
     let should_defer = model.should_defer;
     let always_load = model.always_load;
+    let declared_read_only = gen_declared(model.read_only.as_ref());
+    let declared_concurrency_safe = gen_declared(model.concurrency_safe.as_ref());
+    let declared_destructive = gen_declared(model.destructive.as_ref());
     let read_only = gen_flag("is_read_only", model.read_only.as_ref());
     let concurrency_safe = gen_flag("is_concurrency_safe", model.concurrency_safe.as_ref());
     let destructive = gen_flag("is_destructive", model.destructive.as_ref());
@@ -100,10 +103,22 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
             const MAX_RESULT_SIZE_CHARS: #Private::MaxResultSize = #max;
             const SHOULD_DEFER: #Private::bool = #should_defer;
             const ALWAYS_LOAD: #Private::bool = #always_load;
+            const READ_ONLY: #Private::DeclaredFlag = #declared_read_only;
+            const CONCURRENCY_SAFE: #Private::DeclaredFlag = #declared_concurrency_safe;
+            const DESTRUCTIVE: #Private::DeclaredFlag = #declared_destructive;
             #read_only
             #concurrency_safe
             #destructive
         }
+    }
+}
+
+fn gen_declared(flag: Option<&FlagValue>) -> TokenStream {
+    match flag {
+        None => quote!(#Private::DeclaredFlag::Default),
+        Some(FlagValue::Const { value: true, .. }) => quote!(#Private::DeclaredFlag::Always),
+        Some(FlagValue::Const { value: false, .. }) => quote!(#Private::DeclaredFlag::Never),
+        Some(FlagValue::Method(_)) => quote!(#Private::DeclaredFlag::PerInput),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::permission::{PermissionResult, ValidationResult};
 use crate::registration::DefinitionSite;
 use crate::result::{ContextModifier, ToolError};
 use crate::schema::input_schema_for;
-use crate::tool::{MaxResultSize, Tool};
+use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
 
 /// The raw server and tool names of an MCP tool (the reference's `mcpInfo`, SPEC §10).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,6 +49,12 @@ pub struct ToolMeta {
     pub mcp_info: Option<McpInfo>,
     /// Ask the provider for strict schema adherence (SPEC §8.4).
     pub strict: bool,
+    /// How `read_only` was declared.
+    pub read_only: DeclaredFlag,
+    /// How `concurrency_safe` was declared.
+    pub concurrency_safe: DeclaredFlag,
+    /// How `destructive` was declared.
+    pub destructive: DeclaredFlag,
 }
 
 impl ToolMeta {
@@ -64,6 +70,9 @@ impl ToolMeta {
             is_mcp: false,
             mcp_info: None,
             strict: false,
+            read_only: DeclaredFlag::Default,
+            concurrency_safe: DeclaredFlag::Default,
+            destructive: DeclaredFlag::Default,
         }
     }
 
@@ -173,6 +182,9 @@ impl<T: Tool> TypedTool<T> {
         meta.search_hint = T::SEARCH_HINT.map(Cow::Borrowed);
         meta.should_defer = T::SHOULD_DEFER;
         meta.always_load = T::ALWAYS_LOAD;
+        meta.read_only = T::READ_ONLY;
+        meta.concurrency_safe = T::CONCURRENCY_SAFE;
+        meta.destructive = T::DESTRUCTIVE;
         Self {
             meta,
             schema: OnceLock::new(),

@@ -59,7 +59,7 @@ pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
 pub use registration::{DefinitionSite, ToolRegistration};
 pub use result::{ContextModifier, ToolError, ToolResult};
-pub use tool::{MaxResultSize, Tool, ToolSpec};
+pub use tool::{DeclaredFlag, MaxResultSize, Tool, ToolSpec};
 
 /// Everything a tool author needs: `use tool_sdk::prelude::*;`.
 pub mod prelude {
@@ -78,7 +78,7 @@ pub mod __private {
     pub use ::inventory;
 
     pub use crate::registration::{DefinitionSite, ToolRegistration};
-    pub use crate::tool::{MaxResultSize, ToolSpec};
+    pub use crate::tool::{DeclaredFlag, MaxResultSize, ToolSpec};
 
     /// Compile-time check that a `#[tool]` type implements `Tool`; the span of the call
     /// decides where rustc reports a missing impl.
