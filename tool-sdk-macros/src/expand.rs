@@ -147,12 +147,12 @@ fn path_span(path: &syn::Path) -> Span {
 
 fn gen_registration(model: &Model<'_>) -> TokenStream {
     let ident = &model.input.item.ident;
-    let assert = quote_spanned!(ident.span()=> #Private::assert_tool::<#ident>());
+    // Spanned on the struct's name, so a missing `impl Tool` is reported there.
+    let of = quote_spanned!(ident.span()=> #Private::ToolRegistration::of::<#ident>);
     quote! {
         const _: () = {
-            #assert;
             #Private::inventory::submit! {
-                #Private::ToolRegistration::of::<#ident>(#Private::DefinitionSite {
+                #of(#Private::DefinitionSite {
                     file: ::core::file!(),
                     line: ::core::line!(),
                     module_path: ::core::module_path!(),

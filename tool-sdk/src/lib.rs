@@ -79,8 +79,9 @@ pub mod __private {
 
     pub use crate::registration::{DefinitionSite, ToolRegistration};
     pub use crate::tool::{DeclaredFlag, MaxResultSize, ToolSpec};
-
-    /// Compile-time check that a `#[tool]` type implements `Tool`; the span of the call
-    /// decides where rustc reports a missing impl.
-    pub const fn assert_tool<T: crate::tool::Tool>() {}
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
