@@ -17,7 +17,9 @@ use crate::permission::{PermissionResult, ValidationResult};
 use crate::registration::DefinitionSite;
 use crate::result::{ContextModifier, ToolError};
 use crate::schema::input_schema_for;
-use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
+use crate::tool::{
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
+};
 
 /// The raw server and tool names of an MCP tool (the reference's `mcpInfo`, SPEC §10).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -152,6 +154,40 @@ pub trait ToolCall: Send + Sync {
     fn is_destructive(&self) -> bool;
     /// The name shown to people for this input.
     fn user_facing_name(&self) -> Cow<'_, str>;
+    /// A one-line description of this call for UIs (SPEC §1.1 `description(input)`).
+    fn description(&self) -> Cow<'_, str>;
+    /// What happens on a user interrupt (SPEC §5.5).
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Block
+    }
+    /// Whether this input reaches outside the local machine.
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    /// Whether this call needs a person to answer.
+    fn requires_user_interaction(&self) -> bool {
+        false
+    }
+    /// Whether this input searches or reads.
+    fn is_search_or_read_command(&self) -> SearchOrRead {
+        SearchOrRead::default()
+    }
+    /// The file path this input acts on.
+    fn get_path(&self) -> Option<&std::path::Path> {
+        None
+    }
+    /// Adds derived fields to a copy of the input for observers.
+    fn backfill_observable_input(&self, input: &mut Value) {
+        let _ = input;
+    }
+    /// A matcher for content permission rules.
+    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
+        None
+    }
+    /// The text an automatic permission classifier sees; empty skips the tool.
+    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
+        Cow::Borrowed("")
+    }
     /// The tool's own input check (SPEC §5.4 step 4).
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
     /// The tool's own permission decision (SPEC §1.1).
@@ -185,6 +221,7 @@ impl<T: Tool> TypedTool<T> {
         meta.read_only = T::READ_ONLY;
         meta.concurrency_safe = T::CONCURRENCY_SAFE;
         meta.destructive = T::DESTRUCTIVE;
+        meta.strict = T::STRICT;
         Self {
             meta,
             schema: OnceLock::new(),
@@ -243,6 +280,42 @@ impl<T: Tool> ToolCall for TypedCall<T> {
 
     fn user_facing_name(&self) -> Cow<'_, str> {
         self.0.user_facing_name()
+    }
+
+    fn description(&self) -> Cow<'_, str> {
+        self.0.description()
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        self.0.interrupt_behavior()
+    }
+
+    fn is_open_world(&self) -> bool {
+        self.0.is_open_world()
+    }
+
+    fn requires_user_interaction(&self) -> bool {
+        self.0.requires_user_interaction()
+    }
+
+    fn is_search_or_read_command(&self) -> SearchOrRead {
+        self.0.is_search_or_read_command()
+    }
+
+    fn get_path(&self) -> Option<&std::path::Path> {
+        self.0.get_path()
+    }
+
+    fn backfill_observable_input(&self, input: &mut Value) {
+        self.0.backfill_observable_input(input);
+    }
+
+    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
+        self.0.prepare_permission_matcher()
+    }
+
+    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
+        self.0.to_auto_classifier_input()
     }
 
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult> {

@@ -59,7 +59,9 @@ pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
 pub use registration::{DefinitionSite, ToolRegistration};
 pub use result::{ContextModifier, ToolError, ToolResult};
-pub use tool::{DeclaredFlag, MaxResultSize, Tool, ToolSpec};
+pub use tool::{
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool, ToolSpec,
+};
 
 /// Everything a tool author needs: `use tool_sdk::prelude::*;`.
 pub mod prelude {

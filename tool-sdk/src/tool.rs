@@ -93,6 +93,8 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const CONCURRENCY_SAFE: DeclaredFlag = DeclaredFlag::Default;
     /// How `destructive` was declared.
     const DESTRUCTIVE: DeclaredFlag = DeclaredFlag::Default;
+    /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
+    const STRICT: bool = false;
 
     /// Whether this input only reads. Default `false` (assume it writes).
     fn is_read_only(&self) -> bool {
@@ -173,6 +175,105 @@ pub trait Tool: ToolSpec + DeserializeOwned + JsonSchema {
     /// Whether the tool is offered at all right now (SPEC §7, runtime layer). Default: `true`.
     fn is_enabled() -> bool {
         true
+    }
+
+    /// A one-line description of this call, for UIs and logs (the reference's
+    /// `description(input)`; distinct from [`Tool::prompt`]). Default: the tool's description.
+    fn description(&self) -> Cow<'_, str> {
+        Cow::Borrowed(Self::DESCRIPTION)
+    }
+
+    /// Whether two inputs would do the same thing (used to merge duplicate calls). Default:
+    /// `false`, never merge.
+    fn inputs_equivalent(&self, other: &Self) -> bool {
+        let _ = other;
+        false
+    }
+
+    /// What happens to this call when the user interrupts the turn (SPEC §5.5). Default:
+    /// [`InterruptBehavior::Block`], as in the reference.
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Block
+    }
+
+    /// Whether this input reaches outside the local machine (web, remote APIs). Default `false`.
+    fn is_open_world(&self) -> bool {
+        false
+    }
+
+    /// Whether this call needs a person to answer (a question tool). Default `false`.
+    fn requires_user_interaction(&self) -> bool {
+        false
+    }
+
+    /// Whether this input searches or reads, for collapsing such calls in a UI. Default:
+    /// neither.
+    fn is_search_or_read_command(&self) -> SearchOrRead {
+        SearchOrRead::default()
+    }
+
+    /// The file path this input acts on, for path-based permission rules. Default: none.
+    fn get_path(&self) -> Option<&std::path::Path> {
+        None
+    }
+
+    /// Adds derived fields to a copy of the input that observers (hooks, UIs) see; the call
+    /// itself gets the original input (SPEC §1.1 `backfillObservableInput`). Default: nothing.
+    fn backfill_observable_input(&self, input: &mut serde_json::Value) {
+        let _ = input;
+    }
+
+    /// A matcher for content permission rules such as `Bash(git *)`: given a rule's content,
+    /// does it cover this input? Default: `None`, content rules never match this tool.
+    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
+        None
+    }
+
+    /// The text an automatic permission classifier sees for this input. Default: empty, which
+    /// means the classifier skips the tool (SPEC §1.1).
+    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
+        Cow::Borrowed("")
+    }
+}
+
+/// What a call does when the user interrupts the turn (SPEC §5.5 `interruptBehavior`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum InterruptBehavior {
+    /// Stop the call and answer it with the rejection message.
+    Cancel,
+    /// Let the call finish; the interruption waits for it.
+    #[default]
+    Block,
+}
+
+/// Whether an input searches or reads (the reference's `isSearchOrReadCommand`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SearchOrRead {
+    /// The input searches (grep, find, glob).
+    pub is_search: bool,
+    /// The input reads (cat, head, a file read).
+    pub is_read: bool,
+}
+
+/// Decides whether a content permission rule covers one input: called with the rule's content
+/// (`git *` for `Bash(git *)`, `domain:example.com` for `WebFetch(domain:example.com)`).
+pub struct PermissionMatcher(Box<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl PermissionMatcher {
+    /// A matcher from a predicate over rule contents.
+    pub fn new(matches: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        Self(Box::new(matches))
+    }
+
+    /// `true` when the rule content covers the input.
+    pub fn matches(&self, rule_content: &str) -> bool {
+        (self.0)(rule_content)
+    }
+}
+
+impl std::fmt::Debug for PermissionMatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PermissionMatcher(..)")
     }
 }
 
