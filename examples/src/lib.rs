@@ -1,1 +1,45 @@
+//! Real file tools written with `tool-sdk`: [`Read`](tools::Read), [`Glob`](tools::Glob),
+//! [`Grep`](tools::Grep), [`Edit`](tools::Edit) and [`Write`](tools::Write), with the inputs and
+//! result texts of Claude Code's tools of the same names, confined to one directory tree by a
+//! [`Workspace`](workspace::Workspace).
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use serde_json::json;
+//! use tool_examples::tools::{Read, Write};
+//! use tool_examples::workspace::Workspace;
+//! use tool_sdk::{CancellationToken, DynTool, Extensions, ToolUseContext, TypedTool};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let workspace = Workspace::new(dir.path())?;
+//! let notes = workspace.root().join("notes.txt");
+//! // The host puts the workspace into the host state that every call sees.
+//! let extensions = Extensions::new().with(workspace);
+//! let ctx = ToolUseContext::new("toolu_1", CancellationToken::new(), Arc::new(extensions));
+//!
+//! let write = TypedTool::<Write>::new(None)
+//!     .parse_input(json!({"file_path": "notes.txt", "content": "hello\nworld"}))
+//!     .expect("a valid Write input");
+//! let created = write.call(ctx.clone()).await?;
+//! assert_eq!(
+//!     created.content.text(),
+//!     format!("File created successfully at: {}", notes.display())
+//! );
+//!
+//! let read = TypedTool::<Read>::new(None)
+//!     .parse_input(json!({"file_path": notes}))
+//!     .expect("a valid Read input");
+//! assert_eq!(read.call(ctx).await?.content.text(), "     1→hello\n     2→world");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Read, Glob and Grep are read-only and concurrency-safe; Edit and Write keep the fail-closed
+//! defaults (they write, and run alone). All file work runs on tokio's blocking pool, and Glob
+//! and Grep stop early when the call is cancelled.
 
+pub mod tools;
+pub mod workspace;

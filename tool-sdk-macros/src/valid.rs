@@ -93,21 +93,22 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
         }
     };
 
-    if let Some(hint) = &args.search_hint {
-        if let Some(problem) = search_hint_problem(hint.as_str()) {
-            errors.push(darling::Error::custom(problem).with_span(&hint.span()));
-        }
+    if let Some(hint) = &args.search_hint
+        && let Some(problem) = search_hint_problem(hint.as_str())
+    {
+        errors.push(darling::Error::custom(problem).with_span(&hint.span()));
     }
 
-    if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive) {
-        if read_only.is_const_true() && destructive.is_const_true() {
-            errors.push(
+    if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive)
+        && read_only.is_const_true()
+        && destructive.is_const_true()
+    {
+        errors.push(
                 darling::Error::custom(
                     "a tool cannot be both `read_only` and `destructive`: remove one, or decide per input with `destructive = Self::method`",
                 )
                 .with_span(&destructive.span()),
             );
-        }
     }
 
     let mut aliases = Vec::new();

@@ -42,6 +42,14 @@ impl Extensions {
             .and_then(|value| value.downcast_ref::<T>())
     }
 
+    /// The value of type `T` as a shared handle, for moving into a blocking task or another
+    /// thread.
+    pub fn get_arc<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| Arc::clone(value).downcast::<T>().ok())
+    }
+
     /// Removes the value of type `T`; `true` when there was one.
     pub fn remove<T: Any + Send + Sync>(&mut self) -> bool {
         self.values.remove(&TypeId::of::<T>()).is_some()

@@ -82,6 +82,21 @@ impl InputError {
     }
 }
 
+impl fmt::Display for InputError {
+    /// The issues, one per line, without the header naming the tool.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, issue) in self.issues.iter().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{issue}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputError {}
+
 impl fmt::Display for InputIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -173,29 +188,29 @@ fn backticked(message: &str) -> Option<&str> {
 /// Turns a serde error at `path` into an issue.
 fn classify(path: &str, message: &str) -> InputIssue {
     let path = if path == "." { "" } else { path };
-    if message.starts_with("missing field") {
-        if let Some(field) = backticked(message) {
-            return InputIssue::Missing {
-                path: join_path(path, field),
-            };
-        }
+    if message.starts_with("missing field")
+        && let Some(field) = backticked(message)
+    {
+        return InputIssue::Missing {
+            path: join_path(path, field),
+        };
     }
-    if message.starts_with("unknown field") {
-        if let Some(field) = backticked(message) {
-            return InputIssue::Unexpected {
-                path: join_path(path, field),
-            };
-        }
+    if message.starts_with("unknown field")
+        && let Some(field) = backticked(message)
+    {
+        return InputIssue::Unexpected {
+            path: join_path(path, field),
+        };
     }
-    if let Some(rest) = message.strip_prefix("invalid type: ") {
-        if let Some((received, expected)) = rest.split_once(", expected ") {
-            let expected = expected.split(" at line").next().unwrap_or(expected);
-            return InputIssue::TypeMismatch {
-                path: path.to_owned(),
-                expected: serde_expected_to_json(expected).to_owned(),
-                received: serde_received_to_json(received).to_owned(),
-            };
-        }
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((received, expected)) = rest.split_once(", expected ")
+    {
+        let expected = expected.split(" at line").next().unwrap_or(expected);
+        return InputIssue::TypeMismatch {
+            path: path.to_owned(),
+            expected: serde_expected_to_json(expected).to_owned(),
+            received: serde_received_to_json(received).to_owned(),
+        };
     }
     InputIssue::Other {
         path: path.to_owned(),

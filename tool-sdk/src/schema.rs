@@ -59,6 +59,9 @@ fn drop_optional_nulls(schema: &mut Value) {
 
 fn strip_null_alternative(property: &mut Value) {
     let Value::Object(map) = property else { return };
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|value| !value.is_null());
+    }
     if let Some(Value::Array(types)) = map.get_mut("type") {
         types.retain(|kind| kind != "null");
         if types.len() == 1 {
@@ -68,20 +71,22 @@ fn strip_null_alternative(property: &mut Value) {
         return;
     }
     let is_null = |schema: &Value| schema.get("type").and_then(Value::as_str) == Some("null");
-    if let Some(Value::Array(alternatives)) = map.get("anyOf") {
-        if alternatives.len() == 2 && alternatives.iter().any(is_null) {
-            let kept = alternatives.iter().find(|schema| !is_null(schema)).cloned();
-            if let Some(Value::Object(kept)) = kept {
-                map.remove("anyOf");
-                for (key, value) in kept {
-                    map.entry(key).or_insert(value);
-                }
+    if let Some(Value::Array(alternatives)) = map.get("anyOf")
+        && alternatives.len() == 2
+        && alternatives.iter().any(is_null)
+    {
+        let kept = alternatives.iter().find(|schema| !is_null(schema)).cloned();
+        if let Some(Value::Object(kept)) = kept {
+            map.remove("anyOf");
+            for (key, value) in kept {
+                map.entry(key).or_insert(value);
             }
         }
     }
 }
 
-/// Applies the root rules to any JSON schema: drops `$schema` and `title`, makes sure
+/// Applies the root rules to any JSON schema: drops `$schema`, `title` and the root
+/// `description`, makes sure
 /// `"type":"object"` and `"properties"` are present.
 pub fn normalize_root(schema: Value) -> Value {
     let mut map = match schema {
@@ -90,6 +95,9 @@ pub fn normalize_root(schema: Value) -> Value {
     };
     map.remove("$schema");
     map.remove("title");
+    // The tool's description travels in the definition's `description`; a copy here (schemars
+    // puts the struct's doc comment at the root) would only repeat it.
+    map.remove("description");
     map.insert("type".to_owned(), Value::String("object".to_owned()));
     map.entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));

@@ -1,0 +1,176 @@
+//! `tool-host`: lists, describes and runs the example tools on real input.
+//!
+//! ```text
+//! tool-host list                                   registered tools and their flags
+//! tool-host definitions                            the Anthropic Messages API `tools` array
+//! tool-host run FILE --root DIR [--rebase PREFIX]  answer an assistant message's tool_use blocks
+//! tool-host demo                                   a built-in turn over a temporary copy of files
+//! ```
+
+mod demo;
+mod rebase;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use tool_examples::workspace::Workspace;
+use tool_registry::{
+    OrchestratorConfig, ToolRegistry, TurnState, anthropic_tools, describe_batches,
+    partition_tool_calls, run_tools,
+};
+use tool_sdk::blocks::tool_uses_of;
+use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock, UserMessage};
+
+#[derive(Parser)]
+#[command(
+    name = "tool-host",
+    version,
+    about = "Run tool-sdk tools on real model output"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the registered tools and their flags.
+    List,
+    /// Print the Anthropic Messages API `tools` array as JSON.
+    Definitions,
+    /// Answer the tool_use blocks of an assistant message. Prints the user message
+    /// `{"role":"user","content":[tool_result, ...]}` on stdout and the batch plan on stderr.
+    Run {
+        /// A JSON file: a content array, `{"content":[...]}`, `{"role":"assistant","content":[...]}`,
+        /// or any object with a top-level `content` array (such as a recorded transcript).
+        file: PathBuf,
+        /// The workspace root: file tools only touch files below it.
+        #[arg(long)]
+        root: PathBuf,
+        /// Rewrite every string in the tool inputs that starts with this absolute path so that
+        /// it starts with `--root` instead (to replay a recorded session in another place).
+        #[arg(long)]
+        rebase: Option<String>,
+    },
+    /// Run a built-in assistant turn (parallel Glob, Grep and Read, then an Edit) over a
+    /// temporary copy of a few files of this repository, printing the plan and the results.
+    Demo,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let registry = match ToolRegistry::collect() {
+        Ok(registry) => registry,
+        Err(error) => {
+            eprintln!("tool-host: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = match cli.command {
+        Command::List => {
+            print!("{}", list(registry.tools()));
+            Ok(())
+        }
+        Command::Definitions => print_json(&anthropic_tools(registry.tools())),
+        Command::Run { file, root, rebase } => run_file(&registry, &file, &root, rebase.as_deref()),
+        Command::Demo => demo::run(&registry),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("tool-host: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|error| error.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+/// One line per tool: name, aliases and declared flags.
+fn list(tools: &[Arc<dyn DynTool>]) -> String {
+    let mut text = format!(
+        "{:<12} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
+        "NAME", "ALIASES", "READ-ONLY", "CONCURRENCY-SAFE", "DESTRUCTIVE", "MAX RESULT", "DEFERRED"
+    );
+    for tool in tools {
+        let meta = tool.meta();
+        let aliases = if meta.aliases.is_empty() {
+            "-".to_owned()
+        } else {
+            meta.aliases.join(",")
+        };
+        let max = meta
+            .max_result_size_chars
+            .chars()
+            .map_or_else(|| "unbounded".to_owned(), |chars| format!("{chars} chars"));
+        text.push_str(&format!(
+            "{:<12} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
+            meta.name,
+            aliases,
+            meta.read_only.label(),
+            meta.concurrency_safe.label(),
+            meta.destructive.label(),
+            max,
+            if meta.should_defer { "yes" } else { "no" }
+        ));
+    }
+    text
+}
+
+fn run_file(
+    registry: &ToolRegistry,
+    file: &Path,
+    root: &Path,
+    rebase: Option<&str>,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+    let message: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|error| format!("{} is not JSON: {error}", file.display()))?;
+    let mut blocks =
+        tool_uses_of(&message).map_err(|error| format!("{}: {error}", file.display()))?;
+    let workspace = Workspace::new(root)
+        .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
+    if let Some(prefix) = rebase {
+        let target = workspace.root().to_string_lossy().into_owned();
+        for block in &mut blocks {
+            rebase::rebase_strings(&mut block.input, prefix, &target);
+        }
+    }
+    eprint!("{}", plan(registry, &blocks));
+    let results = answer(registry, &blocks, workspace)?;
+    print_json(&UserMessage::from_results(results))
+}
+
+/// The batch plan, one line per batch.
+fn plan(registry: &ToolRegistry, blocks: &[ToolUseBlock]) -> String {
+    describe_batches(&partition_tool_calls(blocks, registry.tools()))
+}
+
+/// Runs the blocks with `workspace` as the file tools' root.
+fn answer(
+    registry: &ToolRegistry,
+    blocks: &[ToolUseBlock],
+    workspace: Workspace,
+) -> Result<Vec<ToolResultBlock>, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let mut state = TurnState {
+        extensions: Extensions::new().with(workspace),
+        ..TurnState::default()
+    };
+    Ok(runtime.block_on(run_tools(
+        blocks,
+        registry.tools(),
+        &mut state,
+        &OrchestratorConfig::default(),
+    )))
+}

@@ -1,0 +1,129 @@
+//! The five file tools, with the inputs and result texts of Claude Code's tools of the same
+//! names: [`Read`], [`Glob`], [`Grep`], [`Edit`] and [`Write`].
+//!
+//! Every path goes through the [`Workspace`](crate::workspace::Workspace) found in the call's
+//! host state, and every file access runs on tokio's blocking pool, so concurrency-safe calls
+//! (Read, Glob, Grep) really run in parallel. Paths in results are absolute.
+
+pub mod edit;
+pub mod glob;
+pub mod grep;
+pub mod read;
+pub mod write;
+
+pub use edit::Edit;
+pub use glob::Glob;
+pub use grep::{Grep, OutputMode};
+pub use read::Read;
+pub use write::Write;
+
+use std::path::Path;
+
+use tool_sdk::ToolError;
+
+/// Runs `work` on tokio's blocking thread pool and waits for it.
+async fn run_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| ToolError::new(format!("The tool's file task failed: {error}")))?
+}
+
+/// One line in `cat -n` style, as Claude Code shows file contents: the 1-based line number
+/// right-aligned to 6 columns, a `→` (U+2192), the text.
+fn numbered_line(number: u64, text: &str) -> String {
+    format!("{number:>6}\u{2192}{text}")
+}
+
+/// "File does not exist: PATH", shared by Read and Edit.
+fn missing_file(path: &Path) -> ToolError {
+    ToolError::new(format!("File does not exist: {}", path.display()))
+}
+
+/// An I/O failure on `path`, with the path in the text.
+fn io_error(action: &str, path: &Path, error: &std::io::Error) -> ToolError {
+    ToolError::new(format!("Could not {action} {}: {error}", path.display()))
+}
+
+/// Shared set-up for the tools' unit tests: a temporary workspace and a way to call a tool
+/// the way the registry does.
+#[cfg(test)]
+mod fixture {
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use tempfile::TempDir;
+    use tool_sdk::{CancellationToken, DynTool, Extensions, Tool, ToolUseContext, TypedTool};
+
+    use crate::workspace::Workspace;
+
+    /// A temporary directory registered as the workspace of a context.
+    pub(crate) struct Fixture {
+        pub(crate) dir: TempDir,
+        pub(crate) ctx: ToolUseContext,
+        pub(crate) abort: CancellationToken,
+    }
+
+    impl Fixture {
+        pub(crate) fn new() -> Self {
+            let dir = TempDir::new().unwrap();
+            let workspace = Workspace::new(dir.path()).unwrap();
+            let abort = CancellationToken::new();
+            let ctx = ToolUseContext::new(
+                "toolu_test",
+                abort.clone(),
+                Arc::new(Extensions::new().with(workspace)),
+            );
+            Self { dir, ctx, abort }
+        }
+
+        /// The canonical root.
+        pub(crate) fn root(&self) -> PathBuf {
+            std::fs::canonicalize(self.dir.path()).unwrap()
+        }
+
+        /// `relative` under the root, as the tools print it.
+        pub(crate) fn path(&self, relative: &str) -> String {
+            self.root().join(relative).display().to_string()
+        }
+
+        /// Writes `content` to `relative`, creating parent directories.
+        pub(crate) fn write(&self, relative: &str, content: &str) {
+            let path = self.root().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+
+        pub(crate) fn read(&self, relative: &str) -> String {
+            std::fs::read_to_string(self.root().join(relative)).unwrap()
+        }
+
+        /// Parses `input` as the model's JSON and runs the call: the result text, or the
+        /// error text the model would see.
+        pub(crate) async fn call<T: Tool>(
+            &self,
+            input: serde_json::Value,
+        ) -> Result<String, String> {
+            let tool = TypedTool::<T>::new(None);
+            let call = tool
+                .parse_input(input)
+                .map_err(|error| error.format_for(T::NAME))?;
+            call.call(self.ctx.clone())
+                .await
+                .map(|output| output.content.text())
+                .map_err(|error| error.to_model_text())
+        }
+    }
+
+    /// Sets the modification time of `path`, seconds after the epoch.
+    pub(crate) fn set_mtime(path: &Path, seconds: u64) {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+    }
+}

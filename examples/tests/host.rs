@@ -1,0 +1,134 @@
+//! The `tool-host` binary's commands, run as a real child process.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn host(args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
+        .args(args)
+        .output()
+        .expect("tool-host runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn demo_runs_four_calls_in_two_batches_without_errors() {
+    let (ok, stdout, stderr) = host(&["demo"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "plan:\nbatch 1: concurrent [Glob toolu_demo_glob, Grep toolu_demo_grep, Read toolu_demo_read]\n\
+             batch 2: serial [Edit toolu_demo_edit]\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("demo finished: 4 calls, 4 ok, 0 errors"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("--- Read toolu_demo_read (ok)\n     1\u{2192}[workspace]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn list_shows_every_example_tool_with_its_flags() {
+    let (ok, stdout, _) = host(&["list"]);
+    assert!(ok);
+    let names: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["Edit", "Glob", "Grep", "Read", "Write"]);
+    let read = stdout
+        .lines()
+        .find(|line| line.starts_with("Read "))
+        .unwrap();
+    assert_eq!(
+        read.split_whitespace().collect::<Vec<_>>(),
+        ["Read", "-", "yes", "yes", "default", "unbounded", "no"]
+    );
+    let edit = stdout
+        .lines()
+        .find(|line| line.starts_with("Edit "))
+        .unwrap();
+    assert_eq!(
+        edit.split_whitespace().collect::<Vec<_>>(),
+        [
+            "Edit", "-", "default", "default", "default", "100000", "chars", "no"
+        ]
+    );
+}
+
+#[test]
+fn definitions_are_anthropic_tools_with_object_schemas() {
+    let (ok, stdout, _) = host(&["definitions"]);
+    assert!(ok);
+    let tools: Value = serde_json::from_str(&stdout).unwrap();
+    let tools = tools.as_array().unwrap();
+    assert_eq!(tools.len(), 5);
+    for tool in tools {
+        let keys: Vec<&str> = tool
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["name", "description", "input_schema"]);
+        assert_eq!(tool["input_schema"]["type"], "object");
+        assert!(tool["input_schema"].get("$schema").is_none());
+        assert!(!tool["description"].as_str().unwrap().is_empty());
+    }
+    let grep = tools.iter().find(|tool| tool["name"] == "Grep").unwrap();
+    let mut keys: Vec<&str> = grep["input_schema"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "-A",
+            "-B",
+            "-C",
+            "-i",
+            "-n",
+            "glob",
+            "head_limit",
+            "multiline",
+            "offset",
+            "output_mode",
+            "path",
+            "pattern",
+            "type"
+        ]
+    );
+    assert_eq!(
+        grep["input_schema"]["required"],
+        serde_json::json!(["pattern"])
+    );
+}
+
+#[test]
+fn run_refuses_a_file_without_content_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, r#"{"role":"assistant"}"#).unwrap();
+    let (ok, _, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("top-level `content` array"), "{stderr}");
+}
