@@ -32,9 +32,10 @@ fn demo_runs_four_calls_in_two_batches_without_errors() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("--- Read toolu_demo_read (ok)\n     1\u{2192}[workspace]"),
+        stdout.contains("--- Read toolu_demo_read (ok)\ninput: {\"file_path\":"),
         "{stdout}"
     );
+    assert!(stdout.contains("\n     1\u{2192}[workspace]\n"), "{stdout}");
 }
 
 #[test]

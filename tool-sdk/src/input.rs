@@ -9,8 +9,6 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::schema::root_property_names;
-
 /// One problem with a tool's input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputIssue {
@@ -118,44 +116,121 @@ impl fmt::Display for InputIssue {
     }
 }
 
-/// Parses `input` into `T`. Unknown top-level keys (not in `schema`'s properties) are
-/// reported first, then what serde rejects.
+/// Parses `input` into `T`.
+///
+/// First the input is checked against `schema` so that every issue is reported at once, not
+/// only the first one serde meets: each object's `required` keys, unknown keys where the
+/// schema says `"additionalProperties": false`, and the JSON `type` of each property, in
+/// nested objects and array items too. Only when that finds nothing does serde decide (enum
+/// values, number ranges and the like).
 ///
 /// # Errors
 /// An [`InputError`] listing the issues.
 pub fn parse_input<T: DeserializeOwned>(input: Value, schema: &Value) -> Result<T, InputError> {
+    if !input.is_object() {
+        return Err(InputError::new(vec![InputIssue::TypeMismatch {
+            path: "(input)".to_owned(),
+            expected: "object".to_owned(),
+            received: json_type(&input).to_owned(),
+        }]));
+    }
     let mut issues = Vec::new();
-    match &input {
-        Value::Object(map) => {
-            let known: Vec<&str> = root_property_names(schema).collect();
-            let strict = schema.get("additionalProperties") == Some(&Value::Bool(false));
-            if strict {
-                issues.extend(
-                    map.keys()
-                        .filter(|key| !known.contains(&key.as_str()))
-                        .map(|key| InputIssue::Unexpected { path: key.clone() }),
-                );
-            }
-        }
-        other => {
-            return Err(InputError::new(vec![InputIssue::TypeMismatch {
-                path: "(input)".to_owned(),
-                expected: "object".to_owned(),
-                received: json_type(other).to_owned(),
-            }]));
+    schema_issues(&input, schema, "", &mut issues);
+    if !issues.is_empty() {
+        return Err(InputError::new(issues));
+    }
+    serde_path_to_error::deserialize::<_, T>(input).map_err(|error| {
+        let path = error.path().to_string();
+        InputError::new(vec![classify(&path, &error.inner().to_string())])
+    })
+}
+
+/// Collects the issues of `value` against the structural keywords of `schema` (`type`,
+/// `required`, `properties`, `additionalProperties: false`, `items`).
+fn schema_issues(value: &Value, schema: &Value, path: &str, issues: &mut Vec<InputIssue>) {
+    if let Some(expected) = schema.get("type") {
+        if !type_matches(value, expected) {
+            issues.push(InputIssue::TypeMismatch {
+                path: path.to_owned(),
+                expected: type_names(expected),
+                received: json_type(value).to_owned(),
+            });
+            return;
         }
     }
-    match serde_path_to_error::deserialize::<_, T>(input) {
-        Ok(parsed) if issues.is_empty() => Ok(parsed),
-        Ok(_) => Err(InputError::new(issues)),
-        Err(error) => {
-            let path = error.path().to_string();
-            let issue = classify(&path, &error.inner().to_string());
-            if !issues.contains(&issue) {
-                issues.push(issue);
+    match value {
+        Value::Object(map) => {
+            if let Some(required) = schema.get("required").and_then(Value::as_array) {
+                issues.extend(
+                    required
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .filter(|name| !map.contains_key(*name))
+                        .map(|name| InputIssue::Missing {
+                            path: join_path(path, name),
+                        }),
+                );
             }
-            Err(InputError::new(issues))
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+            for (key, item) in map {
+                match properties.and_then(|properties| properties.get(key)) {
+                    Some(property) => schema_issues(item, property, &join_path(path, key), issues),
+                    None if closed => issues.push(InputIssue::Unexpected {
+                        path: join_path(path, key),
+                    }),
+                    None => {}
+                }
+            }
         }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").filter(|items| items.is_object()) {
+                for (index, item) in items.iter().enumerate() {
+                    schema_issues(item, item_schema, &format!("{path}[{index}]"), issues);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn type_matches(value: &Value, expected: &Value) -> bool {
+    match expected {
+        Value::String(name) => type_name_matches(value, name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|name| type_name_matches(value, name)),
+        _ => true,
+    }
+}
+
+fn type_name_matches(value: &Value, name: &str) -> bool {
+    match (name, value) {
+        // `3.0` is not an integer for serde either.
+        ("integer", Value::Number(number)) => number.is_i64() || number.is_u64(),
+        ("number", Value::Number(_))
+        | ("string", Value::String(_))
+        | ("boolean", Value::Bool(_))
+        | ("array", Value::Array(_))
+        | ("object", Value::Object(_))
+        | ("null", Value::Null) => true,
+        (other, _) => !matches!(
+            other,
+            "integer" | "number" | "string" | "boolean" | "array" | "object" | "null"
+        ),
+    }
+}
+
+fn type_names(expected: &Value) -> String {
+    match expected {
+        Value::String(name) => name.clone(),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        other => other.to_string(),
     }
 }
 
@@ -188,6 +263,12 @@ fn backticked(message: &str) -> Option<&str> {
 /// Turns a serde error at `path` into an issue.
 fn classify(path: &str, message: &str) -> InputIssue {
     let path = if path == "." { "" } else { path };
+    if let Some(rest) = message.strip_prefix("invalid value: ") {
+        return InputIssue::Other {
+            path: path.to_owned(),
+            message: humanize_invalid_value(rest),
+        };
+    }
     if message.starts_with("missing field")
         && let Some(field) = backticked(message)
     {
@@ -218,6 +299,26 @@ fn classify(path: &str, message: &str) -> InputIssue {
     }
 }
 
+/// `integer `-1`, expected u32` → "got -1, but a non-negative integer that fits in 32 bits
+/// is required": no Rust type names reach the model.
+fn humanize_invalid_value(rest: &str) -> String {
+    let (got, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+    let got = got.split('`').nth(1).unwrap_or(got);
+    let expected = match expected.trim() {
+        "u8" => "a whole number from 0 to 255".to_owned(),
+        "u16" => "a whole number from 0 to 65535".to_owned(),
+        "u32" => "a whole number from 0 to 4294967295".to_owned(),
+        "u64" | "usize" | "u128" => "a whole number of at least 0".to_owned(),
+        "i8" => "a whole number from -128 to 127".to_owned(),
+        "i16" => "a whole number from -32768 to 32767".to_owned(),
+        "i32" => "a whole number from -2147483648 to 2147483647".to_owned(),
+        "i64" | "isize" | "i128" => "a whole number".to_owned(),
+        "" => return format!("the value {got} is not accepted"),
+        other => other.to_owned(),
+    };
+    format!("got {got}, but {expected} is required")
+}
+
 fn serde_received_to_json(received: &str) -> &'static str {
     let head = received.split([' ', '`']).next().unwrap_or(received);
     match head {
@@ -233,14 +334,17 @@ fn serde_received_to_json(received: &str) -> &'static str {
 
 fn serde_expected_to_json(expected: &str) -> &'static str {
     let lowered = expected.to_ascii_lowercase();
-    let number_words = [
+    let integer_words = [
         "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-        "f32", "f64", "integer", "number", "float",
+        "integer",
     ];
+    let number_words = ["f32", "f64", "number", "float"];
     if lowered.contains("string") || lowered.contains("char") || lowered.contains("path") {
         "string"
     } else if lowered.contains("bool") {
         "boolean"
+    } else if integer_words.iter().any(|word| lowered.contains(word)) {
+        "integer"
     } else if number_words.iter().any(|word| lowered.contains(word)) {
         "number"
     } else if lowered.contains("sequence") || lowered.contains("array") || lowered.contains("tuple")
@@ -256,10 +360,12 @@ fn serde_expected_to_json(expected: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::input_schema_for;
+    use schemars::JsonSchema;
     use serde::Deserialize;
     use serde_json::json;
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, JsonSchema)]
     #[allow(dead_code)]
     struct Todo {
         content: String,
@@ -267,21 +373,21 @@ mod tests {
         active_form: String,
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, JsonSchema)]
     #[allow(dead_code)]
     struct Todos {
         todos: Vec<Todo>,
         limit: Option<u32>,
+        ratio: Option<f64>,
     }
 
-    fn schema() -> Value {
-        json!({"type":"object","properties":{"todos":{},"limit":{}},"additionalProperties":false})
+    fn parse(input: Value) -> Result<Todos, InputError> {
+        parse_input::<Todos>(input, &input_schema_for::<Todos>())
     }
 
     #[test]
     fn nested_missing_field_has_a_json_path() {
-        let error =
-            parse_input::<Todos>(json!({"todos":[{"content":"x"}]}), &schema()).unwrap_err();
+        let error = parse(json!({"todos":[{"content":"x"}]})).unwrap_err();
         assert_eq!(
             error.issues(),
             [InputIssue::Missing {
@@ -291,24 +397,50 @@ mod tests {
     }
 
     #[test]
-    fn unexpected_comes_before_a_mismatch_and_says_issues() {
-        let error = parse_input::<Todos>(json!({"todos":[], "limit":"3", "extra":1}), &schema())
-            .unwrap_err();
+    fn every_issue_is_reported_in_order_missing_unexpected_mismatch() {
+        let error = parse(json!({
+            "todos": [{"content": 1}, {"activeForm": "y"}],
+            "limit": 2.5,
+            "ratio": "high",
+            "extra": 1
+        }))
+        .unwrap_err();
         assert_eq!(
             error.format_for("TodoWrite"),
             "TodoWrite cannot run because of the following input issues:\n\
+             Required parameter `todos[0].activeForm` is missing\n\
+             Required parameter `todos[1].content` is missing\n\
              Parameter `extra` is not part of the input schema\n\
-             Parameter `limit` must be of type `number`, but a value of type `string` was provided"
+             Parameter `todos[0].content` must be of type `string`, but a value of type `number` was provided\n\
+             Parameter `limit` must be of type `integer`, but a value of type `number` was provided\n\
+             Parameter `ratio` must be of type `number`, but a value of type `string` was provided"
+        );
+    }
+
+    #[test]
+    fn out_of_range_numbers_are_explained_without_rust_types() {
+        let error = parse(json!({"todos": [], "limit": -1})).unwrap_err();
+        assert_eq!(
+            error.format_for("T"),
+            "T cannot run because of the following input issue:\n\
+             Parameter `limit`: got -1, but a whole number from 0 to 4294967295 is required"
         );
     }
 
     #[test]
     fn a_non_object_input_is_a_mismatch() {
-        let error = parse_input::<Todos>(json!([1]), &schema()).unwrap_err();
+        let error = parse(json!([1])).unwrap_err();
         assert_eq!(
             error.format_for("T"),
             "T cannot run because of the following input issue:\n\
              Parameter `(input)` must be of type `object`, but a value of type `array` was provided"
         );
+    }
+
+    #[test]
+    fn a_valid_input_parses() {
+        let parsed =
+            parse(json!({"todos": [{"content": "a", "activeForm": "b"}], "limit": 3})).unwrap();
+        assert_eq!(parsed.limit, Some(3));
     }
 }

@@ -69,6 +69,7 @@ pub fn run(registry: &ToolRegistry) -> Result<(), String> {
     for (block, result) in blocks.iter().zip(&results) {
         let status = if result.is_error { "error" } else { "ok" };
         println!("--- {} {} ({status})", block.name, block.id);
+        println!("input: {}", block.input);
         let text = result.text();
         let lines: Vec<&str> = text.lines().collect();
         for line in lines.iter().take(SHOWN_LINES) {
