@@ -28,21 +28,37 @@
 //!     {"id": "toolu_1", "name": "Echo", "input": {"text": "hi"}},
 //!     {"id": "toolu_2", "name": "Nope", "input": {}},
 //! ])).unwrap();
-//! let results = run_tools(&blocks, registry.tools(), &mut TurnState::default(), &OrchestratorConfig::default()).await;
-//! assert_eq!(results[0].text(), "hi");
-//! assert!(results[1].is_error);
+//! let turn = run_tools(&blocks, registry.tools(), TurnState::default(), &OrchestratorConfig::default())
+//!     .collect_results()
+//!     .await;
+//! assert_eq!(turn.results[0].text(), "hi");
+//! assert!(turn.results[1].is_error);
 //! # }
 //! ```
 
+pub mod dynamic;
 pub mod export;
+pub mod mcp_names;
 pub mod orchestration;
+pub mod permissions;
 pub mod pool;
 pub mod registry;
+pub mod search;
 
 pub use export::{anthropic_tool_definition, anthropic_tools};
 pub use orchestration::{
-    Batch, OrchestratorConfig, TurnState, describe_batches, partition_tool_calls, run_tool_use,
-    run_tools,
+    Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,
+    TurnOutcome, TurnState, describe_batches, partition_tool_calls, run_tools,
 };
-pub use pool::{compare_tool_names, find_tool_by_name, sort_tools};
-pub use registry::{RegistryError, ToolRegistry};
+pub use permissions::{
+    CanUseTool, PermissionDecision, PermissionMode, PermissionRuleSource, ToolPermissionContext,
+    decide_permission,
+};
+pub use pool::{
+    CoordinatorFilter, PoolConfig, PoolError, ToolPool, assemble_tool_pool, compare_tool_names,
+    find_tool_by_name, find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools,
+    sort_tools,
+};
+pub use registry::{
+    CollectOptions, NOTHING_LINKED, RegistryError, SkipReason, SkippedTool, ToolRegistry,
+};

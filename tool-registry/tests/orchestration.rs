@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use tool_registry::orchestration::messages;
 use tool_registry::{
-    OrchestratorConfig, TurnState, describe_batches, partition_tool_calls, run_tools,
+    OrchestratorConfig, TurnOutcome, TurnState, describe_batches, partition_tool_calls, run_tools,
 };
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, ToolUseBlock, dyn_tool};
@@ -85,6 +85,17 @@ fn tools() -> Vec<Arc<dyn DynTool>> {
     vec![dyn_tool::<Slow>(), dyn_tool::<Append>()]
 }
 
+async fn run(
+    batch: &[ToolUseBlock],
+    tools: &[Arc<dyn DynTool>],
+    state: TurnState,
+    config: &OrchestratorConfig,
+) -> TurnOutcome {
+    run_tools(batch, tools, state, config)
+        .collect_results()
+        .await
+}
+
 fn blocks(value: serde_json::Value) -> Vec<ToolUseBlock> {
     serde_json::from_value(value).unwrap()
 }
@@ -98,13 +109,14 @@ async fn a_panic_in_a_parallel_batch_of_five_costs_one_result_only() {
         {"id": "t4", "name": "Slow", "input": {"ms": 20, "tag": "d"}},
         {"id": "t5", "name": "Slow", "input": {"ms": 1, "tag": "e"}},
     ]));
-    let results = run_tools(
+    let results = run(
         &batch,
         &tools(),
-        &mut TurnState::default(),
+        TurnState::default(),
         &OrchestratorConfig::default(),
     )
-    .await;
+    .await
+    .results;
     let ids: Vec<&str> = results.iter().map(|r| r.tool_use_id.as_str()).collect();
     assert_eq!(ids, ["t1", "t2", "t3", "t4", "t5"]);
     assert_eq!(results.iter().filter(|r| r.is_error).count(), 1);
@@ -150,13 +162,14 @@ async fn every_failure_kind_gets_its_own_result_and_siblings_survive() {
         {"id": "d", "name": "Slow", "input": {"ms": 1}},
         {"id": "e", "name": "Slow", "input": {"ms": 1, "tag": "fine"}},
     ]));
-    let results = run_tools(
+    let results = run(
         &batch,
         &tools(),
-        &mut TurnState::default(),
+        TurnState::default(),
         &OrchestratorConfig::default(),
     )
-    .await;
+    .await
+    .results;
     let texts: Vec<String> = results
         .iter()
         .map(tool_sdk::ToolResultBlock::text)
@@ -169,7 +182,8 @@ async fn every_failure_kind_gets_its_own_result_and_siblings_survive() {
         texts[1],
         "<tool_use_error>InputValidationError: Slow cannot run because of the following input issues:\n\
          Parameter `extra` is not part of the input schema\n\
-         Parameter `ms` must be of type `number`, but a value of type `string` was provided</tool_use_error>"
+         Parameter `ms` must be of type `integer`, but a value of type `string` was provided\n\
+         Parameter `tag` must be of type `string`, but a value of type `number` was provided</tool_use_error>"
     );
     assert_eq!(texts[2], "could not append x");
     assert_eq!(
@@ -192,8 +206,14 @@ async fn modifiers_apply_in_block_order_after_a_safe_batch_and_at_once_after_a_s
         {"id": "3", "name": "Append", "input": {"entry": "third"}},
         {"id": "4", "name": "Append", "input": {"entry": "fourth"}},
     ]));
-    let mut state = TurnState::default();
-    let results = run_tools(&batch, &tools(), &mut state, &OrchestratorConfig::default()).await;
+    let outcome = run(
+        &batch,
+        &tools(),
+        TurnState::default(),
+        &OrchestratorConfig::default(),
+    )
+    .await;
+    let results = outcome.results;
     let texts: Vec<String> = results
         .iter()
         .map(tool_sdk::ToolResultBlock::text)
@@ -209,7 +229,7 @@ async fn modifiers_apply_in_block_order_after_a_safe_batch_and_at_once_after_a_s
         ]
     );
     assert_eq!(
-        state.extensions.get::<Log>().unwrap().0,
+        outcome.extensions.get::<Log>().unwrap().0,
         ["first-slow", "second", "third", "fourth"]
     );
 }
@@ -247,14 +267,18 @@ async fn the_concurrency_cap_bounds_parallel_calls() {
             input: json!({}),
         })
         .collect();
-    let config = OrchestratorConfig { max_concurrency: 3 };
-    let results = run_tools(
+    let config = OrchestratorConfig {
+        max_concurrency: 3,
+        ..OrchestratorConfig::default()
+    };
+    let results = run(
         &batch,
         &[dyn_tool::<Gauge>()],
-        &mut TurnState::default(),
+        TurnState::default(),
         &config,
     )
-    .await;
+    .await
+    .results;
     assert_eq!(results.len(), 12);
     assert!(
         PEAK.load(Ordering::SeqCst) <= 3,
@@ -270,9 +294,11 @@ async fn a_cancelled_turn_still_answers_every_call() {
         {"id": "1", "name": "Slow", "input": {"ms": 1, "tag": "x"}},
         {"id": "2", "name": "Append", "input": {"entry": "y"}},
     ]));
-    let mut state = TurnState::default();
+    let state = TurnState::default();
     state.abort.cancel();
-    let results = run_tools(&batch, &tools(), &mut state, &OrchestratorConfig::default()).await;
+    let results = run(&batch, &tools(), state, &OrchestratorConfig::default())
+        .await
+        .results;
     assert_eq!(results.len(), 2);
     assert!(
         results
@@ -296,13 +322,14 @@ impl Tool for Quiet {
 #[tokio::test]
 async fn an_empty_result_names_the_tool() {
     let batch = blocks(json!([{"id": "q", "name": "Quiet", "input": {}}]));
-    let results = run_tools(
+    let results = run(
         &batch,
         &[dyn_tool::<Quiet>()],
-        &mut TurnState::default(),
+        TurnState::default(),
         &OrchestratorConfig::default(),
     )
-    .await;
+    .await
+    .results;
     assert_eq!(results[0].text(), "(Quiet completed with no output)");
     assert!(!results[0].is_error);
 }

@@ -1,16 +1,41 @@
-//! The typed model of an annotated item: the input struct, its name and doc comment.
+//! The typed model of an annotated item: an input struct, or an `async fn` (the function
+//! form), with the doc comment and the nodes later stages span their errors on.
 
-use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Lit, Meta};
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Data, DeriveInput, Expr, ExprLit, Fields, FnArg, GenericArgument, ItemFn, Lit, Meta,
+    PathArguments, ReturnType, Type,
+};
 
-/// A `#[tool]` input struct.
+/// The item `#[tool]` stands on.
+pub(crate) enum ToolItem<'a> {
+    /// `struct Glob { .. }`: the struct is the input; the author writes `impl Tool`.
+    Struct(&'a DeriveInput),
+    /// `async fn now(input: Args, ctx: &ToolUseContext) -> Result<T, E>`.
+    Fn(ToolFn<'a>),
+}
+
+/// A `#[tool]` item with its doc comment.
 pub(crate) struct ToolInput<'a> {
-    pub item: &'a DeriveInput,
+    pub item: ToolItem<'a>,
     /// The doc comment, lines joined with `\n`, trimmed; empty when there is none.
     pub docs: String,
 }
 
+/// The function form, checked: at most one input parameter (by value) then at most one
+/// context parameter (a reference), and a `Result<T, E>` return type.
+pub(crate) struct ToolFn<'a> {
+    pub original: &'a ItemFn,
+    /// The input parameter's type; `None` for a tool without parameters.
+    pub input: Option<&'a Type>,
+    /// Whether the fn takes `&ToolUseContext`.
+    pub takes_ctx: bool,
+    /// `T` in `Result<T, E>`.
+    pub output: &'a Type,
+}
+
 impl<'a> ToolInput<'a> {
-    pub fn from_item(item: &'a DeriveInput) -> darling::Result<Self> {
+    pub fn from_struct(item: &'a DeriveInput) -> darling::Result<Self> {
         match &item.data {
             Data::Struct(data) => match &data.fields {
                 Fields::Named(_) => {}
@@ -35,9 +60,122 @@ impl<'a> ToolInput<'a> {
             }
         }
         Ok(Self {
-            item,
+            item: ToolItem::Struct(item),
             docs: doc_text(&item.attrs),
         })
+    }
+
+    pub fn from_fn(item: &'a ItemFn) -> darling::Result<Self> {
+        Ok(Self {
+            item: ToolItem::Fn(ToolFn::from_syn(item)?),
+            docs: doc_text(&item.attrs),
+        })
+    }
+
+    /// The user's name for the item: the struct's or the fn's identifier.
+    pub fn ident(&self) -> &'a syn::Ident {
+        match &self.item {
+            ToolItem::Struct(item) => &item.ident,
+            ToolItem::Fn(function) => &function.original.sig.ident,
+        }
+    }
+
+    pub fn generics(&self) -> &'a syn::Generics {
+        match &self.item {
+            ToolItem::Struct(item) => &item.generics,
+            ToolItem::Fn(function) => &function.original.sig.generics,
+        }
+    }
+
+    /// The item's outer attributes.
+    pub fn attrs(&self) -> &'a [Attribute] {
+        match &self.item {
+            ToolItem::Struct(item) => &item.attrs,
+            ToolItem::Fn(function) => &function.original.attrs,
+        }
+    }
+}
+
+const FN_SHAPE: &str = "write `async fn name(input: Args, ctx: &ToolUseContext) -> Result<T, E>`; both parameters are optional, in that order";
+
+impl<'a> ToolFn<'a> {
+    fn from_syn(original: &'a ItemFn) -> darling::Result<Self> {
+        let sig = &original.sig;
+        let mut errors = darling::Error::accumulator();
+        if sig.asyncness.is_none() {
+            errors.push(
+                darling::Error::custom(format!("a #[tool] fn must be `async`: {FN_SHAPE}"))
+                    .with_span(&sig.fn_token),
+            );
+        }
+        let mut input = None;
+        let mut takes_ctx = false;
+        for argument in &sig.inputs {
+            match argument {
+                FnArg::Receiver(receiver) => errors.push(
+                    darling::Error::custom(format!(
+                        "a #[tool] fn cannot take `self`: it is a free function; {FN_SHAPE}"
+                    ))
+                    .with_span(receiver),
+                ),
+                FnArg::Typed(typed) => match &*typed.ty {
+                    Type::Reference(_) if !takes_ctx => takes_ctx = true,
+                    Type::Reference(_) => errors.push(
+                        darling::Error::custom(format!(
+                            "a #[tool] fn takes at most one `&ToolUseContext`; {FN_SHAPE}"
+                        ))
+                        .with_span(&typed.ty),
+                    ),
+                    ty if input.is_none() && !takes_ctx => input = Some(ty),
+                    ty => errors.push(
+                        darling::Error::custom(format!(
+                            "unexpected parameter: the input comes first and there is only one (put every field the model sends in one struct); {FN_SHAPE}"
+                        ))
+                        .with_span(ty),
+                    ),
+                },
+            }
+        }
+        if let Some(variadic) = &sig.variadic {
+            errors.push(darling::Error::custom(FN_SHAPE).with_span(variadic));
+        }
+        let output = result_ok_type(&sig.output).ok_or_else(|| {
+            let error = darling::Error::custom(format!(
+                "a #[tool] fn must return `Result<T, E>` (T: Serialize, E: Into<ToolError>); {FN_SHAPE}"
+            ));
+            match &sig.output {
+                ReturnType::Default => error.with_span(&sig.ident),
+                ReturnType::Type(_, ty) => error.with_span(&ty.span()),
+            }
+        });
+        let output = errors.handle(output);
+        errors.finish()?;
+        Ok(Self {
+            original,
+            input,
+            takes_ctx,
+            output: output.expect("an error was recorded when there is no output type"),
+        })
+    }
+}
+
+/// `T` of a `Result<T, ..>` return type (any path ending in `Result`, such as
+/// `std::io::Result<T>`).
+fn result_ok_type(output: &ReturnType) -> Option<&Type> {
+    let ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    match arguments.args.first()? {
+        GenericArgument::Type(ty) => Some(ty),
+        _ => None,
     }
 }
 

@@ -1,14 +1,15 @@
 //! The `#[tool(...)]` arguments, parsed with darling. Checks on a single key happen here;
 //! checks across keys and the item live in `valid.rs`.
 
-use darling::util::{Flag, SpannedValue};
+use darling::util::SpannedValue;
 use darling::{FromMeta, ast::NestedMeta};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit};
 
 /// Every key `#[tool]` accepts. darling reports unknown keys (with a did-you-mean) and
-/// repeated keys on its own.
+/// repeated keys on its own. Keys that are fixed per tool (`should_defer`, `always_load`,
+/// `strict`, `test_only`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
 #[derive(Debug, FromMeta)]
 pub(crate) struct ToolArgs {
     pub name: Option<SpannedValue<String>>,
@@ -19,14 +20,48 @@ pub(crate) struct ToolArgs {
     pub concurrency_safe: Option<FlagValue>,
     pub destructive: Option<FlagValue>,
     pub max_result_size_chars: Option<SpannedValue<MaxSize>>,
-    pub should_defer: Flag,
-    pub always_load: Flag,
+    pub should_defer: Option<FlagValue>,
+    pub always_load: Option<FlagValue>,
+    pub strict: Option<FlagValue>,
+    pub test_only: Option<FlagValue>,
+    pub enabled_if: Option<SpannedValue<syn::Path>>,
 }
+
+/// Every key, as written in `#[tool(...)]`; the field names of [`ToolArgs`].
+pub(crate) const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "aliases",
+    "search_hint",
+    "read_only",
+    "concurrency_safe",
+    "destructive",
+    "max_result_size_chars",
+    "should_defer",
+    "always_load",
+    "strict",
+    "test_only",
+    "enabled_if",
+];
 
 impl ToolArgs {
     pub fn parse(args: proc_macro2::TokenStream) -> darling::Result<Self> {
         let list = NestedMeta::parse_meta_list(args)?;
         Self::from_list(&list)
+    }
+
+    /// The arguments without unknown keys, so the checks across keys can still run and report
+    /// their errors next to darling's "unknown field" ones. `None` when even that fails.
+    pub fn parse_known(args: proc_macro2::TokenStream) -> Option<Self> {
+        let list = NestedMeta::parse_meta_list(args).ok()?;
+        let known: Vec<NestedMeta> = list
+            .into_iter()
+            .filter(|item| match item {
+                NestedMeta::Meta(meta) => KEYS.iter().any(|key| meta.path().is_ident(key)),
+                _ => false,
+            })
+            .collect();
+        Self::from_list(&known).ok()
     }
 }
 
@@ -83,6 +118,13 @@ impl FromMeta for FlagValue {
                 span: value.span(),
             }),
             Expr::Path(path) if path.qself.is_none() => Ok(Self::Method(path.path.clone())),
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) if matches!(text.value().as_str(), "true" | "false") => Err(darling::Error::custom(
+                format!("write the bool without quotes: `{}`", text.value()),
+            )
+            .with_span(text)),
             other => Err(darling::Error::custom(
                 "expected `true`, `false`, or a path to a `fn(&self) -> bool` such as `Self::is_read_only`",
             )

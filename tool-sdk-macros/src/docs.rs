@@ -51,6 +51,18 @@ pub(crate) fn tool_section(model: &Model<'_>) -> Vec<String> {
     if model.always_load {
         lines.push("| always load | yes |".to_owned());
     }
+    if model.strict {
+        lines.push("| strict schema | yes |".to_owned());
+    }
+    if let Some(path) = &model.enabled_if {
+        lines.push(format!(
+            "| registered | when `{}()` returns `true` at collection |",
+            path_text(path)
+        ));
+    }
+    if model.test_only {
+        lines.push("| registered | in test environments only |".to_owned());
+    }
     lines
 }
 
@@ -59,11 +71,12 @@ fn flag_cell(flag: Option<&FlagValue>) -> String {
         None => "no (default, not declared)".to_owned(),
         Some(FlagValue::Const { value: true, .. }) => "yes".to_owned(),
         Some(FlagValue::Const { value: false, .. }) => "no".to_owned(),
-        Some(FlagValue::Method(path)) => {
-            let path = quote::ToTokens::to_token_stream(path)
-                .to_string()
-                .replace(' ', "");
-            format!("per input: `{path}`")
-        }
+        Some(FlagValue::Method(path)) => format!("per input: `{}`", path_text(path)),
     }
+}
+
+fn path_text(path: &syn::Path) -> String {
+    quote::ToTokens::to_token_stream(path)
+        .to_string()
+        .replace(' ', "")
 }

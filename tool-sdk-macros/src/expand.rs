@@ -1,60 +1,112 @@
-//! Code generation. Every check has already run, so nothing here can fail.
+//! Code generation. Every check has already run, so nothing here can fail; the top-level
+//! [`tool`] reads as parse, check, then a list of `gen_*` calls.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::DeriveInput;
+use syn::{Attribute, DeriveInput, ItemFn};
 
-use crate::ast::ToolInput;
+use crate::ast::{ToolInput, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 use crate::docs::tool_section;
+use crate::fn_form;
 use crate::paths::Private;
 use crate::valid::{Model, check};
 
-/// `#[tool(args)] item`: the item with a "Tool" docs section, `impl ToolSpec`, and the
-/// registration. On any error: the item unchanged, a stub `impl ToolSpec` (so the user's
-/// `impl Tool` keeps type-checking) and every error.
+/// The item `#[tool]` was given, parsed as a struct or an fn.
+enum Item {
+    Struct(DeriveInput),
+    Fn(ItemFn),
+}
+
+/// `#[tool(args)] item`: the item with a "Tool" docs section, `impl ToolSpec` (plus, for the
+/// function form, the input type and `impl Tool`), and the registration. On any error: the item
+/// unchanged, a stub `impl ToolSpec` (so the user's `impl Tool` keeps type-checking) and every
+/// error.
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let derive: DeriveInput = match syn::parse2(item.clone()) {
-        Ok(derive) => derive,
-        Err(_) => {
+    let item = match parse_item(item.clone()) {
+        Some(item) => item,
+        None => {
             let error = syn::Error::new(
                 Span::call_site(),
-                "#[tool] goes on a struct with named fields (the tool's input), such as `struct Glob { pattern: String }`",
+                "#[tool] goes on a struct with named fields (the tool's input), such as `struct Glob { pattern: String }`, or on an `async fn`",
             );
             let error = error.to_compile_error();
             return quote!(#item #error);
         }
     };
     let mut errors = darling::Error::accumulator();
-    let args = errors.handle(ToolArgs::parse(args));
-    let input = errors.handle(ToolInput::from_item(&derive));
+    let parsed = ToolArgs::parse(args.clone());
+    let known = if parsed.is_err() {
+        ToolArgs::parse_known(args)
+    } else {
+        None
+    };
+    let args = errors.handle(parsed);
+    let input = errors.handle(match &item {
+        Item::Struct(derive) => ToolInput::from_struct(derive),
+        Item::Fn(function) => ToolInput::from_fn(function),
+    });
     let model = match (args, input) {
         (Some(args), Some(input)) => errors.handle(check(args, input)),
         _ => None,
     };
+    if let (Some(known), Some(input)) = (known, input_again(&item)) {
+        // The keys themselves were wrong; still report what the item-level checks find.
+        if let Err(more) = check(known, input) {
+            errors.push(more);
+        }
+    }
     match (model, errors.finish()) {
         (Some(model), Ok(())) => generate(&model),
-        (_, Err(error)) => fallback(&derive, &error),
+        (_, Err(error)) => fallback(&item, &error),
         (None, Ok(())) => unreachable!("a failed stage always records an error"),
     }
 }
 
+fn input_again(item: &Item) -> Option<ToolInput<'_>> {
+    match item {
+        Item::Struct(derive) => ToolInput::from_struct(derive).ok(),
+        Item::Fn(function) => ToolInput::from_fn(function).ok(),
+    }
+}
+
+fn parse_item(item: TokenStream) -> Option<Item> {
+    if let Ok(function) = syn::parse2::<ItemFn>(item.clone()) {
+        return Some(Item::Fn(function));
+    }
+    syn::parse2::<DeriveInput>(item).ok().map(Item::Struct)
+}
+
 fn generate(model: &Model<'_>) -> TokenStream {
-    let item = with_docs(model);
+    let cfg = cfg_attrs(model.input.attrs());
     let spec = gen_tool_spec(model);
     let registration = gen_registration(model);
+    let item = match &model.input.item {
+        ToolItem::Struct(item) => gen_struct_with_docs(model, item),
+        ToolItem::Fn(function) => fn_form::generate(model, function, &cfg),
+    };
     quote! {
         #item
+        #(#cfg)*
         #spec
+        #(#cfg)*
         #registration
     }
 }
 
-fn with_docs(model: &Model<'_>) -> TokenStream {
-    let item = model.input.item;
+/// The item's `#[cfg(...)]` attributes, repeated on every generated item so that a tool
+/// compiled out is compiled out whole, registration included (SPEC §7, first layer).
+pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .collect()
+}
+
+fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput) -> TokenStream {
     let docs = tool_section(model);
     let attrs = &item.attrs;
-    let rest_vis = &item.vis;
+    let vis = &item.vis;
     let ident = &item.ident;
     let generics = &item.generics;
     let syn::Data::Struct(data) = &item.data else {
@@ -65,18 +117,18 @@ fn with_docs(model: &Model<'_>) -> TokenStream {
     quote! {
         #(#attrs)*
         #(#[doc = #docs])*
-        #rest_vis struct #ident #generics #where_clause #fields
+        #vis struct #ident #generics #where_clause #fields
     }
 }
 
 fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
-    let ident = &model.input.item.ident;
+    let ident = model.input.ident();
     let name = &model.name;
     let description = &model.description;
     let aliases = &model.aliases;
     let search_hint = match &model.search_hint {
-        Some(hint) => quote!(::core::option::Option::Some(#hint)),
-        None => quote!(::core::option::Option::None),
+        Some(hint) => quote!(#Private::Option::Some(#hint)),
+        None => quote!(#Private::Option::None),
     };
     let max = match model.max_result_size_chars {
         MaxSize::Chars(chars) => {
@@ -85,27 +137,29 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
         }
         MaxSize::Unbounded => quote!(#Private::MaxResultSize::Unbounded),
     };
-    let should_defer = model.should_defer;
-    let always_load = model.always_load;
-    let declared_read_only = gen_declared(model.read_only.as_ref());
-    let declared_concurrency_safe = gen_declared(model.concurrency_safe.as_ref());
-    let declared_destructive = gen_declared(model.destructive.as_ref());
+    let optional = gen_optional_consts(model);
     let read_only = gen_flag("is_read_only", model.read_only.as_ref());
     let concurrency_safe = gen_flag("is_concurrency_safe", model.concurrency_safe.as_ref());
     let destructive = gen_flag("is_destructive", model.destructive.as_ref());
+    let aliases = if aliases.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(const ALIASES: &'static [&'static #Private::str] = &[#(#aliases),*];)
+    };
+    let search_hint = if model.search_hint.is_some() {
+        quote!(const SEARCH_HINT: #Private::Option<&'static #Private::str> = #search_hint;)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #[automatically_derived]
         impl #Private::ToolSpec for #ident {
             const NAME: &'static #Private::str = #name;
-            const ALIASES: &'static [&'static #Private::str] = &[#(#aliases),*];
             const DESCRIPTION: &'static #Private::str = #description;
-            const SEARCH_HINT: ::core::option::Option<&'static #Private::str> = #search_hint;
             const MAX_RESULT_SIZE_CHARS: #Private::MaxResultSize = #max;
-            const SHOULD_DEFER: #Private::bool = #should_defer;
-            const ALWAYS_LOAD: #Private::bool = #always_load;
-            const READ_ONLY: #Private::DeclaredFlag = #declared_read_only;
-            const CONCURRENCY_SAFE: #Private::DeclaredFlag = #declared_concurrency_safe;
-            const DESTRUCTIVE: #Private::DeclaredFlag = #declared_destructive;
+            #aliases
+            #search_hint
+            #optional
             #read_only
             #concurrency_safe
             #destructive
@@ -113,73 +167,143 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     }
 }
 
-fn gen_declared(flag: Option<&FlagValue>) -> TokenStream {
+/// The constants whose trait default is right unless the attribute says otherwise; only the
+/// ones that differ are emitted, as a person would write them.
+fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
+    let mut out = TokenStream::new();
+    if model.should_defer {
+        out.extend(quote!(const SHOULD_DEFER: #Private::bool = true;));
+    }
+    if model.always_load {
+        out.extend(quote!(const ALWAYS_LOAD: #Private::bool = true;));
+    }
+    if model.strict {
+        out.extend(quote!(const STRICT: #Private::bool = true;));
+    }
+    for (name, flag) in [
+        ("READ_ONLY", model.read_only.as_ref()),
+        ("CONCURRENCY_SAFE", model.concurrency_safe.as_ref()),
+        ("DESTRUCTIVE", model.destructive.as_ref()),
+    ] {
+        if let Some(flag) = flag {
+            let name = syn::Ident::new(name, Span::call_site());
+            let declared = gen_declared(flag);
+            out.extend(quote!(const #name: #Private::DeclaredFlag = #declared;));
+        }
+    }
+    out
+}
+
+fn gen_declared(flag: &FlagValue) -> TokenStream {
     match flag {
-        None => quote!(#Private::DeclaredFlag::Default),
-        Some(FlagValue::Const { value: true, .. }) => quote!(#Private::DeclaredFlag::Always),
-        Some(FlagValue::Const { value: false, .. }) => quote!(#Private::DeclaredFlag::Never),
-        Some(FlagValue::Method(_)) => quote!(#Private::DeclaredFlag::PerInput),
+        FlagValue::Const { value: true, .. } => quote!(#Private::DeclaredFlag::Always),
+        FlagValue::Const { value: false, .. } => quote!(#Private::DeclaredFlag::Never),
+        FlagValue::Method(_) => quote!(#Private::DeclaredFlag::PerInput),
     }
 }
 
-/// An absent flag keeps the trait's fail-closed default (`false`).
+/// An absent flag, or one declared `false`, keeps the trait's fail-closed default (`false`).
 fn gen_flag(method: &str, flag: Option<&FlagValue>) -> TokenStream {
     let method = syn::Ident::new(method, Span::call_site());
     match flag {
-        None => TokenStream::new(),
-        Some(FlagValue::Const { value, .. }) => quote! {
+        None | Some(FlagValue::Const { value: false, .. }) => TokenStream::new(),
+        Some(FlagValue::Const { value: true, .. }) => quote! {
             #[inline]
-            fn #method(&self) -> #Private::bool { #value }
+            fn #method(&self) -> #Private::bool { true }
         },
         Some(FlagValue::Method(path)) => {
-            let call = quote_spanned!(path_span(path)=> #path(self));
+            // Coerced to a fn pointer spanned on the user's path, so a wrong signature reads
+            // "expected fn pointer `fn(&Glob) -> bool`, found ..." under the whole path.
+            let span = syn::spanned::Spanned::span(path);
+            let ty = quote_spanned!(span=> fn(&Self) -> #Private::bool);
+            let check = quote_spanned!(span=> let __method: #ty = #path;);
             quote! {
                 #[inline]
-                fn #method(&self) -> #Private::bool { #call }
+                fn #method(&self) -> #Private::bool {
+                    #check
+                    __method(self)
+                }
             }
         }
     }
 }
 
-fn path_span(path: &syn::Path) -> Span {
-    syn::spanned::Spanned::span(path)
-}
-
 fn gen_registration(model: &Model<'_>) -> TokenStream {
-    let ident = &model.input.item.ident;
-    // Spanned on the struct's name, so a missing `impl Tool` is reported there.
+    let ident = model.input.ident();
+    // Spanned on the item's name, so a missing `impl Tool` is reported there. The output probe
+    // sits in a closure of the same expression, so rustc reports that one missing impl once.
     let of = quote_spanned!(ident.span()=> #Private::ToolRegistration::of::<#ident>);
+    let mut checks = TokenStream::new();
+    let mut modifiers = TokenStream::new();
+    if let Some(path) = &model.enabled_if {
+        // Coerced to a fn pointer spanned on the user's path, so a wrong signature reads
+        // "expected fn pointer `fn() -> bool`, found ..." under the path.
+        let span = syn::spanned::Spanned::span(path);
+        let ty = quote_spanned!(span=> fn() -> #Private::bool);
+        checks.extend(quote_spanned!(span=> const __ENABLED_IF: #ty = #path;));
+        modifiers.extend(quote!(.enabled_if(__ENABLED_IF)));
+    }
+    if model.test_only {
+        modifiers.extend(quote!(.test_only()));
+    }
+    let probe = match &model.input.item {
+        ToolItem::Struct(_) => quote_spanned!(ident.span()=> #Private::output_probe::<#ident>()),
+        ToolItem::Fn(function) => {
+            let output = fn_form::output_type(function);
+            quote!(#Private::OutputSchemaProbe::<#output>(#Private::PhantomData))
+        }
+    };
     quote! {
         const _: () = {
+            #checks
             #Private::inventory::submit! {
                 #of(#Private::DefinitionSite {
                     file: ::core::file!(),
                     line: ::core::line!(),
                     module_path: ::core::module_path!(),
                 })
+                #modifiers
+                .output_schema(|| {
+                    #[allow(unused_imports)]
+                    use #Private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
+                    (&#probe).output_schema_fn().map(|schema| schema())
+                })
             }
         };
     }
 }
 
-fn fallback(item: &DeriveInput, error: &darling::Error) -> TokenStream {
+fn fallback(item: &Item, error: &darling::Error) -> TokenStream {
     let errors = error.clone().write_errors();
-    let stub = if matches!(item.data, syn::Data::Struct(_)) && item.generics.params.is_empty() {
-        let ident = &item.ident;
-        quote! {
-            #[automatically_derived]
-            impl #Private::ToolSpec for #ident {
-                const NAME: &'static #Private::str = "";
-                const DESCRIPTION: &'static #Private::str = "";
-                const MAX_RESULT_SIZE_CHARS: #Private::MaxResultSize = #Private::MaxResultSize::Unbounded;
-            }
+    let item = match item {
+        Item::Struct(derive) => {
+            // Any non-generic item gets the stub (an enum too), so a user's `impl Tool` next
+            // to it adds no "`ToolSpec` is not satisfied" error to the primary one.
+            let stub = if derive.generics.params.is_empty() {
+                gen_stub_spec(&derive.ident, &cfg_attrs(&derive.attrs))
+            } else {
+                TokenStream::new()
+            };
+            quote!(#derive #stub)
         }
-    } else {
-        TokenStream::new()
+        Item::Fn(function) => quote!(#function),
     };
     quote! {
         #item
-        #stub
         #errors
+    }
+}
+
+/// A `ToolSpec` with empty values, so an `impl Tool` next to a broken attribute reports only
+/// the attribute's errors.
+fn gen_stub_spec(ident: &syn::Ident, cfg: &[&Attribute]) -> TokenStream {
+    quote! {
+        #(#cfg)*
+        #[automatically_derived]
+        impl #Private::ToolSpec for #ident {
+            const NAME: &'static #Private::str = "";
+            const DESCRIPTION: &'static #Private::str = "";
+            const MAX_RESULT_SIZE_CHARS: #Private::MaxResultSize = #Private::MaxResultSize::Unbounded;
+        }
     }
 }

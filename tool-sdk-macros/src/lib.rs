@@ -7,30 +7,113 @@ mod ast;
 mod attr;
 mod docs;
 mod expand;
+mod fn_form;
 mod paths;
 mod valid;
 
+#[cfg(test)]
+mod tests;
+
 use proc_macro::TokenStream;
 
-/// Turns a struct with named fields into a tool the model can call.
+/// Turns a struct with named fields, or an `async fn`, into a tool the model can call
+/// (SPEC §1–§2).
 ///
-/// The struct is the tool's input (it must also derive `Deserialize` and `JsonSchema`);
-/// implement `tool_sdk::Tool` for it to give the tool its `call`. The macro generates
-/// `impl ToolSpec`, registers the tool with `inventory` so `tool_registry` collects it, and
-/// appends a "Tool" section to the struct's rustdoc.
+/// **Struct form.** The struct is the tool's input (it must also derive `Deserialize` and
+/// `JsonSchema`); implement `tool_sdk::Tool` for it to give the tool its `call`. The struct's
+/// doc comment is the description the model reads, its fields (with their doc comments) the
+/// input schema.
+///
+/// **Function form.** `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
+/// Result<T, E>`, where `Args: Deserialize + JsonSchema`, `T: Serialize` (or
+/// `ToolResult<T>`), and `E: Into<ToolError>`. Both parameters are optional, in that order; a
+/// tool without an input parameter has the schema `{"type":"object","properties":{}}` and
+/// accepts `{}`. The macro adds a braced struct with the fn's name (`struct name { .. }`, in the
+/// type namespace only, so it does not clash with the fn) that implements `Tool`; the fn's doc
+/// comment is the description, and the fn stays callable as written.
+///
+/// Either way the macro generates `impl ToolSpec` with only the constants that differ from the
+/// defaults, registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
+/// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
+/// undeclared defaults marked, result size limit, search hint, deferral). Mistakes are
+/// compile errors on the token to change, all reported at once.
 ///
 /// # Keys
 ///
 /// | key | required | meaning |
 /// |---|---|---|
 /// | `name = "Glob"` | yes | the name the model calls; `^[A-Za-z0-9_-]{1,64}$`, not `mcp__...` |
-/// | `max_result_size_chars = 100_000` or `unbounded` | yes | results longer than this are persisted (SPEC §9) |
-/// | `description = "..."` | unless the struct has a doc comment | what the model reads |
-/// | `aliases = ["Old"]` | no | other names the tool answers to |
+/// | `max_result_size_chars = 100_000` or `unbounded` | yes | results longer than this many chars are persisted (SPEC §9); not `0` |
+/// | `description = "..."` | unless there is a doc comment | what the model reads |
+/// | `aliases = ["Old"]` | no | other names the tool answers to (SPEC §1.3) |
 /// | `search_hint = "3 to 10 words"` | no | a capability phrase for ToolSearch, no trailing period |
-/// | `read_only`, `concurrency_safe`, `destructive` | no | a bare flag (`true`), `= false`, or `= Self::method` for a `fn(&self) -> bool` deciding per input; absent means `false` (fail-closed) |
-/// | `should_defer` | no | load through ToolSearch only |
+/// | `read_only`, `concurrency_safe`, `destructive` | no | a bare flag (`true`), `= true`/`= false`, or `= Self::method` for a `fn(&self) -> bool` deciding per input; absent means `false` (fail-closed); `read_only` and `destructive` cannot both be `true` |
+/// | `should_defer` | no | load through ToolSearch only (SPEC §4.1) |
 /// | `always_load` | no | never defer |
+/// | `strict` | no | ask the provider for strict schema adherence (SPEC §8.4) |
+/// | `enabled_if = path` | no | a `fn() -> bool` the registry calls once, when it collects (SPEC §7) |
+/// | `test_only` | no | collected only when the registry's options say the host is a test environment |
+///
+/// `should_defer`, `always_load`, `strict` and `test_only` are fixed per tool: a bare word,
+/// `= true` or `= false`.
+///
+/// ## `name`, `max_result_size_chars`, description
+///
+/// ```
+/// use tool_sdk::prelude::*;
+///
+/// /// Reads a file from the local filesystem.
+/// #[tool(name = "Read", max_result_size_chars = unbounded)]
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct Read {
+///     /// The absolute path of the file.
+///     pub file_path: String,
+/// }
+/// # impl Tool for Read {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new(self.file_path))
+/// #     }
+/// # }
+///
+/// assert_eq!(<Read as ToolSpec>::NAME, "Read");
+/// assert_eq!(<Read as ToolSpec>::DESCRIPTION, "Reads a file from the local filesystem.");
+/// assert_eq!(<Read as ToolSpec>::MAX_RESULT_SIZE_CHARS, MaxResultSize::Unbounded);
+/// ```
+///
+/// ## `description`, `aliases`, `search_hint`, `should_defer`, `always_load`, `strict`
+///
+/// ```
+/// use tool_sdk::prelude::*;
+///
+/// #[tool(
+///     name = "TaskStop",
+///     description = "Stops a running background task by its id.",
+///     aliases = ["KillShell"],
+///     search_hint = "kill a running background task",
+///     should_defer,
+///     strict,
+///     max_result_size_chars = 100_000,
+/// )]
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct TaskStop {
+///     /// The task's id.
+///     pub task_id: String,
+/// }
+/// # impl Tool for TaskStop {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new(self.task_id))
+/// #     }
+/// # }
+///
+/// assert_eq!(<TaskStop as ToolSpec>::ALIASES, ["KillShell"]);
+/// assert_eq!(<TaskStop as ToolSpec>::SEARCH_HINT, Some("kill a running background task"));
+/// assert!(<TaskStop as ToolSpec>::SHOULD_DEFER && <TaskStop as ToolSpec>::STRICT);
+/// assert!(!<TaskStop as ToolSpec>::ALWAYS_LOAD);
+/// ```
+///
+/// ## `read_only`, `concurrency_safe`, `destructive`
 ///
 /// ```
 /// use tool_sdk::prelude::*;
@@ -64,8 +147,94 @@ use proc_macro::TokenStream;
 ///
 /// let git = Bash { command: "git status".into() };
 /// assert!(git.is_read_only() && git.is_concurrency_safe() && !git.is_destructive());
-/// assert_eq!(<Bash as ToolSpec>::NAME, "Bash");
+/// let rm = Bash { command: "rm -rf target".into() };
+/// assert!(!rm.is_read_only() && !rm.is_concurrency_safe());
 /// ```
+///
+/// ## `enabled_if` and `test_only`
+///
+/// ```
+/// use tool_sdk::prelude::*;
+///
+/// fn web_enabled() -> bool {
+///     std::env::var_os("MY_HOST_OFFLINE").is_none()
+/// }
+///
+/// /// Fetches a URL.
+/// #[tool(name = "WebFetch", enabled_if = web_enabled, max_result_size_chars = 100_000)]
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct WebFetch {
+///     /// The URL.
+///     pub url: String,
+/// }
+/// # impl Tool for WebFetch {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new(self.url))
+/// #     }
+/// # }
+///
+/// /// Asks for permission every time; for permission tests.
+/// #[tool(name = "TestingPermission", read_only, test_only, max_result_size_chars = 1_000)]
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct TestingPermission {}
+/// # impl Tool for TestingPermission {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new(String::new()))
+/// #     }
+/// # }
+///
+/// let testing = tool_sdk::registration::registrations()
+///     .find(|registration| registration.name == "TestingPermission")
+///     .unwrap();
+/// assert!(testing.is_registered(true) && !testing.is_registered(false));
+/// ```
+///
+/// ## Function form
+///
+/// ```
+/// use tool_sdk::prelude::*;
+///
+/// /// The numbers to add.
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct AddArgs {
+///     /// The first addend.
+///     pub a: i64,
+///     /// The second addend.
+///     pub b: i64,
+/// }
+///
+/// /// Adds two numbers.
+/// #[tool(name = "Add", read_only, concurrency_safe, max_result_size_chars = 1_000)]
+/// async fn add(input: AddArgs, _ctx: &ToolUseContext) -> Result<i64, ToolError> {
+///     Ok(input.a + input.b)
+/// }
+///
+/// /// Reports the time of day.
+/// #[tool(name = "Now", read_only, max_result_size_chars = 100)]
+/// async fn now() -> Result<String, ToolError> {
+///     Ok("noon".to_owned())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let tool = tool_sdk::dyn_tool::<add>();
+/// let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
+/// let output = call.call(ToolUseContext::detached("toolu_1")).await.unwrap();
+/// assert_eq!(output.content.text(), "5");
+///
+/// let now = tool_sdk::dyn_tool::<now>();
+/// assert_eq!(now.input_schema()["properties"], serde_json::json!({}));
+/// assert!(now.parse_input(serde_json::json!({})).is_ok());
+/// # }
+/// ```
+///
+/// # Conditional registration
+///
+/// `#[cfg(...)]` on the item (before or after `#[tool]`) removes the tool, its impls and its
+/// registration. A tool crate that the final binary never names is not linked, and its tools
+/// are missing: name it once with `use my_tools as _;` (see `tool_sdk::registration`).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()

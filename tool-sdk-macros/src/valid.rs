@@ -20,6 +20,9 @@ pub(crate) struct Model<'a> {
     pub max_result_size_chars: MaxSize,
     pub should_defer: bool,
     pub always_load: bool,
+    pub strict: bool,
+    pub test_only: bool,
+    pub enabled_if: Option<syn::Path>,
 }
 
 /// Longest tool name the Anthropic and OpenAI APIs accept.
@@ -61,9 +64,9 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             errors.push(
                 darling::Error::custom(format!(
                     "missing description: add a `///` doc comment to `{}` saying what the tool does (the model reads it), or write `description = \"...\"` in #[tool(...)]",
-                    input.item.ident
+                    input.ident()
                 ))
-                .with_span(&input.item.ident),
+                .with_span(input.ident()),
             );
             String::new()
         }
@@ -127,14 +130,19 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
         }
     }
 
-    if !input.item.generics.params.is_empty() {
+    if !input.generics().params.is_empty() {
         errors.push(
             darling::Error::custom(
                 "a #[tool] input cannot be generic: each tool has one input schema; make a concrete struct per tool",
             )
-            .with_span(&input.item.generics.params.span()),
+            .with_span(&input.generics().params.span()),
         );
     }
+
+    let should_defer = fixed_flag(&mut errors, "should_defer", args.should_defer.as_ref());
+    let always_load = fixed_flag(&mut errors, "always_load", args.always_load.as_ref());
+    let strict = fixed_flag(&mut errors, "strict", args.strict.as_ref());
+    let test_only = fixed_flag(&mut errors, "test_only", args.test_only.as_ref());
 
     errors.finish_with(Model {
         input,
@@ -146,9 +154,33 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
         concurrency_safe: args.concurrency_safe,
         destructive: args.destructive,
         max_result_size_chars,
-        should_defer: args.should_defer.is_present(),
-        always_load: args.always_load.is_present(),
+        should_defer,
+        always_load,
+        strict,
+        test_only,
+        enabled_if: args.enabled_if.map(|path| (*path).clone()),
     })
+}
+
+/// The value of a key that is fixed per tool: a bare word or a bool, never a method.
+fn fixed_flag(
+    errors: &mut darling::error::Accumulator,
+    key: &str,
+    flag: Option<&FlagValue>,
+) -> bool {
+    match flag {
+        None => false,
+        Some(FlagValue::Const { value, .. }) => *value,
+        Some(FlagValue::Method(path)) => {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{key}` is fixed per tool, not decided per input: write `{key}` or `{key} = false`"
+                ))
+                .with_span(path),
+            );
+            false
+        }
+    }
 }
 
 /// Why `name` is not a valid tool name, if it is not: `^[A-Za-z0-9_-]{1,64}$`, and not

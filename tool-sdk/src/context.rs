@@ -1,5 +1,5 @@
-//! [`ToolUseContext`]: what a running tool can see — its `tool_use` id, the abort signal, and
-//! the host state ([`Extensions`]).
+//! [`ToolUseContext`]: what a running tool can see — its `tool_use` id, the abort signal, the
+//! host state ([`Extensions`]) — and where it reports progress ([`ToolProgress`]).
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -74,14 +74,40 @@ impl fmt::Debug for Extensions {
     }
 }
 
+/// One progress report of a running call, as the host receives it (SPEC §5.5: progress is
+/// passed on at once, while the call still runs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgress {
+    /// The id of the `tool_use` block whose call reported it.
+    pub tool_use_id: Arc<str>,
+    /// The tool's progress value, serialised to JSON (the tool's own typed progress).
+    pub data: serde_json::Value,
+}
+
+/// Where a call's progress reports go: set by the host or orchestrator with
+/// [`ToolUseContext::with_progress`]. Called on the tool's task; it must not block.
+pub type ProgressSink = Arc<dyn Fn(ToolProgress) + Send + Sync>;
+
 /// What a tool receives for one call.
 ///
 /// Built by the orchestrator for each `tool_use` block; cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ToolUseContext {
     tool_use_id: Arc<str>,
     abort: CancellationToken,
     extensions: Arc<Extensions>,
+    progress: Option<ProgressSink>,
+}
+
+impl fmt::Debug for ToolUseContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolUseContext")
+            .field("tool_use_id", &self.tool_use_id)
+            .field("abort", &self.abort)
+            .field("extensions", &self.extensions)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl ToolUseContext {
@@ -95,6 +121,48 @@ impl ToolUseContext {
             tool_use_id: tool_use_id.into(),
             abort,
             extensions,
+            progress: None,
+        }
+    }
+
+    /// The same context, sending progress reports to `sink`.
+    #[must_use]
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// Reports typed progress of this call to the host (SPEC §5.5): `progress` is serialised to
+    /// JSON and delivered at once, tagged with this call's `tool_use_id`.
+    ///
+    /// Returns `false` when nobody listens (no sink was set) or `progress` does not serialise
+    /// (for example a map with non-string keys); the call goes on either way.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use tool_sdk::context::{ToolProgress, ToolUseContext};
+    ///
+    /// let seen: Arc<Mutex<Vec<ToolProgress>>> = Arc::default();
+    /// let sink = Arc::clone(&seen);
+    /// let ctx = ToolUseContext::detached("toolu_1")
+    ///     .with_progress(Arc::new(move |p| sink.lock().unwrap().push(p)));
+    /// assert!(ctx.report_progress(&serde_json::json!({"files_searched": 12})));
+    /// assert_eq!(seen.lock().unwrap()[0].data["files_searched"], 12);
+    /// assert_eq!(&*seen.lock().unwrap()[0].tool_use_id, "toolu_1");
+    /// ```
+    pub fn report_progress<P: serde::Serialize + ?Sized>(&self, progress: &P) -> bool {
+        let Some(sink) = &self.progress else {
+            return false;
+        };
+        match serde_json::to_value(progress) {
+            Ok(data) => {
+                sink(ToolProgress {
+                    tool_use_id: Arc::clone(&self.tool_use_id),
+                    data,
+                });
+                true
+            }
+            Err(_) => false,
         }
     }
 

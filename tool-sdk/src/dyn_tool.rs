@@ -57,6 +57,14 @@ pub struct ToolMeta {
     pub concurrency_safe: DeclaredFlag,
     /// How `destructive` was declared.
     pub destructive: DeclaredFlag,
+    /// Whether the tool reaches outside the local machine (the MCP `openWorldHint`, SPEC §10).
+    /// [`DeclaredFlag::Default`] is read fail-closed by exports: open world.
+    pub open_world: DeclaredFlag,
+    /// Whether calling twice with one input has no further effect (the MCP `idempotentHint`).
+    /// [`DeclaredFlag::Default`] is read fail-closed by exports: not idempotent.
+    pub idempotent: DeclaredFlag,
+    /// A human-readable display name (the MCP `title`), if any.
+    pub title: Option<Cow<'static, str>>,
 }
 
 impl ToolMeta {
@@ -75,6 +83,9 @@ impl ToolMeta {
             read_only: DeclaredFlag::Default,
             concurrency_safe: DeclaredFlag::Default,
             destructive: DeclaredFlag::Default,
+            open_world: DeclaredFlag::Default,
+            idempotent: DeclaredFlag::Default,
+            title: None,
         }
     }
 
@@ -114,7 +125,9 @@ pub trait DynTool: Send + Sync + 'static {
     /// The description sent to the API (the reference's `prompt()`).
     fn prompt(&self) -> Cow<'_, str>;
 
-    /// The input schema: an object schema with no `$schema` key.
+    /// The input schema: an object schema with no `$schema` key. Tools with a raw JSON Schema
+    /// ([`DynTool::has_json_schema`]) return it as supplied (it may name its draft in
+    /// `$schema`); provider exports normalise every schema.
     fn input_schema(&self) -> &Value;
 
     /// `true` when the schema is a raw JSON Schema supplied at run time (an MCP or JSON-defined
@@ -122,6 +135,12 @@ pub trait DynTool: Send + Sync + 'static {
     /// schema too (SPEC §8.4).
     fn has_json_schema(&self) -> bool {
         false
+    }
+
+    /// The schema of the tool's structured output, if it declares one (MCP `outputSchema`).
+    /// Default `None`.
+    fn output_schema(&self) -> Option<&Value> {
+        None
     }
 
     /// Where the tool was defined, for error messages about duplicates.
@@ -197,6 +216,27 @@ pub trait ToolCall: Send + Sync {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+    /// The line shown when the model calls the tool; `input` is the raw JSON input
+    /// (`renderToolUseMessage`). Default: `Name(key: value, ...)`.
+    fn render_tool_use_message(&self, input: &Value) -> String {
+        crate::render::tool_use_message(&self.user_facing_name(), input)
+    }
+    /// A progress line (`renderToolUseProgressMessage`). Default: `Name: progress`.
+    fn render_tool_use_progress_message(&self, progress: &str) -> String {
+        format!("{}: {progress}", self.user_facing_name())
+    }
+    /// The line shown for a successful result (`renderToolResultMessage`).
+    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
+        crate::render::result_summary(content)
+    }
+    /// The line shown when the user refused the call (`renderToolUseRejectedMessage`).
+    fn render_tool_use_rejected_message(&self) -> String {
+        crate::render::rejected_message(&self.user_facing_name())
+    }
+    /// The line shown when the call failed (`renderToolUseErrorMessage`).
+    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
+        crate::render::error_summary(&self.user_facing_name(), error)
+    }
 }
 
 /// The [`DynTool`] of a `#[tool]` type `T`. The input schema is generated on first use and kept.
@@ -205,6 +245,8 @@ pub struct TypedTool<T> {
     schema: OnceLock<Value>,
     site: Option<DefinitionSite>,
     _input: PhantomData<fn() -> T>,
+    output_schema: OnceLock<Option<Value>>,
+    output_schema_fn: Option<fn() -> Option<Value>>,
 }
 
 impl<T: Tool> TypedTool<T> {
@@ -227,7 +269,18 @@ impl<T: Tool> TypedTool<T> {
             schema: OnceLock::new(),
             site,
             _input: PhantomData,
+            output_schema: OnceLock::new(),
+            output_schema_fn: None,
         }
+    }
+
+    /// Uses `schema` as the output schema (generated on first use and kept) instead of
+    /// [`Tool::output_schema`]; `#[tool]` registrations pass the schema of `T::Output` when
+    /// it implements `JsonSchema`.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
+        self.output_schema_fn = Some(schema);
+        self
     }
 }
 
@@ -255,6 +308,12 @@ impl<T: Tool> DynTool for TypedTool<T> {
 
     fn definition_site(&self) -> Option<DefinitionSite> {
         self.site
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.output_schema
+            .get_or_init(|| T::output_schema().or_else(|| self.output_schema_fn.and_then(|f| f())))
+            .as_ref()
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
@@ -324,6 +383,26 @@ impl<T: Tool> ToolCall for TypedCall<T> {
 
     fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult> {
         Box::pin(self.0.check_permissions(ctx))
+    }
+
+    fn render_tool_use_message(&self, input: &Value) -> String {
+        self.0.render_tool_use_message(input)
+    }
+
+    fn render_tool_use_progress_message(&self, progress: &str) -> String {
+        self.0.render_tool_use_progress_message(progress)
+    }
+
+    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
+        self.0.render_tool_result_message(content)
+    }
+
+    fn render_tool_use_rejected_message(&self) -> String {
+        self.0.render_tool_use_rejected_message()
+    }
+
+    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
+        self.0.render_tool_use_error_message(error)
     }
 
     fn call(

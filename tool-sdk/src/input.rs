@@ -124,39 +124,90 @@ impl fmt::Display for InputIssue {
 /// nested objects and array items too. Only when that finds nothing does serde decide (enum
 /// values, number ranges and the like).
 ///
+/// The check runs twice only on failure: a first pass answers yes or no without allocating,
+/// and serde then reads the borrowed `&Value` (no copy of the input, no path tracking); the
+/// issues, and the path of a serde error, are collected only when something is wrong. The
+/// inputs accepted and the messages produced are those of the full check.
+///
 /// # Errors
 /// An [`InputError`] listing the issues.
 pub fn parse_input<T: DeserializeOwned>(input: Value, schema: &Value) -> Result<T, InputError> {
+    let input = &input;
     if !input.is_object() {
         return Err(InputError::new(vec![InputIssue::TypeMismatch {
             path: "(input)".to_owned(),
             expected: "object".to_owned(),
-            received: json_type(&input).to_owned(),
+            received: json_type(input).to_owned(),
         }]));
     }
-    let mut issues = Vec::new();
-    schema_issues(&input, schema, "", &mut issues);
-    if !issues.is_empty() {
+    if !schema_accepts(input, schema) {
+        let mut issues = Vec::new();
+        schema_issues(input, schema, "", &mut issues);
+        debug_assert!(
+            !issues.is_empty(),
+            "schema_accepts and schema_issues disagree"
+        );
         return Err(InputError::new(issues));
     }
-    serde_path_to_error::deserialize::<_, T>(input).map_err(|error| {
-        let path = error.path().to_string();
-        InputError::new(vec![classify(&path, &error.inner().to_string())])
-    })
+    match T::deserialize(input) {
+        Ok(parsed) => Ok(parsed),
+        // Serde refused what the schema allows: run it again with path tracking to say where.
+        Err(_) => serde_path_to_error::deserialize::<_, T>(input).map_err(|error| {
+            let path = error.path().to_string();
+            InputError::new(vec![classify(&path, &error.inner().to_string())])
+        }),
+    }
+}
+
+/// `true` when [`schema_issues`] would find nothing; the same rules, without building paths.
+fn schema_accepts(value: &Value, schema: &Value) -> bool {
+    let Value::Object(keywords) = schema else {
+        return true;
+    };
+    if let Some(expected) = keywords.get("type")
+        && !type_matches(value, expected)
+    {
+        return false;
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(required) = keywords.get("required").and_then(Value::as_array)
+                && !required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .all(|name| map.contains_key(name))
+            {
+                return false;
+            }
+            let properties = keywords.get("properties").and_then(Value::as_object);
+            let closed = keywords.get("additionalProperties") == Some(&Value::Bool(false));
+            map.iter().all(|(key, item)| {
+                match properties.and_then(|properties| properties.get(key)) {
+                    Some(property) => schema_accepts(item, property),
+                    None => !closed,
+                }
+            })
+        }
+        Value::Array(items) => match keywords.get("items").filter(|items| items.is_object()) {
+            Some(item_schema) => items.iter().all(|item| schema_accepts(item, item_schema)),
+            None => true,
+        },
+        _ => true,
+    }
 }
 
 /// Collects the issues of `value` against the structural keywords of `schema` (`type`,
 /// `required`, `properties`, `additionalProperties: false`, `items`).
 fn schema_issues(value: &Value, schema: &Value, path: &str, issues: &mut Vec<InputIssue>) {
-    if let Some(expected) = schema.get("type") {
-        if !type_matches(value, expected) {
-            issues.push(InputIssue::TypeMismatch {
-                path: path.to_owned(),
-                expected: type_names(expected),
-                received: json_type(value).to_owned(),
-            });
-            return;
-        }
+    if let Some(expected) = schema.get("type")
+        && !type_matches(value, expected)
+    {
+        issues.push(InputIssue::TypeMismatch {
+            path: path.to_owned(),
+            expected: type_names(expected),
+            received: json_type(value).to_owned(),
+        });
+        return;
     }
     match value {
         Value::Object(map) => {
@@ -435,6 +486,43 @@ mod tests {
             "T cannot run because of the following input issue:\n\
              Parameter `(input)` must be of type `object`, but a value of type `array` was provided"
         );
+    }
+
+    #[test]
+    fn an_explicit_null_for_an_optional_field_is_a_type_mismatch() {
+        // Serde alone would accept `null` for `Option<u32>`; the schema check still refuses it.
+        let error = parse(json!({"todos": [], "limit": null})).unwrap_err();
+        assert_eq!(
+            error.format_for("T"),
+            "T cannot run because of the following input issue:\n\
+             Parameter `limit` must be of type `integer`, but a value of type `null` was provided"
+        );
+    }
+
+    #[test]
+    fn the_quick_check_agrees_with_the_full_walk() {
+        let schema = input_schema_for::<Todos>();
+        let inputs = [
+            json!({"todos": []}),
+            json!({"todos": [{"content": "a", "activeForm": "b"}], "limit": 3, "ratio": 0.5}),
+            json!({"todos": [{"content": "a", "activeForm": "b", "extra": 1}]}),
+            json!({"todos": [{"content": "a"}]}),
+            json!({"todos": {}}),
+            json!({"todos": [], "limit": 2.5}),
+            json!({"todos": [], "limit": null}),
+            json!({"todos": [], "other": true}),
+            json!({}),
+            json!({"todos": [1, "x", null]}),
+        ];
+        for input in inputs {
+            let mut issues = Vec::new();
+            schema_issues(&input, &schema, "", &mut issues);
+            assert_eq!(
+                schema_accepts(&input, &schema),
+                issues.is_empty(),
+                "{input} gave {issues:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,7 +1,29 @@
 //! [`ToolRegistration`]: the `const` value `#[tool]` submits to `inventory`, so a host collects
 //! every linked tool at link time.
+//!
+//! # Three layers of conditional registration (SPEC §7)
+//!
+//! 1. **Compile time**: `#[cfg(...)]` on the `#[tool]` struct or fn removes the tool, its impls
+//!    and its registration from the binary altogether.
+//! 2. **Collection time**: `#[tool(enabled_if = path)]` names a `fn() -> bool` that the
+//!    registry calls once, when it collects ([`ToolRegistration::is_registered`]);
+//!    `#[tool(test_only)]` tools are collected only when the registry is told the host is a
+//!    test environment.
+//! 3. **Run time**: `Tool::is_enabled`, asked whenever a pool is assembled.
+//!
+//! # Linking
+//!
+//! Registrations live in the object code of the crate that defines the tools. A library crate
+//! that the final binary never names is not linked at all, and its tools silently disappear
+//! (the known pitfall of link-time registration). Name the crate once in the binary:
+//!
+//! ```text
+//! use my_tools as _; // links my_tools, and with it every #[tool] it defines
+//! ```
 
 use std::sync::Arc;
+
+use serde_json::Value;
 
 use crate::dyn_tool::{DynTool, TypedTool};
 use crate::tool::Tool;
@@ -31,27 +53,74 @@ pub struct ToolRegistration {
     /// Where the `#[tool]` attribute stands.
     pub site: DefinitionSite,
     /// Builds the erased tool.
-    pub construct: fn(DefinitionSite) -> Arc<dyn DynTool>,
+    pub construct: fn(&ToolRegistration) -> Arc<dyn DynTool>,
+    /// `#[tool(enabled_if = path)]`: asked once when a registry collects (SPEC §7).
+    pub enabled_if: Option<fn() -> bool>,
+    /// `#[tool(test_only)]`: collected only in a test environment.
+    pub test_only: bool,
+    /// The output schema: `Some` when `#[tool]` found `Output: JsonSchema`.
+    pub output_schema: fn() -> Option<Value>,
 }
 
 impl ToolRegistration {
-    /// The registration of `T`, defined at `site`.
+    /// The registration of `T`, defined at `site`: always registered, not test-only, no
+    /// output schema.
     pub const fn of<T: Tool>(site: DefinitionSite) -> Self {
         Self {
             name: T::NAME,
             site,
             construct: construct::<T>,
+            enabled_if: None,
+            test_only: false,
+            output_schema: no_output_schema,
         }
+    }
+
+    /// Registers the tool only when `predicate` returns `true` at collection.
+    #[must_use]
+    pub const fn enabled_if(mut self, predicate: fn() -> bool) -> Self {
+        self.enabled_if = Some(predicate);
+        self
+    }
+
+    /// Registers the tool only in a test environment.
+    #[must_use]
+    pub const fn test_only(mut self) -> Self {
+        self.test_only = true;
+        self
+    }
+
+    /// Sets the output schema.
+    #[must_use]
+    pub const fn output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
+        self.output_schema = schema;
+        self
+    }
+
+    /// Whether a registry should collect this tool: `test_only` tools only when
+    /// `test_environment`, and then only if the `enabled_if` predicate (when any) says yes. The
+    /// predicate is called at most once per call of this method.
+    pub fn is_registered(&self, test_environment: bool) -> bool {
+        if self.test_only && !test_environment {
+            return false;
+        }
+        self.enabled_if.is_none_or(|predicate| predicate())
     }
 
     /// Builds the erased tool.
     pub fn build(&self) -> Arc<dyn DynTool> {
-        (self.construct)(self.site)
+        (self.construct)(self)
     }
 }
 
-fn construct<T: Tool>(site: DefinitionSite) -> Arc<dyn DynTool> {
-    Arc::new(TypedTool::<T>::new(Some(site)))
+fn construct<T: Tool>(registration: &ToolRegistration) -> Arc<dyn DynTool> {
+    Arc::new(
+        TypedTool::<T>::new(Some(registration.site)).with_output_schema(registration.output_schema),
+    )
+}
+
+fn no_output_schema() -> Option<Value> {
+    None
 }
 
 inventory::collect!(ToolRegistration);
@@ -59,4 +128,43 @@ inventory::collect!(ToolRegistration);
 /// Every registration linked into this binary, in no particular order.
 pub fn registrations() -> impl Iterator<Item = &'static ToolRegistration> {
     inventory::iter::<ToolRegistration>.into_iter()
+}
+
+/// Picks `T::Output`'s schema when it implements `JsonSchema`, `None` otherwise, by
+/// autoref specialisation at the (concrete) `#[tool]` site. Used by generated code only.
+#[doc(hidden)]
+pub struct OutputSchemaProbe<T>(pub std::marker::PhantomData<fn() -> T>);
+
+/// The probe for `T::Output`, named through `T: Tool` rather than the projection
+/// `<T as Tool>::Output`, so that generated code reports a missing `impl Tool` once, as the
+/// registration does, and nothing about the input's bounds. Used by generated code only.
+#[doc(hidden)]
+pub const fn output_probe<T: Tool>() -> OutputSchemaProbe<T::Output> {
+    OutputSchemaProbe(std::marker::PhantomData)
+}
+
+/// The `JsonSchema` arm of [`OutputSchemaProbe`].
+#[doc(hidden)]
+pub trait OutputSchemaViaJsonSchema {
+    /// The output schema function.
+    fn output_schema_fn(&self) -> Option<fn() -> Value>;
+}
+
+impl<T: schemars::JsonSchema> OutputSchemaViaJsonSchema for OutputSchemaProbe<T> {
+    fn output_schema_fn(&self) -> Option<fn() -> Value> {
+        Some(crate::tool::output_schema_for::<T>)
+    }
+}
+
+/// The fallback arm of [`OutputSchemaProbe`]: no schema.
+#[doc(hidden)]
+pub trait OutputSchemaFallback {
+    /// `None`.
+    fn output_schema_fn(&self) -> Option<fn() -> Value>;
+}
+
+impl<T> OutputSchemaFallback for &OutputSchemaProbe<T> {
+    fn output_schema_fn(&self) -> Option<fn() -> Value> {
+        None
+    }
 }

@@ -113,6 +113,62 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     }
 }
 
+/// What a tool's input must be: [`DeserializeOwned`] (the model's JSON arguments are parsed
+/// into it) and [`JsonSchema`] (the schema the model is shown). Implemented for every such
+/// type; it exists so that a missing derive is reported in one line that names the fix,
+/// instead of through serde's internal paths.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a tool's input: add `#[derive(Deserialize, JsonSchema)]` to it",
+    label = "`{Self}` needs `Deserialize` and `JsonSchema`",
+    note = "the model's arguments are parsed into `{Self}` (`Deserialize`) and the model is shown its schema (`JsonSchema`); both derives come with `tool_sdk::prelude`"
+)]
+pub trait ToolInput: DeserializeOwned + JsonSchema {
+    /// `Deserialize::deserialize`, reachable through this trait so generated code reports a
+    /// missing derive once, as `ToolInput`. Not for direct use.
+    #[doc(hidden)]
+    fn __deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <Self as serde::Deserialize<'de>>::deserialize(deserializer)
+    }
+    /// `JsonSchema::schema_name`; see [`ToolInput::__deserialize`].
+    #[doc(hidden)]
+    fn __schema_name() -> Cow<'static, str> {
+        <Self as JsonSchema>::schema_name()
+    }
+    /// `JsonSchema::schema_id`; see [`ToolInput::__deserialize`].
+    #[doc(hidden)]
+    fn __schema_id() -> Cow<'static, str> {
+        <Self as JsonSchema>::schema_id()
+    }
+    /// `JsonSchema::json_schema`; see [`ToolInput::__deserialize`].
+    #[doc(hidden)]
+    fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Self as JsonSchema>::json_schema(generator)
+    }
+    /// `JsonSchema::inline_schema`; see [`ToolInput::__deserialize`].
+    #[doc(hidden)]
+    fn __inline_schema() -> bool {
+        <Self as JsonSchema>::inline_schema()
+    }
+}
+
+// `do_not_recommend` makes rustc report an unmet bound as "`T: ToolInput`", with the message
+// above, rather than as the serde or schemars bound it stands for.
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ToolInput for T {}
+
+/// What a tool's [`Tool::Output`] must be: [`Serialize`], so [`Tool::map_result`]'s default
+/// can turn it into text. Implemented for every such type; it exists so that a missing derive
+/// is reported in one line that names the fix.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a tool's output: add `#[derive(Serialize)]` to it",
+    label = "`{Self}` needs `Serialize`",
+    note = "a successful call's output is serialized into the `tool_result` the model reads; `Serialize` comes with `tool_sdk::prelude`"
+)]
+pub trait ToolOutputValue: Serialize {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + ?Sized> ToolOutputValue for T {}
+
 /// The behaviour of a tool: the one method an author must write, [`Tool::call`], and optional
 /// hooks with neutral defaults (SPEC §1.1).
 ///
@@ -121,12 +177,12 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is annotated with `#[tool]` but does not implement `Tool`",
     label = "this tool has no `impl Tool`",
-    note = "add `impl tool_sdk::Tool for {Self} {{ type Output = String; async fn call(self, ctx: &tool_sdk::ToolUseContext) -> Result<tool_sdk::ToolResult<String>, tool_sdk::ToolError> {{ ... }} }}`"
+    note = "add `impl Tool for {Self} {{ type Output = String; async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {{ ... }} }}` (names from `tool_sdk::prelude`)"
 )]
-pub trait Tool: ToolSpec + DeserializeOwned + JsonSchema {
+pub trait Tool: ToolSpec + ToolInput {
     /// What a successful call produces; turned into `tool_result` content by
     /// [`Tool::map_result`].
-    type Output: Serialize + Send + 'static;
+    type Output: ToolOutputValue + Send + 'static;
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).
@@ -234,6 +290,74 @@ pub trait Tool: ToolSpec + DeserializeOwned + JsonSchema {
     fn to_auto_classifier_input(&self) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
+
+    /// The JSON Schema of [`Tool::Output`], sent as the tool's `outputSchema` where a provider
+    /// or MCP export takes one (SPEC §1.1 `outputSchema`). Default: `None`. `#[tool]`
+    /// registrations fill it in on their own when `Output: JsonSchema` (see
+    /// [`output_schema_for`]), so override this only to replace the generated one.
+    fn output_schema() -> Option<serde_json::Value> {
+        None
+    }
+
+    /// The line a host without a UI framework prints when the model calls the tool (the
+    /// reference's `renderToolUseMessage`). `input` is the call's raw JSON input. Default:
+    /// `UserFacingName(key: value, ...)`, one line of at most 80 chars of summary
+    /// ([`crate::render::tool_use_message`]).
+    fn render_tool_use_message(&self, input: &serde_json::Value) -> String {
+        crate::render::tool_use_message(&self.user_facing_name(), input)
+    }
+
+    /// A progress line while the call runs (`renderToolUseProgressMessage`). Default: the
+    /// progress text as it is, prefixed by the user-facing name: `Name: text`.
+    fn render_tool_use_progress_message(&self, progress: &str) -> String {
+        format!("{}: {progress}", self.user_facing_name())
+    }
+
+    /// The line shown for a successful result (`renderToolResultMessage`). Default: the first
+    /// line of the result text and how many lines follow ([`crate::render::result_summary`]).
+    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
+        crate::render::result_summary(content)
+    }
+
+    /// The line shown when the user refused the call (`renderToolUseRejectedMessage`).
+    /// Default: `Name: rejected by the user, not run`.
+    fn render_tool_use_rejected_message(&self) -> String {
+        crate::render::rejected_message(&self.user_facing_name())
+    }
+
+    /// The line shown when the call failed (`renderToolUseErrorMessage`). Default:
+    /// `Name failed: <first line of the error>`.
+    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
+        crate::render::error_summary(&self.user_facing_name(), error)
+    }
+}
+
+/// The input of a function-form tool that takes no parameters: the model sends `{}`.
+///
+/// Its schema is `{"type":"object","properties":{}}` (plus the `"additionalProperties": false`
+/// every input schema carries, [`crate::schema`]), so a tool's input parsing refuses any key.
+///
+/// ```
+/// let none: tool_sdk::tool::NoInput = serde_json::from_str("{}").unwrap();
+/// assert_eq!(none, tool_sdk::tool::NoInput {});
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize, JsonSchema)]
+pub struct NoInput {}
+
+/// The output schema of `T`: its JSON Schema with the same root rules as input schemas
+/// ([`crate::schema::normalize_root`] is not applied, since an output need not be an object;
+/// only `$schema` and `title` are dropped).
+pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let serde_json::Value::Object(map) = &mut schema {
+        map.remove("$schema");
+        map.remove("title");
+    }
+    schema
 }
 
 /// What a call does when the user interrupts the turn (SPEC §5.5 `interruptBehavior`).

@@ -2,25 +2,36 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
-/// One tool's definition: `name`, `description` (the tool's prompt, SPEC §1.1) and
-/// `input_schema` (root `{"type":"object",...}`, no `$schema`), plus `strict: true` when the
-/// tool asks for it.
-pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
-    let mut definition = json!({
-        "name": tool.name(),
-        "description": tool.prompt(),
-        "input_schema": tool.input_schema(),
-    });
-    if tool.meta().strict {
-        definition["strict"] = Value::Bool(true);
+use super::cache::CachedTool;
+
+/// The base definition from a captured tool: `name`, `description`, `input_schema`, and
+/// `"strict": true` only when the tool asks for it.
+pub(super) fn definition(tool: &CachedTool) -> Value {
+    let mut map = Map::new();
+    map.insert("name".to_owned(), Value::String(tool.name.clone()));
+    map.insert(
+        "description".to_owned(),
+        Value::String(tool.description.clone()),
+    );
+    map.insert("input_schema".to_owned(), tool.input_schema.clone());
+    if tool.strict {
+        map.insert("strict".to_owned(), Value::Bool(true));
     }
-    definition
+    Value::Object(map)
 }
 
-/// The `tools` array for a request, in pool order.
+/// One tool's definition, rendered fresh (no cache): `name`, `description` (the tool's prompt,
+/// SPEC §1.1) and `input_schema` (root `{"type":"object",...}`, no `$schema`), plus
+/// `strict: true` when the tool asks for it. For a session, render through
+/// [`super::SchemaCache`] instead.
+pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
+    definition(&CachedTool::capture(tool))
+}
+
+/// The `tools` array for a request, in pool order, rendered fresh (no cache).
 pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
     Value::Array(
         tools

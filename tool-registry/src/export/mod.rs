@@ -1,5 +1,15 @@
-//! Tool definitions for model APIs.
+//! Tool definitions for model APIs, all from one captured form per tool (SPEC §8.4):
+//! Anthropic Messages, OpenAI Chat Completions and Responses (with strict mode), and MCP
+//! `tools/list`. Every input schema is in export shape ([`export_input_schema`]).
 
 mod anthropic;
+mod cache;
+mod mcp;
+mod openai;
+mod schema;
+mod strict;
 
 pub use anthropic::{anthropic_tool_definition, anthropic_tools};
+pub use cache::{CachedTool, ExportTarget, RenderRequest, ResolvedHints, SchemaCache, cache_key};
+pub use schema::export_input_schema;
+pub use strict::{StrictPolicy, StrictSchemaError, strict_schema};

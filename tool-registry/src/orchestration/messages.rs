@@ -40,3 +40,33 @@ pub fn approval_unavailable(name: &str, reason: &str) -> String {
         "Permission to use {name} was not granted: it needs approval and this host cannot ask for it. {reason}"
     )
 }
+
+/// SPEC §5.5 (the reference's REJECT_MESSAGE): a running call was stopped by the user, so
+/// nothing it would have done happened.
+pub const REJECT_MESSAGE: &str = "The user does not want to go ahead with this tool use, so it was rejected (for example, a file edit did NOT write its new_string to the file). STOP what you are doing and wait until the user tells you how to continue.";
+
+/// SPEC §5.5: a shell-class sibling call failed, so this call was cancelled. `description` is
+/// `NAME(summary)` of the failed call, or `None` when it had no summary.
+pub fn sibling_errored(description: Option<&str>) -> String {
+    match description {
+        Some(description) => tool_use_error(&format!(
+            "Cancelled: the parallel tool call {description} failed"
+        )),
+        None => tool_use_error("Cancelled: a parallel tool call failed"),
+    }
+}
+
+/// SPEC §5.5 `discard()`: the streamed response was abandoned, so the call was dropped.
+pub fn streaming_discarded() -> String {
+    tool_use_error("Error: the streamed response fell back, so this tool call was discarded")
+}
+
+/// SPEC §9 step 5: the block that replaces a persisted result. `size` is already formatted by
+/// [`super::persistence::format_file_size`]; `preview` is the first 2 KB (cut at a line end
+/// when one falls in the second KB); `has_more` adds the `...` line.
+pub fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -> String {
+    let tail = if has_more { "\n...\n" } else { "\n" };
+    format!(
+        "<persisted-output>\nThe output is too large to show here ({size}). All of it was saved to: {path}\n\nPreview (first 2KB):\n{preview}{tail}</persisted-output>"
+    )
+}

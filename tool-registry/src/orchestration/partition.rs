@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tool_sdk::{DynTool, InputError, ToolCall, ToolUseBlock};
 
+use super::config::OrchestratorConfig;
 use crate::pool::find_tool_by_name;
 
 /// One `tool_use` block, looked up and parsed once.
@@ -51,11 +52,34 @@ pub struct Batch {
 /// Looks up and parses every block once, then groups them (SPEC §5.1): a call is
 /// concurrency-safe only if its tool exists, its input parses, and the tool says so for that
 /// input (a panic there counts as unsafe). Consecutive safe calls share a batch; every other
-/// call is a batch of its own. Block order is kept.
+/// call is a batch of its own. Block order is kept. Every tool parses strictly; see
+/// [`partition_tool_calls_with`] for the lenient opt-out.
 pub fn partition_tool_calls(blocks: &[ToolUseBlock], tools: &[Arc<dyn DynTool>]) -> Vec<Batch> {
+    partition_tool_calls_with(blocks, tools, &OrchestratorConfig::default())
+}
+
+/// [`partition_tool_calls`], parsing the input of the tools in
+/// `config.lenient_input_tools` leniently (unknown root keys dropped).
+pub fn partition_tool_calls_with(
+    blocks: &[ToolUseBlock],
+    tools: &[Arc<dyn DynTool>],
+    config: &OrchestratorConfig,
+) -> Vec<Batch> {
+    partition_by(
+        blocks,
+        |name| find_tool_by_name(tools, name).cloned(),
+        config,
+    )
+}
+
+pub(crate) fn partition_by(
+    blocks: &[ToolUseBlock],
+    find: impl Fn(&str) -> Option<Arc<dyn DynTool>>,
+    config: &OrchestratorConfig,
+) -> Vec<Batch> {
     let mut batches: Vec<Batch> = Vec::new();
     for block in blocks {
-        let call = prepare(block, tools);
+        let call = prepare_call_by(block, &find, config);
         match batches.last_mut() {
             Some(last) if call.is_concurrency_safe && last.is_concurrency_safe => {
                 last.calls.push(call)
@@ -69,10 +93,30 @@ pub fn partition_tool_calls(blocks: &[ToolUseBlock], tools: &[Arc<dyn DynTool>])
     batches
 }
 
-fn prepare(block: &ToolUseBlock, tools: &[Arc<dyn DynTool>]) -> PreparedCall {
-    let tool = find_tool_by_name(tools, &block.name).cloned();
+/// Looks up and parses one block (the per-block step of [`partition_tool_calls_with`]).
+pub fn prepare_call(
+    block: &ToolUseBlock,
+    tools: &[Arc<dyn DynTool>],
+    config: &OrchestratorConfig,
+) -> PreparedCall {
+    prepare_call_by(
+        block,
+        |name| find_tool_by_name(tools, name).cloned(),
+        config,
+    )
+}
+
+pub(crate) fn prepare_call_by(
+    block: &ToolUseBlock,
+    find: impl Fn(&str) -> Option<Arc<dyn DynTool>>,
+    config: &OrchestratorConfig,
+) -> PreparedCall {
+    let tool = find(&block.name);
     let parsed = tool.as_ref().map(|tool| {
-        let input = block.input.clone();
+        let mut input = block.input.clone();
+        if config.lenient_input_tools.contains(tool.name()) {
+            drop_unknown_keys(&mut input, tool.input_schema());
+        }
         match catch_unwind(AssertUnwindSafe(|| tool.parse_input(input))) {
             Ok(Ok(call)) => Ok(call),
             Ok(Err(error)) => Err(Prepared::Invalid(error)),
@@ -92,6 +136,14 @@ fn prepare(block: &ToolUseBlock, tools: &[Arc<dyn DynTool>]) -> PreparedCall {
         tool,
         parsed,
         is_concurrency_safe,
+    }
+}
+
+/// Removes the root keys of `input` that `schema` does not list (the lenient opt-out).
+pub(crate) fn drop_unknown_keys(input: &mut serde_json::Value, schema: &serde_json::Value) {
+    if let serde_json::Value::Object(map) = input {
+        let known: Vec<&str> = tool_sdk::schema::root_property_names(schema).collect();
+        map.retain(|key, _| known.contains(&key.as_str()));
     }
 }
 

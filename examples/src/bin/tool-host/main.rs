@@ -2,13 +2,17 @@
 //!
 //! ```text
 //! tool-host list                                   registered tools and their flags
-//! tool-host definitions                            the Anthropic Messages API `tools` array
+//! tool-host definitions [--format F] [--strict]    the `tools` array for a provider (pool options)
+//! tool-host pool [--deny R]... [--tools-json F]... the final tool pool in order (pool options)
 //! tool-host run FILE --root DIR [--rebase PREFIX]  answer an assistant message's tool_use blocks
 //! tool-host demo                                   a built-in turn over a temporary copy of files
+//! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! ```
 
 mod demo;
+mod pool_options;
 mod rebase;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,8 +21,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use tool_examples::workspace::Workspace;
 use tool_registry::{
-    OrchestratorConfig, ToolRegistry, TurnState, anthropic_tools, describe_batches,
-    partition_tool_calls, run_tools,
+    OrchestratorConfig, ToolRegistry, TurnState, describe_batches, partition_tool_calls, run_tools,
 };
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock, UserMessage};
@@ -38,8 +41,24 @@ struct Cli {
 enum Command {
     /// List the registered tools and their flags.
     List,
-    /// Print the Anthropic Messages API `tools` array as JSON.
-    Definitions,
+    /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
+    Definitions {
+        /// anthropic, openai-chat, openai-responses or mcp.
+        #[arg(long, default_value = "anthropic")]
+        format: tool_registry::export::ExportTarget,
+        /// OpenAI strict mode for every tool (a tool whose schema cannot be strict is sent
+        /// without it, with a warning on stderr naming the field).
+        #[arg(long)]
+        strict: bool,
+        #[command(flatten)]
+        pool: pool_options::PoolOptions,
+    },
+    /// Print the final tool pool in order: built-in tools sorted, then MCP tools sorted, with
+    /// flags and a deferred mark.
+    Pool {
+        #[command(flatten)]
+        pool: pool_options::PoolOptions,
+    },
     /// Answer the tool_use blocks of an assistant message. Prints the user message
     /// `{"role":"user","content":[tool_result, ...]}` on stdout and the batch plan on stderr.
     Run {
@@ -57,6 +76,9 @@ enum Command {
     /// Run a built-in assistant turn (parallel Glob, Grep and Read, then an Edit) over a
     /// temporary copy of a few files of this repository, printing the plan and the results.
     Demo,
+    /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
+    /// the matches, or with `--json` the `tool_result` block.
+    Search(search::SearchArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,7 +95,16 @@ fn main() -> ExitCode {
             print!("{}", list(registry.tools()));
             Ok(())
         }
-        Command::Definitions => print_json(&anthropic_tools(registry.tools())),
+        Command::Definitions {
+            format,
+            strict,
+            pool,
+        } => pool_options::definitions(&registry, &pool, format, strict)
+            .and_then(|definitions| print_json(&definitions)),
+        Command::Pool { pool } => pool.build(&registry).map(|pool| {
+            print!("{}", pool_options::describe_pool(&pool));
+        }),
+        Command::Search(args) => search::run(&registry, &args),
         Command::Run { file, root, rebase } => run_file(&registry, &file, &root, rebase.as_deref()),
         Command::Demo => demo::run(&registry),
     };
@@ -163,14 +194,12 @@ fn answer(
         .enable_all()
         .build()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    let mut state = TurnState {
+    let state = TurnState {
         extensions: Extensions::new().with(workspace),
         ..TurnState::default()
     };
-    Ok(runtime.block_on(run_tools(
-        blocks,
-        registry.tools(),
-        &mut state,
-        &OrchestratorConfig::default(),
-    )))
+    let config = OrchestratorConfig::from_env();
+    let turn =
+        runtime.block_on(run_tools(blocks, registry.tools(), state, &config).collect_results());
+    Ok(turn.results)
 }

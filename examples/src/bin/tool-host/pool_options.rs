@@ -1,0 +1,221 @@
+//! The pool options shared by `tool-host pool` and `tool-host definitions`: permission rules,
+//! run-time tools from JSON files, MCP tools from recorded `tools/list` results, and the pool
+//! modes (SPEC §6, §7, §10).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
+use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::permissions::{
+    AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext, validate_rules,
+};
+use tool_registry::search::{DeferralRules, is_deferred_tool};
+use tool_registry::{
+    PoolConfig, ToolPool, ToolRegistry, assemble_tool_pool, merge_and_filter_tools,
+};
+use tool_sdk::DynTool;
+
+/// How to build the tool pool.
+#[derive(Args, Debug, Clone, Default)]
+pub struct PoolOptions {
+    /// A deny rule such as `Bash`, `Bash(git *)` or `mcp__github` (repeatable).
+    #[arg(long = "deny", value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// An allow rule (repeatable).
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// An ask rule (repeatable).
+    #[arg(long = "ask", value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// A JSON file with an array of tool definitions (`name`, `description`, `input_schema`,
+    /// flags...). Their calls answer with a fixed text (repeatable).
+    #[arg(long = "tools-json", value_name = "FILE")]
+    pub tools_json: Vec<PathBuf>,
+    /// `SERVER=FILE`: the MCP tools of SERVER from a recorded `tools/list` result (the result
+    /// object or the whole JSON-RPC response). MCP servers are not connected, so their calls
+    /// answer with an error (repeatable).
+    #[arg(long = "mcp-tools-json", value_name = "SERVER=FILE")]
+    pub mcp_tools_json: Vec<String>,
+    /// Simple mode: only Bash, Read and Edit among the built-in tools.
+    #[arg(long)]
+    pub simple: bool,
+    /// Coordinator mode: keep only the coordinator tools.
+    #[arg(long)]
+    pub coordinator: bool,
+}
+
+/// The fixed answer of a tool loaded with `--tools-json`.
+pub fn json_tool_answer(file: &Path) -> String {
+    format!(
+        "This tool is defined in {} and has no implementation in tool-host; this is a fixed answer.",
+        file.display()
+    )
+}
+
+fn read_json(file: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+    serde_json::from_str(&text).map_err(|error| format!("{} is not JSON: {error}", file.display()))
+}
+
+impl PoolOptions {
+    /// The built-in tools: the registry's plus the `--tools-json` ones, names unique.
+    fn base_tools(&self, registry: &ToolRegistry) -> Result<Vec<Arc<dyn DynTool>>, String> {
+        let mut tools = registry.tools().to_vec();
+        for file in &self.tools_json {
+            let definitions = read_json(file)?;
+            let handler = ToolHandler::fixed_text(json_tool_answer(file));
+            let loaded = DynamicTool::many_from_json(&definitions, &handler)
+                .map_err(|error| format!("{}: {error}", file.display()))?;
+            tools.extend(loaded);
+        }
+        ToolRegistry::from_tools(tools)
+            .map(|registry| registry.tools().to_vec())
+            .map_err(|error| error.to_string())
+    }
+
+    fn mcp_tools(&self) -> Result<Vec<Arc<dyn DynTool>>, String> {
+        let mut tools = Vec::new();
+        for spec in &self.mcp_tools_json {
+            let Some((server, file)) = spec.split_once('=') else {
+                return Err(format!(
+                    "--mcp-tools-json `{spec}`: expected SERVER=FILE, such as github=tools.json"
+                ));
+            };
+            if server.is_empty() {
+                return Err(format!(
+                    "--mcp-tools-json `{spec}`: the server name is empty"
+                ));
+            }
+            let list = read_json(Path::new(file))?;
+            let list = list.get("response").cloned().unwrap_or(list);
+            tools.extend(
+                mcp_tools_from_list(server, &list, &McpImportOptions::default())
+                    .map_err(|error| format!("{file}: {error}"))?,
+            );
+        }
+        Ok(tools)
+    }
+
+    /// The permission rules, every one checked first (SPEC §6.5).
+    fn permissions(&self, aliases: &AliasTable) -> Result<ToolPermissionContext, String> {
+        let mut ctx = ToolPermissionContext::default();
+        let groups = [
+            ("--deny", PermissionBehavior::Deny, &self.deny),
+            ("--allow", PermissionBehavior::Allow, &self.allow),
+            ("--ask", PermissionBehavior::Ask, &self.ask),
+        ];
+        let mut problems = String::new();
+        for (flag, behavior, rules) in groups {
+            for problem in validate_rules(rules.iter().map(String::as_str)) {
+                let _ = write!(problems, "\n  {flag} {problem}");
+            }
+            for rule in rules {
+                ctx.add_rule_str(PermissionRuleSource::CliArg, behavior, rule, aliases);
+            }
+        }
+        if problems.is_empty() {
+            Ok(ctx)
+        } else {
+            Err(format!("bad permission rules:{problems}"))
+        }
+    }
+
+    /// The pool these options describe, over `registry`'s tools.
+    pub fn build(&self, registry: &ToolRegistry) -> Result<ToolPool, String> {
+        let base = self.base_tools(registry)?;
+        let permissions = self.permissions(&AliasTable::from_tools(&base))?;
+        let mcp = self.mcp_tools()?;
+        let config = PoolConfig {
+            simple: self.simple,
+            coordinator: self.coordinator,
+            ..PoolConfig::default()
+        };
+        let pool = assemble_tool_pool(&base, &permissions, &mcp, &config)
+            .map_err(|error| error.to_string())?;
+        Ok(if self.coordinator {
+            merge_and_filter_tools(&[], &pool, &config)
+        } else {
+            pool
+        })
+    }
+}
+
+/// The pool in order, one line per tool: position, name, kind (built-in or the MCP server),
+/// declared flags, and whether the tool is deferred (sent by name only, SPEC §4.1).
+pub fn describe_pool(pool: &ToolPool) -> String {
+    let width = pool.names().map(str::len).max().unwrap_or(4).max(4);
+    let mut text = format!(
+        "{:>3}  {:<width$}  {:<12} {:<10} {:<17} {:<12} {}\n",
+        "#", "NAME", "KIND", "READ-ONLY", "CONCURRENCY-SAFE", "DESTRUCTIVE", "DEFERRED"
+    );
+    for (index, tool) in pool.tools().iter().enumerate() {
+        let meta = tool.meta();
+        let kind = meta.mcp_info.as_ref().map_or_else(
+            || "built-in".to_owned(),
+            |info| format!("mcp:{}", info.server_name),
+        );
+        let deferred = if is_deferred_tool(tool.as_ref(), &DeferralRules::default()) {
+            "deferred"
+        } else {
+            "-"
+        };
+        let _ = writeln!(
+            text,
+            "{:>3}  {:<width$}  {:<12} {:<10} {:<17} {:<12} {}",
+            index + 1,
+            meta.name,
+            kind,
+            meta.read_only.label(),
+            meta.concurrency_safe.label(),
+            meta.destructive.label(),
+            deferred
+        );
+    }
+    let _ = writeln!(
+        text,
+        "{} tools: {} built-in, {} MCP",
+        pool.len(),
+        pool.built_in_count(),
+        pool.len() - pool.built_in_count()
+    );
+    text
+}
+
+/// The `tools` array of `format` for the pool `options` describe, rendered through a schema
+/// cache. With `strict`, OpenAI formats ask for strict mode; a tool whose schema cannot be
+/// strict is sent without it and a warning naming the field goes to stderr.
+pub fn definitions(
+    registry: &ToolRegistry,
+    options: &PoolOptions,
+    format: ExportTarget,
+    strict: bool,
+) -> Result<Vec<serde_json::Value>, String> {
+    let pool = options.build(registry)?;
+    let cache = SchemaCache::new();
+    let openai = matches!(
+        format,
+        ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses
+    );
+    if openai {
+        for tool in pool.tools() {
+            let entry = cache.entry(tool.as_ref());
+            if (strict || entry.strict)
+                && let Err(error) = entry.strict_input_schema()
+            {
+                eprintln!("tool-host: warning: {error}; sent without strict mode");
+            }
+        }
+    }
+    let request = RenderRequest {
+        strict,
+        strict_policy: StrictPolicy::DropStrict,
+        ..RenderRequest::default()
+    };
+    cache
+        .render(pool.tools(), format, &request)
+        .map_err(|error| error.to_string())
+}

@@ -1,0 +1,97 @@
+//! `tool-host search QUERY [--max-results N] [--json] [pool options]`: runs the ToolSearch tool
+//! over the pool the options describe (SPEC §3), as a model's call would.
+
+use std::sync::Arc;
+
+use clap::Args;
+use serde_json::json;
+use tool_registry::ToolRegistry;
+use tool_registry::search::{
+    SearchState, ToolSearch, ToolSearchConfig, insert_tool_search, is_deferred_tool,
+};
+use tool_sdk::blocks::TaggedToolResult;
+use tool_sdk::{
+    CancellationToken, DynTool, Extensions, ResultBlock, ToolResultBlock, ToolResultContent,
+    ToolUseContext, TypedTool,
+};
+
+use crate::pool_options::PoolOptions;
+
+/// The `search` command's arguments.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Keywords (`notebook jupyter`, `+slack send`), an exact name, an `mcp__server` prefix, or
+    /// `select:NAME1,NAME2`.
+    pub query: String,
+    /// At most this many keyword matches, 1 to 100.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub max_results: u8,
+    /// Print the `tool_result` block the model would receive, as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub pool: PoolOptions,
+}
+
+/// The id of the `tool_use` block this command answers.
+const TOOL_USE_ID: &str = "toolu_tool_host_search";
+
+/// Builds the pool (with ToolSearch added, as a host with search enabled has it), runs one
+/// ToolSearch call and prints its matches, or with `--json` the `tool_result` block.
+pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
+    let mut tools = args.pool.build(registry)?.tools().to_vec();
+    let config = ToolSearchConfig::default();
+    insert_tool_search(&mut tools, &config);
+    let deferred = tools
+        .iter()
+        .filter(|tool| is_deferred_tool(tool.as_ref(), &config.deferral))
+        .count();
+    let total = tools.len();
+    let state = SearchState::new(tools).with_rules(config.deferral);
+    let ctx = ToolUseContext::new(
+        TOOL_USE_ID,
+        CancellationToken::new(),
+        Arc::new(Extensions::new().with(state)),
+    );
+    let call = TypedTool::<ToolSearch>::new(None)
+        .parse_input(json!({"query": args.query, "max_results": args.max_results}))
+        .map_err(|error| error.format_for("ToolSearch"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let output = runtime
+        .block_on(call.call(ctx))
+        .map_err(|error| error.to_model_text())?;
+    if args.json {
+        let block = TaggedToolResult {
+            block: ToolResultBlock::success(TOOL_USE_ID, output.content),
+        };
+        let text = serde_json::to_string_pretty(&block).map_err(|error| error.to_string())?;
+        println!("{text}");
+        return Ok(());
+    }
+    print!("{}", describe(&output.content, deferred, total));
+    Ok(())
+}
+
+/// One line per match, numbered, then how many tools were searched; or the no-match text.
+fn describe(content: &ToolResultContent, deferred: usize, total: usize) -> String {
+    let mut text = String::new();
+    match content {
+        ToolResultContent::Blocks(blocks) => {
+            for (index, block) in blocks.iter().enumerate() {
+                if let ResultBlock::ToolReference { tool_name } = block {
+                    text.push_str(&format!("{}. {tool_name}\n", index + 1));
+                }
+            }
+        }
+        ToolResultContent::Text(message) => {
+            text.push_str(message);
+            text.push('\n');
+        }
+    }
+    text.push_str(&format!(
+        "searched {deferred} deferred tools in a pool of {total}\n"
+    ));
+    text
+}

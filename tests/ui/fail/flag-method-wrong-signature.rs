@@ -1,0 +1,24 @@
+use tool_sdk::prelude::*;
+
+/// Finds files by name.
+#[tool(name = "Glob", read_only = Self::is_read_only_pattern, max_result_size_chars = 100_000)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Glob {
+    /// The pattern.
+    pub pattern: String,
+}
+
+impl Tool for Glob {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+}
+
+impl Glob {
+    fn is_read_only_pattern(&self, strict: bool) -> bool {
+        strict && !self.pattern.is_empty()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,242 @@
+//! Dispatch and orchestration overhead (SPEC §5):
+//! - `dispatch/{sdk,hand}/N`: name lookup + argument parse + call of a no-op tool in a pool of
+//!   N tools, through [`Orchestrator::find_tool`] + `DynTool::parse_input` + `ToolCall::call`,
+//!   against a hand-written `HashMap<String, handler>` doing the same;
+//! - `run_tool_use/{sdk,direct}`: the full per-call pipeline against parsing the input with
+//!   serde and calling the tool's function directly;
+//! - `sleeps/1000x1ms_cap10`: 1,000 concurrency-safe calls of a 1 ms sleep with cap 10
+//!   (ideal: 100 ms).
+//!
+//! Run: `cargo bench -p tool-registry --bench dispatch -- --warm-up-time 1 --measurement-time 3`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+use tool_sdk::prelude::*;
+use tool_sdk::{InputError, MaxResultSize, ToolMeta, ToolOutput, ToolUseBlock, dyn_tool};
+
+/// Does nothing with its text and answers "ok".
+#[tool(
+    name = "Noop",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1_000
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Noop {
+    /// Ignored.
+    text: String,
+}
+
+impl Tool for Noop {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        black_box(&self.text);
+        Ok(ToolResult::new("ok".to_owned()))
+    }
+}
+
+/// Sleeps 1 ms.
+#[tool(
+    name = "Nap",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1_000
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Nap {}
+
+impl Tool for Nap {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        Ok(ToolResult::new("ok".to_owned()))
+    }
+}
+
+/// A pool filler: a run-time tool that is never called.
+struct Filler {
+    meta: ToolMeta,
+    schema: Value,
+}
+
+impl DynTool for Filler {
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
+    }
+    fn prompt(&self) -> Cow<'_, str> {
+        Cow::Borrowed("filler")
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+        Err(InputError::new(Vec::new()))
+    }
+}
+
+fn pool(size: usize) -> Vec<Arc<dyn DynTool>> {
+    let mut tools: Vec<Arc<dyn DynTool>> = (1..size)
+        .map(|i| {
+            Arc::new(Filler {
+                meta: ToolMeta::new(format!("tool_{i:05}"), MaxResultSize::Chars(1_000)),
+                schema: json!({"type": "object", "properties": {}}),
+            }) as Arc<dyn DynTool>
+        })
+        .collect();
+    tools.push(dyn_tool::<Noop>());
+    tools
+}
+
+type Handler = Box<dyn Fn(Value) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// What a hand-written registry does: a map from name to a closure that parses and calls.
+fn hand_registry(size: usize) -> HashMap<String, Handler> {
+    let mut map: HashMap<String, Handler> = (1..size)
+        .map(|i| {
+            let handler: Handler = Box::new(|_| Box::pin(async { Err("filler".to_owned()) }));
+            (format!("tool_{i:05}"), handler)
+        })
+        .collect();
+    let noop: Handler = Box::new(|input| {
+        Box::pin(async move {
+            let args: Noop = serde_json::from_value(input).map_err(|e| e.to_string())?;
+            black_box(&args.text);
+            Ok("ok".to_owned())
+        })
+    });
+    map.insert("Noop".to_owned(), noop);
+    map
+}
+
+fn dispatch(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let input = json!({"text": "hello"});
+    let mut group = c.benchmark_group("dispatch");
+    for size in [1usize, 100, 10_000] {
+        let orchestrator = Orchestrator::new(&pool(size), OrchestratorConfig::default());
+        group.bench_with_input(BenchmarkId::new("sdk", size), &size, |b, _| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
+                    let call = tool.parse_input(input.clone()).unwrap();
+                    let output: ToolOutput = call
+                        .call(ToolUseContext::detached("toolu_1"))
+                        .await
+                        .unwrap();
+                    black_box(output)
+                })
+            });
+        });
+        let hand = hand_registry(size);
+        group.bench_with_input(BenchmarkId::new("hand", size), &size, |b, _| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let handler = hand.get(black_box("Noop")).unwrap();
+                    black_box(handler(input.clone()).await.unwrap())
+                })
+            });
+        });
+    }
+    group.finish();
+}
+
+fn run_tool_use(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let orchestrator = Orchestrator::new(&pool(100), OrchestratorConfig::default());
+    let block = ToolUseBlock {
+        id: "toolu_1".into(),
+        name: "Noop".into(),
+        input: json!({"text": "hello"}),
+    };
+    let turn = TurnState::default();
+    let mut group = c.benchmark_group("run_tool_use");
+    group.bench_function("sdk", |b| {
+        b.iter(|| {
+            runtime.block_on(async { black_box(orchestrator.run_tool_use(&block, &turn).await) })
+        });
+    });
+    group.bench_function("direct", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let args: Noop = serde_json::from_value(block.input.clone()).unwrap();
+                let ctx = ToolUseContext::detached("toolu_1");
+                let result = args.call(&ctx).await.unwrap();
+                black_box(<Noop as Tool>::map_result(result.data, "toolu_1"))
+            })
+        });
+    });
+    group.finish();
+}
+
+fn sleeps(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let config = OrchestratorConfig {
+        max_concurrency: 10,
+        ..OrchestratorConfig::default()
+    };
+    let orchestrator = Orchestrator::new(&[dyn_tool::<Nap>()], config);
+    let blocks: Vec<ToolUseBlock> = (0..1_000)
+        .map(|i| ToolUseBlock {
+            id: format!("toolu_{i}"),
+            name: "Nap".into(),
+            input: json!({}),
+        })
+        .collect();
+    let mut group = c.benchmark_group("sleeps");
+    group.sample_size(10);
+    group.bench_function("1000x1ms_cap10", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let turn = orchestrator
+                    .run_tools(blocks.clone(), TurnState::default())
+                    .collect_results()
+                    .await;
+                assert_eq!(turn.results.len(), 1_000);
+                black_box(turn)
+            })
+        });
+    });
+    // The same 1,000 sleeps with a hand-written semaphore and one task each: what tokio's
+    // 1 ms timer granularity costs, without the orchestrator.
+    group.bench_function("1000x1ms_cap10_hand", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let permits = Arc::new(tokio::sync::Semaphore::new(10));
+                let tasks: Vec<_> = (0..1_000)
+                    .map(|_| {
+                        let permits = Arc::clone(&permits);
+                        tokio::spawn(async move {
+                            let _permit = permits.acquire().await.unwrap();
+                            tokio::time::sleep(Duration::from_millis(1)).await;
+                        })
+                    })
+                    .collect();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            })
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, run_tool_use, sleeps);
+criterion_main!(benches);

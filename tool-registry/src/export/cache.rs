@@ -1,0 +1,361 @@
+//! The session schema cache (SPEC §8.4): each tool's definition is captured at its first render
+//! and rendered byte-identically afterwards, whatever changes in the tool, until `clear()`.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use serde_json::Value;
+use tool_sdk::{DeclaredFlag, DynTool};
+
+use super::schema::export_input_schema;
+use super::strict::{StrictPolicy, StrictSchemaError, strict_schema};
+use super::{anthropic, mcp, openai};
+use crate::pool::is_mcp_tool;
+
+/// The four hints of an MCP `annotations` object, resolved fail-closed (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedHints {
+    /// `readOnlyHint`: true only when read-only is declared for every input.
+    pub read_only: bool,
+    /// `destructiveHint`: as declared; undeclared (or per-input) → `true` unless read-only.
+    pub destructive: bool,
+    /// `idempotentHint`: as declared; undeclared → `true` only for read-only tools.
+    pub idempotent: bool,
+    /// `openWorldHint`: as declared; undeclared → `true`.
+    pub open_world: bool,
+}
+
+impl ResolvedHints {
+    /// The hints of `tool`'s declared flags.
+    pub fn of(tool: &dyn DynTool) -> Self {
+        let meta = tool.meta();
+        let read_only = meta.read_only.for_every_input();
+        let or = |flag: DeclaredFlag, undeclared: bool| match flag {
+            DeclaredFlag::Always => true,
+            DeclaredFlag::Never => false,
+            DeclaredFlag::Default | DeclaredFlag::PerInput => undeclared,
+        };
+        Self {
+            read_only,
+            destructive: or(meta.destructive, !read_only),
+            idempotent: or(meta.idempotent, read_only),
+            open_world: or(meta.open_world, true),
+        }
+    }
+}
+
+/// What is captured of one tool at its first render: everything every target needs.
+#[derive(Debug)]
+pub struct CachedTool {
+    /// The exported name.
+    pub name: String,
+    /// The description sent (the tool's prompt).
+    pub description: String,
+    /// The input schema in export shape ([`export_input_schema`]).
+    pub input_schema: Value,
+    /// Whether the tool asked for strict schema adherence.
+    pub strict: bool,
+    /// The display title, if any.
+    pub title: Option<String>,
+    /// The MCP annotation hints.
+    pub hints: ResolvedHints,
+    /// The output schema, if the tool has one.
+    pub output_schema: Option<Value>,
+    rendered: [OnceLock<Rendered>; 4],
+    rendered_strict: [OnceLock<Result<Rendered, StrictSchemaError>>; 2],
+    strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
+}
+
+impl CachedTool {
+    /// Captures `tool` now.
+    pub fn capture(tool: &dyn DynTool) -> Self {
+        Self {
+            name: tool.name().to_owned(),
+            description: tool.prompt().into_owned(),
+            input_schema: export_input_schema(tool.input_schema()),
+            strict: tool.meta().strict,
+            title: tool.meta().title.as_deref().map(str::to_owned),
+            hints: ResolvedHints::of(tool),
+            output_schema: tool.output_schema().cloned(),
+            rendered: Default::default(),
+            rendered_strict: Default::default(),
+            strict_schema: OnceLock::new(),
+        }
+    }
+
+    /// The input schema transformed for OpenAI strict mode, computed once.
+    ///
+    /// # Errors
+    /// [`StrictSchemaError`] when the schema has a map or a tuple.
+    pub fn strict_input_schema(&self) -> Result<&Value, &StrictSchemaError> {
+        self.strict_schema
+            .get_or_init(|| strict_schema(&self.name, &self.input_schema))
+            .as_ref()
+    }
+
+    /// The base definition for `target` (no per-request fields), rendered once as a value and
+    /// as compact JSON text.
+    ///
+    /// # Errors
+    /// [`StrictSchemaError`] for an OpenAI target with `strict` under [`StrictPolicy::Error`].
+    fn base(
+        &self,
+        target: ExportTarget,
+        strict: bool,
+        policy: StrictPolicy,
+    ) -> Result<&Rendered, StrictSchemaError> {
+        let openai = matches!(
+            target,
+            ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses
+        );
+        if openai && (self.strict || strict) {
+            let chat = target == ExportTarget::OpenAiChat;
+            let slot = &self.rendered_strict[usize::from(!chat)];
+            match slot.get_or_init(|| {
+                self.strict_input_schema()
+                    .map(|schema| Rendered::new(openai::definition(self, chat, Some(schema))))
+                    .map_err(Clone::clone)
+            }) {
+                Ok(rendered) => return Ok(rendered),
+                Err(error) if policy == StrictPolicy::Error => return Err(error.clone()),
+                Err(error) => tracing::warn!(%error, "sending the tool without strict mode"),
+            }
+        }
+        Ok(self.rendered[target as usize].get_or_init(|| {
+            Rendered::new(match target {
+                ExportTarget::Anthropic => anthropic::definition(self),
+                ExportTarget::OpenAiChat => openai::definition(self, true, None),
+                ExportTarget::OpenAiResponses => openai::definition(self, false, None),
+                ExportTarget::Mcp => mcp::definition(self),
+            })
+        }))
+    }
+}
+
+/// One rendered definition: the value and its compact JSON text.
+#[derive(Debug)]
+struct Rendered {
+    value: Value,
+    json: String,
+}
+
+impl Rendered {
+    fn new(value: Value) -> Self {
+        let json = value.to_string();
+        Self { value, json }
+    }
+}
+
+/// Which API the definitions are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExportTarget {
+    /// Anthropic Messages API `tools`: `{"name","description","input_schema"}`.
+    Anthropic = 0,
+    /// OpenAI Chat Completions: `{"type":"function","function":{...}}`.
+    OpenAiChat = 1,
+    /// OpenAI Responses: `{"type":"function","name",...}`.
+    OpenAiResponses = 2,
+    /// MCP `tools/list`: `{"name","title","description","inputSchema","annotations",...}`.
+    Mcp = 3,
+}
+
+impl std::str::FromStr for ExportTarget {
+    type Err = String;
+
+    /// `anthropic`, `openai-chat`, `openai-responses` or `mcp`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "anthropic" => Ok(Self::Anthropic),
+            "openai-chat" => Ok(Self::OpenAiChat),
+            "openai-responses" => Ok(Self::OpenAiResponses),
+            "mcp" => Ok(Self::Mcp),
+            other => Err(format!(
+                "unknown format `{other}`; use anthropic, openai-chat, openai-responses or mcp"
+            )),
+        }
+    }
+}
+
+/// Per-request choices: added to a copy of each cached definition, never to the cache.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenderRequest {
+    /// Ask OpenAI targets for strict mode for every tool (tools that set `strict` get it
+    /// anyway). Anthropic definitions carry `"strict": true` only for tools that set it.
+    pub strict: bool,
+    /// What happens to a tool that cannot be strict.
+    pub strict_policy: StrictPolicy,
+    /// Anthropic only: names of tools sent with `"defer_loading": true` (SPEC §4.4).
+    pub defer_loading: Vec<String>,
+    /// Anthropic only: a `cache_control` object (e.g. `{"type":"ephemeral"}`) put on the last
+    /// built-in tool (the last tool that is not an MCP tool), so the built-in prefix is cached.
+    pub cache_control: Option<Value>,
+}
+
+/// The session's definitions cache (SPEC §8.4), shared by every render of a session.
+///
+/// Key: the tool's name, or `NAME:<schema JSON>` for tools with a raw JSON Schema
+/// (`has_json_schema`), so an MCP tool whose schema changes gets a new entry. The first render
+/// of a key captures name, description, schema, `strict`, title, hints and output schema;
+/// later renders reuse them byte for byte even if the tool's flags or prompt change.
+///
+/// ```
+/// use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+/// let cache = SchemaCache::new();
+/// let tools = tool_registry::ToolRegistry::collect().unwrap();
+/// let first = cache.render_json(tools.tools(), ExportTarget::Anthropic, &RenderRequest::default()).unwrap();
+/// let again = cache.render_json(tools.tools(), ExportTarget::Anthropic, &RenderRequest::default()).unwrap();
+/// assert_eq!(first, again);
+/// ```
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    entries: RwLock<HashMap<String, Arc<CachedTool>>>,
+}
+
+/// The cache key of `tool` (SPEC §8.4).
+pub fn cache_key(tool: &dyn DynTool) -> String {
+    if tool.has_json_schema() {
+        format!("{}:{}", tool.name(), tool.input_schema())
+    } else {
+        tool.name().to_owned()
+    }
+}
+
+impl SchemaCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The captured entry of `tool`, capturing it now on a miss.
+    pub fn entry(&self, tool: &dyn DynTool) -> Arc<CachedTool> {
+        let key = cache_key(tool);
+        if let Some(entry) = self.read().get(&key) {
+            return Arc::clone(entry);
+        }
+        let captured = Arc::new(CachedTool::capture(tool));
+        let mut entries = self
+            .entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(entries.entry(key).or_insert(captured))
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CachedTool>>> {
+        self.entries
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Forgets every entry (the reference clears on auth changes and logout).
+    pub fn clear(&self) {
+        self.entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    /// `true` when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
+    /// The definitions of `tools` for `target`, in order, with the per-request fields of
+    /// `request` added to copies.
+    ///
+    /// # Errors
+    /// [`StrictSchemaError`] naming the tool and field, for an OpenAI target in strict mode
+    /// under [`StrictPolicy::Error`].
+    pub fn render(
+        &self,
+        tools: &[Arc<dyn DynTool>],
+        target: ExportTarget,
+        request: &RenderRequest,
+    ) -> Result<Vec<Value>, StrictSchemaError> {
+        let mut definitions = Vec::with_capacity(tools.len());
+        self.each(tools, target, request, |rendered, extra| {
+            let mut definition = rendered.value.clone();
+            extra.apply(&mut definition);
+            definitions.push(definition);
+        })?;
+        Ok(definitions)
+    }
+
+    /// [`SchemaCache::render`] as the compact JSON text of the array: the bytes sent. Cached
+    /// definitions are copied as text, so a warm render does not serialise them again.
+    ///
+    /// # Errors
+    /// As [`SchemaCache::render`].
+    pub fn render_json(
+        &self,
+        tools: &[Arc<dyn DynTool>],
+        target: ExportTarget,
+        request: &RenderRequest,
+    ) -> Result<String, StrictSchemaError> {
+        let mut text = String::from("[");
+        self.each(tools, target, request, |rendered, extra| {
+            if text.len() > 1 {
+                text.push(',');
+            }
+            if extra.is_empty() {
+                text.push_str(&rendered.json);
+            } else {
+                let mut definition = rendered.value.clone();
+                extra.apply(&mut definition);
+                text.push_str(&definition.to_string());
+            }
+        })?;
+        text.push(']');
+        Ok(text)
+    }
+
+    fn each(
+        &self,
+        tools: &[Arc<dyn DynTool>],
+        target: ExportTarget,
+        request: &RenderRequest,
+        mut visit: impl FnMut(&Rendered, PerRequest<'_>),
+    ) -> Result<(), StrictSchemaError> {
+        let last_built_in = tools.iter().rposition(|tool| !is_mcp_tool(tool.as_ref()));
+        let deferred: HashSet<&str> = request.defer_loading.iter().map(String::as_str).collect();
+        let anthropic = target == ExportTarget::Anthropic;
+        for (index, tool) in tools.iter().enumerate() {
+            let entry = self.entry(tool.as_ref());
+            let rendered = entry.base(target, request.strict, request.strict_policy)?;
+            let extra = PerRequest {
+                defer_loading: anthropic && deferred.contains(entry.name.as_str()),
+                cache_control: request
+                    .cache_control
+                    .as_ref()
+                    .filter(|_| anthropic && Some(index) == last_built_in),
+            };
+            visit(rendered, extra);
+        }
+        Ok(())
+    }
+}
+
+/// The per-request fields of one definition.
+struct PerRequest<'a> {
+    defer_loading: bool,
+    cache_control: Option<&'a Value>,
+}
+
+impl PerRequest<'_> {
+    fn is_empty(&self) -> bool {
+        !self.defer_loading && self.cache_control.is_none()
+    }
+
+    fn apply(&self, definition: &mut Value) {
+        if self.defer_loading {
+            definition["defer_loading"] = Value::Bool(true);
+        }
+        if let Some(cache_control) = self.cache_control {
+            definition["cache_control"] = cache_control.clone();
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The MCP `tools/list` shape: `{"name","title"?,"description","inputSchema","outputSchema"?,
+//! "annotations"}`.
+
+use serde_json::{Map, Value, json};
+
+use super::cache::CachedTool;
+
+/// The `tools/list` entry of a captured tool: `title` when known; `outputSchema` only when the
+/// tool has one whose root is `{"type":"object"}` (MCP requires that), in export shape; and
+/// `annotations` stating all four hints, fail-closed when undeclared
+/// ([`super::ResolvedHints`]).
+pub(super) fn definition(tool: &CachedTool) -> Value {
+    let mut map = Map::new();
+    map.insert("name".to_owned(), Value::String(tool.name.clone()));
+    if let Some(title) = &tool.title {
+        map.insert("title".to_owned(), Value::String(title.clone()));
+    }
+    map.insert(
+        "description".to_owned(),
+        Value::String(tool.description.clone()),
+    );
+    map.insert("inputSchema".to_owned(), tool.input_schema.clone());
+    if let Some(output) = &tool.output_schema
+        && output.get("type").and_then(Value::as_str) == Some("object")
+    {
+        let mut output = output.clone();
+        if let Value::Object(output) = &mut output {
+            output.shift_remove("$schema");
+        }
+        map.insert("outputSchema".to_owned(), output);
+    }
+    let hints = tool.hints;
+    map.insert(
+        "annotations".to_owned(),
+        json!({
+            "readOnlyHint": hints.read_only,
+            "destructiveHint": hints.destructive,
+            "idempotentHint": hints.idempotent,
+            "openWorldHint": hints.open_world,
+        }),
+    );
+    Value::Object(map)
+}

@@ -1,0 +1,118 @@
+/// Adds two numbers.
+///
+///# Tool
+///
+///Registered with `#[tool]` as **`Add`**.
+///
+///| property | value |
+///|---|---|
+///| read-only | yes |
+///| concurrency-safe | yes |
+///| destructive | no (default, not declared) |
+///| result size limit | 1000 chars |
+///| deferred | no (default) |
+pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError> {
+    Ok(input.a + input.b)
+}
+///The tool type of [`add()`](fn@add), registered as `Add`: its input as the model sends it.
+#[allow(non_camel_case_types)]
+pub struct add {
+    __input: AddArgs,
+}
+#[automatically_derived]
+impl<'de> ::tool_sdk::__private::Deserialize<'de> for add {
+    fn deserialize<__D: ::tool_sdk::__private::Deserializer<'de>>(
+        __deserializer: __D,
+    ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
+        ::tool_sdk::__private::Result::map(
+            <AddArgs as ::tool_sdk::__private::Deserialize<
+                'de,
+            >>::deserialize(__deserializer),
+            |__input| Self { __input },
+        )
+    }
+}
+#[automatically_derived]
+impl ::tool_sdk::__private::JsonSchema for add {
+    fn schema_name() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
+        <AddArgs as ::tool_sdk::__private::JsonSchema>::schema_name()
+    }
+    fn schema_id() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
+        <AddArgs as ::tool_sdk::__private::JsonSchema>::schema_id()
+    }
+    fn json_schema(
+        __generator: &mut ::tool_sdk::__private::SchemaGenerator,
+    ) -> ::tool_sdk::__private::Schema {
+        <AddArgs as ::tool_sdk::__private::JsonSchema>::json_schema(__generator)
+    }
+    fn inline_schema() -> ::tool_sdk::__private::bool {
+        <AddArgs as ::tool_sdk::__private::JsonSchema>::inline_schema()
+    }
+}
+#[automatically_derived]
+impl ::tool_sdk::__private::Tool for add {
+    type Output = i64;
+    async fn call(
+        self,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
+    ) -> ::tool_sdk::__private::Result<
+        ::tool_sdk::__private::ToolResult<i64>,
+        ::tool_sdk::__private::ToolError,
+    > {
+        let _ = &__ctx;
+        let __result = add(self.__input, __ctx).await;
+        match __result {
+            ::tool_sdk::__private::Result::Ok(__output) => {
+                ::tool_sdk::__private::Result::Ok(
+                    <::tool_sdk::__private::ToolResult<
+                        i64,
+                    > as ::tool_sdk::__private::From<_>>::from(__output),
+                )
+            }
+            ::tool_sdk::__private::Result::Err(__error) => {
+                ::tool_sdk::__private::Result::Err(
+                    ::core::convert::Into::<
+                        ::tool_sdk::__private::ToolError,
+                    >::into(__error),
+                )
+            }
+        }
+    }
+}
+#[automatically_derived]
+impl ::tool_sdk::__private::ToolSpec for add {
+    const NAME: &'static ::tool_sdk::__private::str = "Add";
+    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Adds two numbers.";
+    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
+        1000usize,
+    );
+    const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
+    const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
+    #[inline]
+    fn is_read_only(&self) -> ::tool_sdk::__private::bool {
+        true
+    }
+    #[inline]
+    fn is_concurrency_safe(&self) -> ::tool_sdk::__private::bool {
+        true
+    }
+}
+const _: () = {
+    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
+        #[allow(unused_imports)]
+        use ::tool_sdk::__private::{
+            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
+        };
+        (&::tool_sdk::__private::OutputSchemaProbe::<
+            i64,
+        >(::tool_sdk::__private::PhantomData))
+            .output_schema_fn()
+            .map(|schema| schema())
+    }
+    ::tool_sdk::__private::inventory::submit! {
+        ::tool_sdk::__private::ToolRegistration::of:: < add >
+        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+        ::core::line!(), module_path : ::core::module_path!(), })
+        .output_schema(__output_schema)
+    }
+};

@@ -1,0 +1,48 @@
+/// Only with the feature.
+#[cfg(feature = "gated")]
+#[derive(Deserialize, JsonSchema)]
+///
+///# Tool
+///
+///Registered with `#[tool]` as **`Gated`**.
+///
+///| property | value |
+///|---|---|
+///| read-only | yes |
+///| concurrency-safe | no (default, not declared) |
+///| destructive | no (default, not declared) |
+///| result size limit | unbounded (never persisted) |
+///| deferred | no (default) |
+pub struct Gated {}
+#[cfg(feature = "gated")]
+#[automatically_derived]
+impl ::tool_sdk::__private::ToolSpec for Gated {
+    const NAME: &'static ::tool_sdk::__private::str = "Gated";
+    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Only with the feature.";
+    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Unbounded;
+    const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
+    #[inline]
+    fn is_read_only(&self) -> ::tool_sdk::__private::bool {
+        true
+    }
+}
+#[cfg(feature = "gated")]
+const _: () = {
+    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
+        #[allow(unused_imports)]
+        use ::tool_sdk::__private::{
+            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
+        };
+        (&::tool_sdk::__private::OutputSchemaProbe::<
+            <Gated as ::tool_sdk::__private::Tool>::Output,
+        >(::tool_sdk::__private::PhantomData))
+            .output_schema_fn()
+            .map(|schema| schema())
+    }
+    ::tool_sdk::__private::inventory::submit! {
+        ::tool_sdk::__private::ToolRegistration::of:: < Gated >
+        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+        ::core::line!(), module_path : ::core::module_path!(), })
+        .output_schema(__output_schema)
+    }
+};

@@ -1,0 +1,67 @@
+/// Runs a shell command.
+#[derive(Deserialize, JsonSchema)]
+///
+///# Tool
+///
+///Registered with `#[tool]` as **`Bash`**.
+///
+///| property | value |
+///|---|---|
+///| aliases | `Shell` |
+///| read-only | per input: `Self::is_read_only_command` |
+///| concurrency-safe | per input: `Self::is_read_only_command` |
+///| destructive | no |
+///| result size limit | 30000 chars |
+///| search hint | execute shell commands |
+///| deferred | yes: loaded through ToolSearch |
+///| strict schema | yes |
+///| registered | when `crate::bash_enabled()` returns `true` at collection |
+///| registered | in test environments only |
+pub struct Bash {
+    /// The command.
+    pub command: String,
+}
+#[automatically_derived]
+impl ::tool_sdk::__private::ToolSpec for Bash {
+    const NAME: &'static ::tool_sdk::__private::str = "Bash";
+    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Runs a shell command.";
+    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
+        30000usize,
+    );
+    const ALIASES: &'static [&'static ::tool_sdk::__private::str] = &["Shell"];
+    const SEARCH_HINT: ::tool_sdk::__private::Option<
+        &'static ::tool_sdk::__private::str,
+    > = ::tool_sdk::__private::Option::Some("execute shell commands");
+    const SHOULD_DEFER: ::tool_sdk::__private::bool = true;
+    const STRICT: ::tool_sdk::__private::bool = true;
+    const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::PerInput;
+    const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::PerInput;
+    const DESTRUCTIVE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Never;
+    #[inline]
+    fn is_read_only(&self) -> ::tool_sdk::__private::bool {
+        Self::is_read_only_command(self)
+    }
+    #[inline]
+    fn is_concurrency_safe(&self) -> ::tool_sdk::__private::bool {
+        Self::is_read_only_command(self)
+    }
+}
+const _: () = {
+    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
+        #[allow(unused_imports)]
+        use ::tool_sdk::__private::{
+            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
+        };
+        (&::tool_sdk::__private::OutputSchemaProbe::<
+            <Bash as ::tool_sdk::__private::Tool>::Output,
+        >(::tool_sdk::__private::PhantomData))
+            .output_schema_fn()
+            .map(|schema| schema())
+    }
+    ::tool_sdk::__private::inventory::submit! {
+        ::tool_sdk::__private::ToolRegistration::of:: < Bash >
+        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+        ::core::line!(), module_path : ::core::module_path!(), }).enabled_if(crate
+        ::bash_enabled).test_only().output_schema(__output_schema)
+    }
+};

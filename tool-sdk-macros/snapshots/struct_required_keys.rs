@@ -1,0 +1,45 @@
+/// Finds files by name.
+#[derive(Deserialize, JsonSchema)]
+///
+///# Tool
+///
+///Registered with `#[tool]` as **`Glob`**.
+///
+///| property | value |
+///|---|---|
+///| read-only | no (default, not declared) |
+///| concurrency-safe | no (default, not declared) |
+///| destructive | no (default, not declared) |
+///| result size limit | 100000 chars |
+///| deferred | no (default) |
+pub struct Glob {
+    /// The pattern.
+    pub pattern: String,
+}
+#[automatically_derived]
+impl ::tool_sdk::__private::ToolSpec for Glob {
+    const NAME: &'static ::tool_sdk::__private::str = "Glob";
+    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Finds files by name.";
+    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
+        100000usize,
+    );
+}
+const _: () = {
+    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
+        #[allow(unused_imports)]
+        use ::tool_sdk::__private::{
+            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
+        };
+        (&::tool_sdk::__private::OutputSchemaProbe::<
+            <Glob as ::tool_sdk::__private::Tool>::Output,
+        >(::tool_sdk::__private::PhantomData))
+            .output_schema_fn()
+            .map(|schema| schema())
+    }
+    ::tool_sdk::__private::inventory::submit! {
+        ::tool_sdk::__private::ToolRegistration::of:: < Glob >
+        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+        ::core::line!(), module_path : ::core::module_path!(), })
+        .output_schema(__output_schema)
+    }
+};

@@ -1,0 +1,175 @@
+//! The function form: `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
+//! Result<T, E>`.
+//!
+//! The tool's type is a braced struct named like the fn (`struct name { .. }`): a braced struct
+//! lives only in the type namespace, so it sits beside the fn without a clash, as Rocket's
+//! route structs do. It wraps the input (or `NoInput` for a tool without parameters) and
+//! delegates `Deserialize` and `JsonSchema` to it, so the schema is exactly the input's.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, GenericArgument, PathArguments, Type};
+
+use crate::ast::ToolFn;
+use crate::docs::tool_section;
+use crate::paths::Private;
+use crate::valid::Model;
+
+/// The fn with its "Tool" docs section, the tool type, its `Deserialize`/`JsonSchema`
+/// delegation and `impl Tool`.
+pub(crate) fn generate(
+    model: &Model<'_>,
+    function: &ToolFn<'_>,
+    cfg: &[&Attribute],
+) -> TokenStream {
+    let original = function.original;
+    let docs = tool_section(model);
+    let attrs = &original.attrs;
+    let vis = &original.vis;
+    let sig = &original.sig;
+    let block = &original.block;
+    let ident = &sig.ident;
+    let input = input_type(function);
+    let type_doc = format!(
+        "The tool type of [`{ident}()`](fn@{ident}), registered as `{}`: its input as the model sends it.",
+        model.name
+    );
+    let serde_impls = gen_input_delegation(ident, &input);
+    let tool_impl = gen_tool_impl(function);
+    quote! {
+        #(#attrs)*
+        #(#[doc = #docs])*
+        #vis #sig #block
+
+        #(#cfg)*
+        #[doc = #type_doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {
+            __input: #input,
+        }
+
+        #(#cfg)*
+        #serde_impls
+
+        #(#cfg)*
+        #tool_impl
+    }
+}
+
+/// `T` of the fn's `Result<T, E>`, or `X` when `T` is `ToolResult<X>`.
+pub(crate) fn output_type(function: &ToolFn<'_>) -> TokenStream {
+    let output = function.output;
+    match tool_result_payload(output) {
+        Some(payload) => quote!(#payload),
+        None => quote!(#output),
+    }
+}
+
+fn tool_result_payload(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "ToolResult" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    match arguments.args.first()? {
+        GenericArgument::Type(payload) => Some(payload),
+        _ => None,
+    }
+}
+
+/// The span of `E` in a `Result<T, E>` return type.
+fn error_type_span(output: &syn::ReturnType) -> Option<proc_macro2::Span> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else { return None };
+    let PathArguments::AngleBracketed(arguments) = &path.path.segments.last()?.arguments else {
+        return None;
+    };
+    arguments.args.iter().nth(1).map(Spanned::span)
+}
+
+fn input_type(function: &ToolFn<'_>) -> TokenStream {
+    match function.input {
+        Some(ty) => quote!(#ty),
+        None => quote!(#Private::NoInput),
+    }
+}
+
+fn gen_input_delegation(ident: &syn::Ident, input: &TokenStream) -> TokenStream {
+    // Every use goes through `ToolInput` and is spanned on the input type, so a missing derive
+    // is reported once, on the parameter, with `ToolInput`'s message naming the fix.
+    let span = input.span();
+    let input = quote_spanned!(span=> <#input as #Private::ToolInput>);
+    quote! {
+        #[automatically_derived]
+        impl<'de> #Private::Deserialize<'de> for #ident {
+            fn deserialize<__D: #Private::Deserializer<'de>>(
+                __deserializer: __D,
+            ) -> #Private::Result<Self, __D::Error> {
+                #Private::Result::map(#input::__deserialize(__deserializer), |__input| Self { __input })
+            }
+        }
+
+        #[automatically_derived]
+        impl #Private::JsonSchema for #ident {
+            fn schema_name() -> #Private::Cow<'static, #Private::str> {
+                #input::__schema_name()
+            }
+            fn schema_id() -> #Private::Cow<'static, #Private::str> {
+                #input::__schema_id()
+            }
+            fn json_schema(__generator: &mut #Private::SchemaGenerator) -> #Private::Schema {
+                #input::__json_schema(__generator)
+            }
+            fn inline_schema() -> #Private::bool {
+                #input::__inline_schema()
+            }
+        }
+    }
+}
+
+fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
+    let sig = &function.original.sig;
+    let ident = &sig.ident;
+    let output = output_type(function);
+    let ctx = format_ident!("__ctx");
+    let args = match (function.input.is_some(), function.takes_ctx) {
+        (true, true) => quote!(self.__input, #ctx),
+        (true, false) => quote!(self.__input),
+        (false, true) => quote!(#ctx),
+        (false, false) => quote!(),
+    };
+    // Spanned on the error type, so one without `Into<ToolError>` is reported there.
+    let span = error_type_span(&sig.output).unwrap_or_else(|| function.output.span());
+    let tool_error = quote_spanned!(span=> ::tool_sdk::__private::ToolError);
+    let convert = quote_spanned!(span=>
+        match __result {
+            #Private::Result::Ok(__output) => #Private::Result::Ok(
+                <#Private::ToolResult<#output> as #Private::From<_>>::from(__output),
+            ),
+            #Private::Result::Err(__error) => #Private::Result::Err(
+                ::core::convert::Into::<#tool_error>::into(__error),
+            ),
+        }
+    );
+    quote! {
+        #[automatically_derived]
+        impl #Private::Tool for #ident {
+            type Output = #output;
+
+            async fn call(
+                self,
+                #ctx: &#Private::ToolUseContext,
+            ) -> #Private::Result<#Private::ToolResult<#output>, #Private::ToolError> {
+                let _ = &#ctx;
+                let __result = #ident(#args).await;
+                #convert
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Expansion snapshots: representative inputs expanded by [`crate::expand::tool`], formatted with
+//! prettyplease and compared with the files in `snapshots/`. Run with `UPDATE_SNAPSHOTS=1` to
+//! rewrite them after an intended change, then read the diff.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand::tool;
+
+fn expand(args: TokenStream, item: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tool(args, item)).expect("the expansion parses as a file");
+    prettyplease::unparse(&file)
+}
+
+fn check_snapshot(name: &str, actual: &str) {
+    let path = format!("{}/snapshots/{name}.rs", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).expect("write the snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {path}; run with UPDATE_SNAPSHOTS=1"));
+    assert_eq!(
+        actual, expected,
+        "expansion of `{name}` changed; run with UPDATE_SNAPSHOTS=1 and review the diff"
+    );
+}
+
+#[test]
+fn struct_with_required_keys_only() {
+    let out = expand(
+        quote!(name = "Glob", max_result_size_chars = 100_000),
+        quote! {
+            /// Finds files by name.
+            #[derive(Deserialize, JsonSchema)]
+            pub struct Glob {
+                /// The pattern.
+                pub pattern: String,
+            }
+        },
+    );
+    check_snapshot("struct_required_keys", &out);
+}
+
+#[test]
+fn struct_with_every_key() {
+    let out = expand(
+        quote!(
+            name = "Bash",
+            aliases = ["Shell"],
+            search_hint = "execute shell commands",
+            read_only = Self::is_read_only_command,
+            concurrency_safe = Self::is_read_only_command,
+            destructive = false,
+            max_result_size_chars = 30_000,
+            should_defer,
+            strict,
+            enabled_if = crate::bash_enabled,
+            test_only,
+        ),
+        quote! {
+            /// Runs a shell command.
+            #[derive(Deserialize, JsonSchema)]
+            pub struct Bash {
+                /// The command.
+                pub command: String,
+            }
+        },
+    );
+    check_snapshot("struct_every_key", &out);
+}
+
+#[test]
+fn cfg_gated_struct_gates_every_generated_item() {
+    let out = expand(
+        quote!(name = "Gated", read_only, max_result_size_chars = unbounded),
+        quote! {
+            /// Only with the feature.
+            #[cfg(feature = "gated")]
+            #[derive(Deserialize, JsonSchema)]
+            pub struct Gated {}
+        },
+    );
+    check_snapshot("struct_cfg_gated", &out);
+}
+
+#[test]
+fn fn_form_with_input_and_context() {
+    let out = expand(
+        quote!(
+            name = "Add",
+            read_only,
+            concurrency_safe,
+            max_result_size_chars = 1_000
+        ),
+        quote! {
+            /// Adds two numbers.
+            pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError> {
+                Ok(input.a + input.b)
+            }
+        },
+    );
+    check_snapshot("fn_input_and_context", &out);
+}
+
+#[test]
+fn fn_form_without_parameters() {
+    let out = expand(
+        quote!(name = "Now", max_result_size_chars = 100),
+        quote! {
+            /// Reports the time.
+            async fn now() -> Result<ToolResult<String>, String> {
+                Ok(ToolResult::new("noon".to_owned()))
+            }
+        },
+    );
+    check_snapshot("fn_no_parameters", &out);
+}
+
+#[test]
+fn errors_keep_the_item_and_report_everything() {
+    let out = expand(
+        quote!(
+            name = "mcp__x",
+            search_hint = "x.",
+            max_result_size_chars = 0
+        ),
+        quote! {
+            #[derive(Deserialize, JsonSchema)]
+            pub struct Broken {
+                pub x: String,
+            }
+        },
+    );
+    check_snapshot("errors_fallback", &out);
+}
+
+fn errors(args: TokenStream) -> Vec<String> {
+    let args = crate::attr::ToolArgs::parse(args);
+    match args {
+        Ok(_) => Vec::new(),
+        Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+#[test]
+fn key_errors_are_collected_with_the_key_named() {
+    assert_eq!(
+        errors(quote!(
+            name = "A",
+            name = "B",
+            read_onyl,
+            max_result_size_chars = "x"
+        )),
+        [
+            "Duplicate field `name`",
+            "Unknown field: `read_onyl`. Did you mean `read_only`?",
+            "expected a number of chars (`max_result_size_chars = 100_000`) or `unbounded` at max_result_size_chars",
+        ]
+    );
+    assert_eq!(
+        errors(quote!(read_only = "true")),
+        ["write the bool without quotes: `true` at read_only"]
+    );
+}
+
+#[test]
+fn name_and_hint_rules() {
+    use crate::valid::{name_problem, search_hint_problem};
+    assert_eq!(name_problem("Glob"), None);
+    assert_eq!(name_problem(&"a".repeat(64)), None);
+    assert_eq!(
+        name_problem(&"a".repeat(65)).unwrap(),
+        "`name` is 65 chars long; the model APIs accept at most 64"
+    );
+    assert_eq!(
+        name_problem("a b").unwrap(),
+        "`name` contains ' '; tool names may use only ASCII letters, digits, `_` and `-`"
+    );
+    assert!(name_problem("mcp__s__t").unwrap().contains("reserved"));
+    assert_eq!(search_hint_problem("find files by name"), None);
+    assert_eq!(
+        search_hint_problem("one two three four five six seven eight nine ten eleven").unwrap(),
+        "`search_hint` has 11 words; write a 3-10 word capability phrase, e.g. \"find files by name pattern\""
+    );
+    assert!(
+        search_hint_problem("find files by name.")
+            .unwrap()
+            .contains("period")
+    );
+}
