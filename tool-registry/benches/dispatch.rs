@@ -1,11 +1,16 @@
 //! Dispatch and orchestration overhead (SPEC §5):
 //! - `dispatch/{sdk,hand}/N`: name lookup + argument parse + call of a no-op tool in a pool of
-//!   N tools, through [`Orchestrator::find_tool`] + `DynTool::parse_input` + `ToolCall::call`,
-//!   against a hand-written `HashMap<String, handler>` doing the same;
+//!   N tools, through [`Orchestrator::find_tool`] + `DynTool::parse_input` (schema check +
+//!   serde) + `ToolCall::call` with a fresh `ToolUseContext`, against a hand-written
+//!   `HashMap<String, handler>` whose handler does `serde_json::from_value` into the same struct
+//!   and calls it. Both sides clone the same input `Value` per call (the SDK takes it by
+//!   value), and both futures are polled once with `now_or_never` (no runtime entry);
 //! - `run_tool_use/{sdk,direct}`: the full per-call pipeline against parsing the input with
 //!   serde and calling the tool's function directly;
-//! - `sleeps/1000x1ms_cap10`: 1,000 concurrency-safe calls of a 1 ms sleep with cap 10
-//!   (ideal: 100 ms).
+//! - `sleeps/1000x1ms_cap10{,_precise}{,_hand}`: 1,000 concurrency-safe calls of a 1 ms sleep
+//!   with cap 10 (ideal: 100 ms), through the orchestrator and through a hand-written
+//!   semaphore; the sleep is tokio's timer (rounds 1 ms up to about 2 ms) or, in `_precise`,
+//!   `std::thread::sleep` on a blocking thread.
 //!
 //! Run: `cargo bench -p tool-registry --bench dispatch -- --warm-up-time 1 --measurement-time 3`.
 
@@ -16,6 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
@@ -59,6 +65,31 @@ impl Tool for Nap {
         tokio::time::sleep(Duration::from_millis(1)).await;
         Ok(ToolResult::new("ok".to_owned()))
     }
+}
+
+/// Sleeps 1 ms on a blocking thread (`std::thread::sleep`, accurate to tens of µs), not on
+/// tokio's 1 ms-granular timer.
+#[tool(
+    name = "PreciseNap",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1_000
+)]
+#[derive(Deserialize, JsonSchema)]
+struct PreciseNap {}
+
+impl Tool for PreciseNap {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        precise_sleep().await;
+        Ok(ToolResult::new("ok".to_owned()))
+    }
+}
+
+async fn precise_sleep() {
+    tokio::task::spawn_blocking(|| std::thread::sleep(Duration::from_millis(1)))
+        .await
+        .unwrap();
 }
 
 /// A pool filler: a run-time tool that is never called.
@@ -117,34 +148,31 @@ fn hand_registry(size: usize) -> HashMap<String, Handler> {
 }
 
 fn dispatch(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let input = json!({"text": "hello"});
     let mut group = c.benchmark_group("dispatch");
     for size in [1usize, 100, 10_000] {
         let orchestrator = Orchestrator::new(&pool(size), OrchestratorConfig::default());
         group.bench_with_input(BenchmarkId::new("sdk", size), &size, |b, _| {
             b.iter(|| {
-                runtime.block_on(async {
-                    let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-                    let call = tool.parse_input(input.clone()).unwrap();
-                    let output: ToolOutput = call
-                        .call(ToolUseContext::detached("toolu_1"))
-                        .await
-                        .unwrap();
-                    black_box(output)
-                })
+                let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
+                let call = tool.parse_input(input.clone()).unwrap();
+                let output: ToolOutput = call
+                    .call(ToolUseContext::detached("toolu_1"))
+                    .now_or_never()
+                    .expect("the no-op finishes at once")
+                    .unwrap();
+                black_box(output)
             });
         });
         let hand = hand_registry(size);
         group.bench_with_input(BenchmarkId::new("hand", size), &size, |b, _| {
             b.iter(|| {
-                runtime.block_on(async {
-                    let handler = hand.get(black_box("Noop")).unwrap();
-                    black_box(handler(input.clone()).await.unwrap())
-                })
+                let handler = hand.get(black_box("Noop")).unwrap();
+                let output = handler(input.clone())
+                    .now_or_never()
+                    .expect("the no-op finishes at once")
+                    .unwrap();
+                black_box(output)
             });
         });
     }
@@ -192,49 +220,60 @@ fn sleeps(c: &mut Criterion) {
         max_concurrency: 10,
         ..OrchestratorConfig::default()
     };
-    let orchestrator = Orchestrator::new(&[dyn_tool::<Nap>()], config);
-    let blocks: Vec<ToolUseBlock> = (0..1_000)
-        .map(|i| ToolUseBlock {
-            id: format!("toolu_{i}"),
-            name: "Nap".into(),
-            input: json!({}),
-        })
-        .collect();
+    let orchestrator = Orchestrator::new(&[dyn_tool::<Nap>(), dyn_tool::<PreciseNap>()], config);
+    let blocks = |name: &str| -> Vec<ToolUseBlock> {
+        (0..1_000)
+            .map(|i| ToolUseBlock {
+                id: format!("toolu_{i}"),
+                name: name.into(),
+                input: json!({}),
+            })
+            .collect()
+    };
     let mut group = c.benchmark_group("sleeps");
     group.sample_size(10);
-    group.bench_function("1000x1ms_cap10", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let turn = orchestrator
-                    .run_tools(blocks.clone(), TurnState::default())
-                    .collect_results()
-                    .await;
-                assert_eq!(turn.results.len(), 1_000);
-                black_box(turn)
-            })
+    // Two ways to wait 1 ms: tokio's timer, which rounds a 1 ms sleep up to about 2 ms, and
+    // `std::thread::sleep` on a blocking thread, which lasts about 1.05 ms. Each is run through
+    // the orchestrator and through a hand-written semaphore with one task per call.
+    for (tool, suffix) in [("Nap", ""), ("PreciseNap", "_precise")] {
+        let blocks = blocks(tool);
+        group.bench_function(format!("1000x1ms_cap10{suffix}"), |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let turn = orchestrator
+                        .run_tools(blocks.clone(), TurnState::default())
+                        .collect_results()
+                        .await;
+                    assert_eq!(turn.results.len(), 1_000);
+                    black_box(turn)
+                })
+            });
         });
-    });
-    // The same 1,000 sleeps with a hand-written semaphore and one task each: what tokio's
-    // 1 ms timer granularity costs, without the orchestrator.
-    group.bench_function("1000x1ms_cap10_hand", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let permits = Arc::new(tokio::sync::Semaphore::new(10));
-                let tasks: Vec<_> = (0..1_000)
-                    .map(|_| {
-                        let permits = Arc::clone(&permits);
-                        tokio::spawn(async move {
-                            let _permit = permits.acquire().await.unwrap();
-                            tokio::time::sleep(Duration::from_millis(1)).await;
+        let precise = tool == "PreciseNap";
+        group.bench_function(format!("1000x1ms_cap10{suffix}_hand"), |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let permits = Arc::new(tokio::sync::Semaphore::new(10));
+                    let tasks: Vec<_> = (0..1_000)
+                        .map(|_| {
+                            let permits = Arc::clone(&permits);
+                            tokio::spawn(async move {
+                                let _permit = permits.acquire().await.unwrap();
+                                if precise {
+                                    precise_sleep().await;
+                                } else {
+                                    tokio::time::sleep(Duration::from_millis(1)).await;
+                                }
+                            })
                         })
-                    })
-                    .collect();
-                for task in tasks {
-                    task.await.unwrap();
-                }
-            })
+                        .collect();
+                    for task in tasks {
+                        task.await.unwrap();
+                    }
+                })
+            });
         });
-    });
+    }
     group.finish();
 }
 

@@ -254,6 +254,9 @@ mod tests {
     use super::*;
 
     static PREDICATE_CALLS: AtomicUsize = AtomicUsize::new(0);
+    /// Held by every test that collects the registry, so the predicate counts one test's
+    /// collections only.
+    static COLLECTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     fn registry_test_flag_off() -> bool {
         PREDICATE_CALLS.fetch_add(1, Ordering::SeqCst);
@@ -298,6 +301,9 @@ mod tests {
 
     #[test]
     fn test_only_tools_need_a_test_environment_and_predicates_run_once_per_collection() {
+        let _collecting = COLLECTING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let before = PREDICATE_CALLS.load(Ordering::SeqCst);
         let production = ToolRegistry::collect().unwrap();
         assert_eq!(names(&production), Vec::<&str>::new());
@@ -347,6 +353,9 @@ mod tests {
             filtered.explain_empty().unwrap(),
             "1 linked tool was left out: `Web` (src/tools.rs:7 (my_tools)): its `enabled_if` predicate returned false"
         );
+        let _collecting = COLLECTING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let collected = ToolRegistry::collect_with(CollectOptions::test_environment()).unwrap();
         assert!(collected.explain_empty().is_none());
         assert!(collected.require_tools().is_ok());

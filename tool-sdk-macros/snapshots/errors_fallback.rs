@@ -20,3 +20,6 @@ impl ::tool_sdk::__private::ToolSpec for Broken {
 ::core::compile_error! {
     "`search_hint` has 1 word; write a 3-10 word capability phrase, e.g. \"find files by name pattern\""
 }
+::core::compile_error! {
+    "`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`"
+}

@@ -25,9 +25,7 @@ impl<'de> ::tool_sdk::__private::Deserialize<'de> for add {
         __deserializer: __D,
     ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
         ::tool_sdk::__private::Result::map(
-            <AddArgs as ::tool_sdk::__private::Deserialize<
-                'de,
-            >>::deserialize(__deserializer),
+            <AddArgs as ::tool_sdk::__private::ToolInput>::__deserialize(__deserializer),
             |__input| Self { __input },
         )
     }
@@ -35,18 +33,18 @@ impl<'de> ::tool_sdk::__private::Deserialize<'de> for add {
 #[automatically_derived]
 impl ::tool_sdk::__private::JsonSchema for add {
     fn schema_name() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <AddArgs as ::tool_sdk::__private::JsonSchema>::schema_name()
+        <AddArgs as ::tool_sdk::__private::ToolInput>::__schema_name()
     }
     fn schema_id() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <AddArgs as ::tool_sdk::__private::JsonSchema>::schema_id()
+        <AddArgs as ::tool_sdk::__private::ToolInput>::__schema_id()
     }
     fn json_schema(
         __generator: &mut ::tool_sdk::__private::SchemaGenerator,
     ) -> ::tool_sdk::__private::Schema {
-        <AddArgs as ::tool_sdk::__private::JsonSchema>::json_schema(__generator)
+        <AddArgs as ::tool_sdk::__private::ToolInput>::__json_schema(__generator)
     }
     fn inline_schema() -> ::tool_sdk::__private::bool {
-        <AddArgs as ::tool_sdk::__private::JsonSchema>::inline_schema()
+        <AddArgs as ::tool_sdk::__private::ToolInput>::__inline_schema()
     }
 }
 #[automatically_derived]
@@ -98,21 +96,13 @@ impl ::tool_sdk::__private::ToolSpec for add {
     }
 }
 const _: () = {
-    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
-        #[allow(unused_imports)]
-        use ::tool_sdk::__private::{
-            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
-        };
-        (&::tool_sdk::__private::OutputSchemaProbe::<
-            i64,
-        >(::tool_sdk::__private::PhantomData))
-            .output_schema_fn()
-            .map(|schema| schema())
-    }
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < add >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), })
-        .output_schema(__output_schema)
+        ::core::line!(), module_path : ::core::module_path!(), }).output_schema(|| {
+        #[allow(unused_imports)] use ::tool_sdk::__private:: { OutputSchemaFallback as _,
+        OutputSchemaViaJsonSchema as _ }; (& ::tool_sdk::__private::OutputSchemaProbe:: <
+        i64 > (::tool_sdk::__private::PhantomData)).output_schema_fn().map(| schema |
+        schema()) })
     }
 };

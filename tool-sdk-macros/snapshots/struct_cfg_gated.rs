@@ -28,21 +28,12 @@ impl ::tool_sdk::__private::ToolSpec for Gated {
 }
 #[cfg(feature = "gated")]
 const _: () = {
-    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
-        #[allow(unused_imports)]
-        use ::tool_sdk::__private::{
-            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
-        };
-        (&::tool_sdk::__private::OutputSchemaProbe::<
-            <Gated as ::tool_sdk::__private::Tool>::Output,
-        >(::tool_sdk::__private::PhantomData))
-            .output_schema_fn()
-            .map(|schema| schema())
-    }
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < Gated >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), })
-        .output_schema(__output_schema)
+        ::core::line!(), module_path : ::core::module_path!(), }).output_schema(|| {
+        #[allow(unused_imports)] use ::tool_sdk::__private:: { OutputSchemaFallback as _,
+        OutputSchemaViaJsonSchema as _ }; (& ::tool_sdk::__private::output_probe:: <
+        Gated > ()).output_schema_fn().map(| schema | schema()) })
     }
 };

@@ -39,29 +39,24 @@ impl ::tool_sdk::__private::ToolSpec for Bash {
     const DESTRUCTIVE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Never;
     #[inline]
     fn is_read_only(&self) -> ::tool_sdk::__private::bool {
-        Self::is_read_only_command(self)
+        let __method: fn(&Self) -> ::tool_sdk::__private::bool = Self::is_read_only_command;
+        __method(self)
     }
     #[inline]
     fn is_concurrency_safe(&self) -> ::tool_sdk::__private::bool {
-        Self::is_read_only_command(self)
+        let __method: fn(&Self) -> ::tool_sdk::__private::bool = Self::is_read_only_command;
+        __method(self)
     }
 }
 const _: () = {
-    fn __output_schema() -> ::tool_sdk::__private::Option<::tool_sdk::__private::Value> {
-        #[allow(unused_imports)]
-        use ::tool_sdk::__private::{
-            OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _,
-        };
-        (&::tool_sdk::__private::OutputSchemaProbe::<
-            <Bash as ::tool_sdk::__private::Tool>::Output,
-        >(::tool_sdk::__private::PhantomData))
-            .output_schema_fn()
-            .map(|schema| schema())
-    }
+    const __ENABLED_IF: fn() -> ::tool_sdk::__private::bool = crate::bash_enabled;
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < Bash >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).enabled_if(crate
-        ::bash_enabled).test_only().output_schema(__output_schema)
+        ::core::line!(), module_path : ::core::module_path!(), })
+        .enabled_if(__ENABLED_IF).test_only().output_schema(|| { #[allow(unused_imports)]
+        use ::tool_sdk::__private:: { OutputSchemaFallback as _,
+        OutputSchemaViaJsonSchema as _ }; (& ::tool_sdk::__private::output_probe:: < Bash
+        > ()).output_schema_fn().map(| schema | schema()) })
     }
 };

@@ -109,13 +109,14 @@ impl<'a> ToolFn<'a> {
             );
         }
         let mut input = None;
+        let mut input_pat = None;
         let mut takes_ctx = false;
         for argument in &sig.inputs {
             match argument {
                 FnArg::Receiver(receiver) => errors.push(
-                    darling::Error::custom(format!(
-                        "a #[tool] fn cannot take `self`: it is a free function; {FN_SHAPE}"
-                    ))
+                    darling::Error::custom(
+                        "a #[tool] fn must be a free function, not a method: move it out of the `impl` block and drop `self`",
+                    )
                     .with_span(receiver),
                 ),
                 FnArg::Typed(typed) => match &*typed.ty {
@@ -126,12 +127,13 @@ impl<'a> ToolFn<'a> {
                         ))
                         .with_span(&typed.ty),
                     ),
-                    ty if input.is_none() && !takes_ctx => input = Some(ty),
-                    ty => errors.push(
-                        darling::Error::custom(format!(
-                            "unexpected parameter: the input comes first and there is only one (put every field the model sends in one struct); {FN_SHAPE}"
-                        ))
-                        .with_span(ty),
+                    ty if input.is_none() && !takes_ctx => {
+                        input = Some(ty);
+                        input_pat = Some(&*typed.pat);
+                    }
+                    _ => errors.push(
+                        darling::Error::custom(extra_parameter(sig, input_pat, &typed.pat))
+                            .with_span(typed),
                     ),
                 },
             }
@@ -157,6 +159,35 @@ impl<'a> ToolFn<'a> {
             output: output.expect("an error was recorded when there is no output type"),
         })
     }
+}
+
+/// "a #[tool] fn takes one input parameter: put `a` and `b` in one ... struct, e.g. `async fn
+/// add(input: AddArgs, ctx: &ToolUseContext)`", naming the parameters as written.
+fn extra_parameter(sig: &syn::Signature, first: Option<&syn::Pat>, extra: &syn::Pat) -> String {
+    let name = |pat: &syn::Pat| match pat {
+        syn::Pat::Ident(ident) => format!("`{}`", ident.ident),
+        _ => "every parameter".to_owned(),
+    };
+    let names = match first {
+        Some(first) => format!("{} and {}", name(first), name(extra)),
+        None => name(extra),
+    };
+    let camel: String = sig
+        .ident
+        .to_string()
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect();
+    format!(
+        "a #[tool] fn takes one input parameter: put {names} in one `#[derive(Deserialize, JsonSchema)]` struct, e.g. `async fn {}(input: {camel}Args, ctx: &ToolUseContext)`",
+        sig.ident
+    )
 }
 
 /// `T` of a `Result<T, ..>` return type (any path ending in `Result`, such as

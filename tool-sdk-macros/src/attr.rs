@@ -7,8 +7,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit};
 
-/// Every key `#[tool]` accepts. darling reports unknown keys (with a did-you-mean) and
-/// repeated keys on its own. Keys that are fixed per tool (`should_defer`, `always_load`,
+/// Every key `#[tool]` accepts. Unknown and repeated keys are screened out before darling
+/// (see [`ToolArgs::parse`]). Keys that are fixed per tool (`should_defer`, `always_load`,
 /// `strict`, `test_only`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
 #[derive(Debug, FromMeta)]
 pub(crate) struct ToolArgs {
@@ -45,23 +45,76 @@ pub(crate) const KEYS: &[&str] = &[
 ];
 
 impl ToolArgs {
-    pub fn parse(args: proc_macro2::TokenStream) -> darling::Result<Self> {
-        let list = NestedMeta::parse_meta_list(args)?;
-        Self::from_list(&list)
+    /// The arguments, every problem pushed to `errors`; `None` when darling could not build
+    /// them.
+    ///
+    /// Unknown and repeated keys are screened out here, before darling sees the list, so that
+    /// they are reported in our wording ("unknown key `read_onyl`; did you mean
+    /// `read_only`?"). darling detects both on its own, but its error kind is private, so its
+    /// messages could be reworded only by matching their text, which would break silently on
+    /// a darling update. darling still parses every value. Screening also lets the checks
+    /// across keys run next to these errors.
+    pub fn parse(
+        args: proc_macro2::TokenStream,
+        errors: &mut darling::error::Accumulator,
+    ) -> Option<Self> {
+        let list =
+            errors.handle(NestedMeta::parse_meta_list(args).map_err(darling::Error::from))?;
+        let mut seen: Vec<String> = Vec::new();
+        let mut known = Vec::new();
+        for item in list {
+            let NestedMeta::Meta(meta) = &item else {
+                errors.push(
+                    darling::Error::custom(
+                        "expected `key = value` or a bare flag such as `read_only`, not a literal",
+                    )
+                    .with_span(&item),
+                );
+                continue;
+            };
+            let key = path_text(meta.path());
+            if !KEYS.contains(&key.as_str()) {
+                errors.push(darling::Error::custom(unknown_key(&key)).with_span(meta.path()));
+            } else if seen.contains(&key) {
+                errors.push(
+                    darling::Error::custom(format!("`{key}` is given twice; keep one"))
+                        .with_span(meta.path()),
+                );
+            } else {
+                seen.push(key);
+                known.push(item);
+            }
+        }
+        errors.handle(Self::from_list(&known))
     }
+}
 
-    /// The arguments without unknown keys, so the checks across keys can still run and report
-    /// their errors next to darling's "unknown field" ones. `None` when even that fails.
-    pub fn parse_known(args: proc_macro2::TokenStream) -> Option<Self> {
-        let list = NestedMeta::parse_meta_list(args).ok()?;
-        let known: Vec<NestedMeta> = list
-            .into_iter()
-            .filter(|item| match item {
-                NestedMeta::Meta(meta) => KEYS.iter().any(|key| meta.path().is_ident(key)),
-                _ => false,
-            })
-            .collect();
-        Self::from_list(&known).ok()
+/// `a::b` for a path, as written.
+fn path_text(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// "unknown key `read_onyl`; did you mean `read_only`?", or the list of keys when none is
+/// close.
+fn unknown_key(key: &str) -> String {
+    let closest = KEYS
+        .iter()
+        .map(|known| (strsim::jaro_winkler(key, known), *known))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match closest {
+        Some((_, known)) => format!("unknown key `{key}`; did you mean `{known}`?"),
+        None => format!(
+            "unknown key `{key}`; the keys are {}",
+            KEYS.iter()
+                .map(|known| format!("`{known}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -177,7 +230,16 @@ impl FromMeta for MaxSize {
                 lit: Lit::Int(value),
                 ..
             }) => value.base10_parse::<u64>().map(Self::Chars).map_err(|_| {
-                darling::Error::custom("expected a whole number of chars").with_span(value)
+                let message = if value.base10_digits().bytes().all(|b| b.is_ascii_digit()) {
+                    format!(
+                        "`max_result_size_chars = {}` is too large: at most {} chars; write `unbounded` to never persist",
+                        value.base10_digits(),
+                        u64::MAX
+                    )
+                } else {
+                    "expected a whole number of chars".to_owned()
+                };
+                darling::Error::custom(message).with_span(value)
             }),
             Expr::Path(path) if path.path.is_ident("unbounded") => Ok(Self::Unbounded),
             other => Err(darling::Error::custom(

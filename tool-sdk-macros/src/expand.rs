@@ -9,7 +9,7 @@ use crate::ast::{ToolInput, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 use crate::docs::tool_section;
 use crate::fn_form;
-use crate::paths::Private;
+use crate::paths::{Private, private_at};
 use crate::valid::{Model, check};
 
 /// The item `#[tool]` was given, parsed as a struct or an fn.
@@ -24,24 +24,14 @@ enum Item {
 /// error.
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = match parse_item(item.clone()) {
-        Some(item) => item,
-        None => {
-            let error = syn::Error::new(
-                Span::call_site(),
-                "#[tool] goes on a struct with named fields (the tool's input), such as `struct Glob { pattern: String }`, or on an `async fn`",
-            );
+        Ok(item) => item,
+        Err(error) => {
             let error = error.to_compile_error();
             return quote!(#item #error);
         }
     };
     let mut errors = darling::Error::accumulator();
-    let parsed = ToolArgs::parse(args.clone());
-    let known = if parsed.is_err() {
-        ToolArgs::parse_known(args)
-    } else {
-        None
-    };
-    let args = errors.handle(parsed);
+    let args = ToolArgs::parse(args, &mut errors);
     let input = errors.handle(match &item {
         Item::Struct(derive) => ToolInput::from_struct(derive),
         Item::Fn(function) => ToolInput::from_fn(function),
@@ -50,31 +40,49 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
         (Some(args), Some(input)) => errors.handle(check(args, input)),
         _ => None,
     };
-    if let (Some(known), Some(input)) = (known, input_again(&item)) {
-        // The keys themselves were wrong; still report what the item-level checks find.
-        if let Err(more) = check(known, input) {
-            errors.push(more);
-        }
-    }
     match (model, errors.finish()) {
         (Some(model), Ok(())) => generate(&model),
-        (_, Err(error)) => fallback(&item, &error),
+        (_, Err(error)) => fallback(&item, error),
         (None, Ok(())) => unreachable!("a failed stage always records an error"),
     }
 }
 
-fn input_again(item: &Item) -> Option<ToolInput<'_>> {
-    match item {
-        Item::Struct(derive) => ToolInput::from_struct(derive).ok(),
-        Item::Fn(function) => ToolInput::from_fn(function).ok(),
+/// The item as a struct (or enum or union: `ast.rs` refuses those with a precise message) or
+/// an fn; anything else is refused here, spanned on its keyword.
+fn parse_item(item: TokenStream) -> syn::Result<Item> {
+    match syn::parse2::<syn::Item>(item.clone())? {
+        syn::Item::Fn(function) => Ok(Item::Fn(function)),
+        syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => {
+            syn::parse2::<DeriveInput>(item).map(Item::Struct)
+        }
+        other => {
+            let (what, span) = item_keyword(&other);
+            Err(syn::Error::new(
+                span,
+                format!(
+                    "#[tool] cannot go on {what}; put it on a struct with named fields (the tool's input), such as `struct Glob {{ pattern: String }}`, or on an `async fn`"
+                ),
+            ))
+        }
     }
 }
 
-fn parse_item(item: TokenStream) -> Option<Item> {
-    if let Ok(function) = syn::parse2::<ItemFn>(item.clone()) {
-        return Some(Item::Fn(function));
+/// "a `const`" and the span of its keyword, for the item kinds `#[tool]` refuses.
+fn item_keyword(item: &syn::Item) -> (&'static str, Span) {
+    use syn::spanned::Spanned;
+    match item {
+        syn::Item::Const(item) => ("a `const`", item.const_token.span),
+        syn::Item::Static(item) => ("a `static`", item.static_token.span),
+        syn::Item::Impl(item) => ("an `impl` block", item.impl_token.span),
+        syn::Item::Trait(item) => ("a `trait`", item.trait_token.span),
+        syn::Item::Mod(item) => ("a `mod`", item.mod_token.span),
+        syn::Item::Type(item) => ("a `type` alias", item.type_token.span),
+        syn::Item::Use(item) => ("a `use`", item.use_token.span),
+        syn::Item::ExternCrate(item) => ("an `extern crate`", item.extern_token.span),
+        syn::Item::ForeignMod(item) => ("an `extern` block", item.abi.extern_token.span),
+        syn::Item::Macro(item) => ("a macro invocation", item.mac.path.span()),
+        other => ("this item", other.span()),
     }
-    syn::parse2::<DeriveInput>(item).ok().map(Item::Struct)
 }
 
 fn generate(model: &Model<'_>) -> TokenStream {
@@ -230,8 +238,7 @@ fn gen_flag(method: &str, flag: Option<&FlagValue>) -> TokenStream {
 
 fn gen_registration(model: &Model<'_>) -> TokenStream {
     let ident = model.input.ident();
-    // Spanned on the item's name, so a missing `impl Tool` is reported there. The output probe
-    // sits in a closure of the same expression, so rustc reports that one missing impl once.
+    // Spanned on the item's name, so a missing `impl Tool` is reported there.
     let of = quote_spanned!(ident.span()=> #Private::ToolRegistration::of::<#ident>);
     let mut checks = TokenStream::new();
     let mut modifiers = TokenStream::new();
@@ -246,11 +253,28 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
     if model.test_only {
         modifiers.extend(quote!(.test_only()));
     }
+    // Every token of the output probe (a closure, so it shares the registration's body) is
+    // spanned like `of` for the struct form: rustc then reports a missing `impl Tool` once.
+    let span = match &model.input.item {
+        ToolItem::Struct(_) => ident.span(),
+        ToolItem::Fn(_) => Span::call_site(),
+    };
     let probe = match &model.input.item {
-        ToolItem::Struct(_) => quote_spanned!(ident.span()=> #Private::output_probe::<#ident>()),
+        ToolItem::Struct(_) => {
+            let private = private_at(span);
+            quote_spanned!(span=> #private::output_probe::<#ident>())
+        }
         ToolItem::Fn(function) => {
             let output = fn_form::output_type(function);
             quote!(#Private::OutputSchemaProbe::<#output>(#Private::PhantomData))
+        }
+    };
+    let private = private_at(span);
+    let output_schema = quote_spanned! {span=>
+        || {
+            #[allow(unused_imports)]
+            use #private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
+            (&#probe).output_schema_fn().map(|schema| schema())
         }
     };
     quote! {
@@ -263,18 +287,20 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
                     module_path: ::core::module_path!(),
                 })
                 #modifiers
-                .output_schema(|| {
-                    #[allow(unused_imports)]
-                    use #Private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
-                    (&#probe).output_schema_fn().map(|schema| schema())
-                })
+                .output_schema(#output_schema)
             }
         };
     }
 }
 
-fn fallback(item: &Item, error: &darling::Error) -> TokenStream {
-    let errors = error.clone().write_errors();
+fn fallback(item: &Item, error: darling::Error) -> TokenStream {
+    // In source order, so a list of mistakes reads left to right.
+    let mut all: Vec<darling::Error> = error.flatten().into_iter().collect();
+    all.sort_by_key(|error| {
+        let start = error.span().start();
+        (start.line, start.column)
+    });
+    let errors = darling::Error::multiple(all).write_errors();
     let item = match item {
         Item::Struct(derive) => {
             // Any non-generic item gets the stub (an enum too), so a user's `impl Tool` next

@@ -12,3 +12,10 @@ impl ToTokens for Private {
         tokens.extend(quote!(::tool_sdk::__private));
     }
 }
+
+/// `::tool_sdk::__private` with every token spanned at `span`, for generated code whose
+/// errors must all point at one place of the user's code (rustc merges identical errors only
+/// at the same span).
+pub(crate) fn private_at(span: proc_macro2::Span) -> TokenStream {
+    quote::quote_spanned!(span=> ::tool_sdk::__private)
+}

@@ -136,9 +136,10 @@ fn errors_keep_the_item_and_report_everything() {
 }
 
 fn errors(args: TokenStream) -> Vec<String> {
-    let args = crate::attr::ToolArgs::parse(args);
-    match args {
-        Ok(_) => Vec::new(),
+    let mut errors = darling::Error::accumulator();
+    crate::attr::ToolArgs::parse(args, &mut errors);
+    match errors.finish() {
+        Ok(()) => Vec::new(),
         Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
     }
 }
@@ -153,8 +154,8 @@ fn key_errors_are_collected_with_the_key_named() {
             max_result_size_chars = "x"
         )),
         [
-            "Duplicate field `name`",
-            "Unknown field: `read_onyl`. Did you mean `read_only`?",
+            "`name` is given twice; keep one",
+            "unknown key `read_onyl`; did you mean `read_only`?",
             "expected a number of chars (`max_result_size_chars = 100_000`) or `unbounded` at max_result_size_chars",
         ]
     );
@@ -162,30 +163,54 @@ fn key_errors_are_collected_with_the_key_named() {
         errors(quote!(read_only = "true")),
         ["write the bool without quotes: `true` at read_only"]
     );
+    assert_eq!(
+        errors(quote!(max_result_size_chars = 99999999999999999999)),
+        [
+            "`max_result_size_chars = 99999999999999999999` is too large: at most 18446744073709551615 chars; write `unbounded` to never persist at max_result_size_chars"
+        ]
+    );
+    assert_eq!(
+        errors(quote!(colour = "red")),
+        [
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `enabled_if`"
+        ]
+    );
 }
 
 #[test]
 fn name_and_hint_rules() {
-    use crate::valid::{name_problem, search_hint_problem};
-    assert_eq!(name_problem("Glob"), None);
-    assert_eq!(name_problem(&"a".repeat(64)), None);
+    use crate::valid::{name_problem, search_hint_problems};
+    assert_eq!(name_problem("`name`", "Glob"), None);
+    assert_eq!(name_problem("`name`", &"a".repeat(64)), None);
     assert_eq!(
-        name_problem(&"a".repeat(65)).unwrap(),
+        name_problem("`name`", &"a".repeat(65)).unwrap(),
         "`name` is 65 chars long; the model APIs accept at most 64"
     );
     assert_eq!(
-        name_problem("a b").unwrap(),
-        "`name` contains ' '; tool names may use only ASCII letters, digits, `_` and `-`"
+        name_problem("`name`", "a b").unwrap(),
+        "`name` contains a space; tool names may use only ASCII letters, digits, `_` and `-`"
     );
-    assert!(name_problem("mcp__s__t").unwrap().contains("reserved"));
-    assert_eq!(search_hint_problem("find files by name"), None);
     assert_eq!(
-        search_hint_problem("one two three four five six seven eight nine ten eleven").unwrap(),
-        "`search_hint` has 11 words; write a 3-10 word capability phrase, e.g. \"find files by name pattern\""
+        name_problem("alias `a.b`", "a.b").unwrap(),
+        "alias `a.b` contains `.`; tool names may use only ASCII letters, digits, `_` and `-`"
     );
     assert!(
-        search_hint_problem("find files by name.")
+        name_problem("`name`", "mcp__s__t")
             .unwrap()
-            .contains("period")
+            .contains("reserved")
+    );
+    assert!(search_hint_problems("find files by name").is_empty());
+    assert_eq!(
+        search_hint_problems("one two three four five six seven eight nine ten eleven"),
+        [
+            "`search_hint` has 11 words; write a 3-10 word capability phrase, e.g. \"find files by name pattern\""
+        ]
+    );
+    assert_eq!(
+        search_hint_problems("find."),
+        [
+            "`search_hint` has 1 word; write a 3-10 word capability phrase, e.g. \"find files by name pattern\"",
+            "`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`",
+        ]
     );
 }

@@ -33,7 +33,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
 
     let name = match &args.name {
         Some(name) => {
-            if let Some(problem) = name_problem(name.as_str()) {
+            if let Some(problem) = name_problem("`name`", name.as_str()) {
                 errors.push(darling::Error::custom(problem).with_span(&name.span()));
             }
             name.as_str().to_owned()
@@ -96,10 +96,22 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
         }
     };
 
-    if let Some(hint) = &args.search_hint
-        && let Some(problem) = search_hint_problem(hint.as_str())
+    if let Some(hint) = &args.search_hint {
+        for problem in search_hint_problems(hint.as_str()) {
+            errors.push(darling::Error::custom(problem).with_span(&hint.span()));
+        }
+    }
+
+    if let (Some(defer), Some(always)) = (&args.should_defer, &args.always_load)
+        && defer.is_const_true()
+        && always.is_const_true()
     {
-        errors.push(darling::Error::custom(problem).with_span(&hint.span()));
+        errors.push(
+            darling::Error::custom(
+                "a tool cannot be both `should_defer` (loaded on demand through ToolSearch) and `always_load` (never deferred): remove one",
+            )
+            .with_span(&always.span()),
+        );
     }
 
     if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive)
@@ -118,11 +130,16 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
     if let Some(list) = &args.aliases {
         for alias in &list.0 {
             let text = alias.value();
-            if let Some(problem) = name_problem(&text) {
-                errors.push(darling::Error::custom(format!("alias {problem}")).with_span(alias));
+            if let Some(problem) = name_problem(&format!("alias `{text}`"), &text) {
+                errors.push(darling::Error::custom(problem).with_span(alias));
             } else if text == name {
                 errors.push(
                     darling::Error::custom("an alias repeats the tool's own `name`; remove it")
+                        .with_span(alias),
+                );
+            } else if aliases.contains(&text) {
+                errors.push(
+                    darling::Error::custom(format!("alias `{text}` is listed twice; keep one"))
                         .with_span(alias),
                 );
             }
@@ -184,16 +201,17 @@ fn fixed_flag(
 }
 
 /// Why `name` is not a valid tool name, if it is not: `^[A-Za-z0-9_-]{1,64}$`, and not
-/// starting with `mcp__` (reserved for MCP tools, SPEC §10).
-pub(crate) fn name_problem(name: &str) -> Option<String> {
+/// starting with `mcp__` (reserved for MCP tools, SPEC §10). `label` names the value in the
+/// message: "`name`", or "alias `Old Name`".
+pub(crate) fn name_problem(label: &str, name: &str) -> Option<String> {
     if name.is_empty() {
-        return Some(
-            "`name` is empty: give the name the model calls the tool by, e.g. \"Glob\"".to_owned(),
-        );
+        return Some(format!(
+            "{label} is empty: give the name the model calls the tool by, e.g. \"Glob\""
+        ));
     }
     if name.len() > MAX_NAME_LEN {
         return Some(format!(
-            "`name` is {} chars long; the model APIs accept at most {MAX_NAME_LEN}",
+            "{label} is {} chars long; the model APIs accept at most {MAX_NAME_LEN}",
             name.len()
         ));
     }
@@ -201,32 +219,39 @@ pub(crate) fn name_problem(name: &str) -> Option<String> {
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
+        let bad = match bad {
+            ' ' => "a space".to_owned(),
+            '\t' => "a tab".to_owned(),
+            other => format!("`{other}`"),
+        };
         return Some(format!(
-            "`name` contains {bad:?}; tool names may use only ASCII letters, digits, `_` and `-`"
+            "{label} contains {bad}; tool names may use only ASCII letters, digits, `_` and `-`"
         ));
     }
     if name.starts_with("mcp__") {
-        return Some(
-            "`name` starts with `mcp__`, which is reserved for tools imported from MCP servers; choose another name".to_owned(),
-        );
+        return Some(format!(
+            "{label} starts with `mcp__`, which is reserved for tools imported from MCP servers; choose another name"
+        ));
     }
     None
 }
 
-/// Why a search hint is not a 3–10 word phrase without a trailing period, if it is not.
-pub(crate) fn search_hint_problem(hint: &str) -> Option<String> {
+/// Why a search hint is not a 3–10 word phrase without a trailing period: every fault, in
+/// that order; empty when it is fine.
+pub(crate) fn search_hint_problems(hint: &str) -> Vec<String> {
+    let mut problems = Vec::new();
     let words = hint.split_whitespace().count();
     if !(3..=10).contains(&words) {
-        return Some(format!(
+        problems.push(format!(
             "`search_hint` has {words} word{}; write a 3-10 word capability phrase, e.g. \"find files by name pattern\"",
             if words == 1 { "" } else { "s" }
         ));
     }
     if hint.trim_end().ends_with('.') {
-        return Some(
+        problems.push(
             "`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`"
                 .to_owned(),
         );
     }
-    None
+    problems
 }

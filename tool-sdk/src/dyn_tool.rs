@@ -12,13 +12,13 @@ use serde_json::Value;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::input::{InputError, parse_input};
+use crate::input::{InputError, SchemaCheck, parse_input_checked};
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::registration::DefinitionSite;
 use crate::result::{ContextModifier, ToolError};
 use crate::schema::input_schema_for;
 use crate::tool::{
-    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
+    DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
 };
 
 /// The raw server and tool names of an MCP tool (the reference's `mcpInfo`, SPEC §10).
@@ -243,6 +243,8 @@ pub trait ToolCall: Send + Sync {
 pub struct TypedTool<T> {
     meta: ToolMeta,
     schema: OnceLock<Value>,
+    /// The schema's structural keywords, read once for [`DynTool::parse_input`].
+    check: OnceLock<SchemaCheck>,
     site: Option<DefinitionSite>,
     _input: PhantomData<fn() -> T>,
     output_schema: OnceLock<Option<Value>>,
@@ -267,6 +269,7 @@ impl<T: Tool> TypedTool<T> {
         Self {
             meta,
             schema: OnceLock::new(),
+            check: OnceLock::new(),
             site,
             _input: PhantomData,
             output_schema: OnceLock::new(),
@@ -303,7 +306,7 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn input_schema(&self) -> &Value {
-        self.schema.get_or_init(input_schema_for::<T>)
+        self.schema.get_or_init(input_schema_for::<InputOf<T>>)
     }
 
     fn definition_site(&self) -> Option<DefinitionSite> {
@@ -317,7 +320,9 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        let parsed: T = parse_input(input, self.input_schema())?;
+        let schema = self.input_schema();
+        let check = self.check.get_or_init(|| SchemaCheck::new(schema));
+        let InputOf(parsed) = parse_input_checked::<InputOf<T>>(&input, schema, check)?;
         Ok(Box::new(TypedCall(parsed)))
     }
 }

@@ -4,6 +4,7 @@
 //! as missing, then unexpected, then type mismatches, one line each, with paths written like
 //! `todos[0].activeForm`.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
@@ -132,7 +133,25 @@ impl fmt::Display for InputIssue {
 /// # Errors
 /// An [`InputError`] listing the issues.
 pub fn parse_input<T: DeserializeOwned>(input: Value, schema: &Value) -> Result<T, InputError> {
-    let input = &input;
+    parse_checked(&input, schema, |input| schema_accepts(input, schema))
+}
+
+/// [`parse_input`] with `check` built once from `schema` ([`SchemaCheck::new`]): the same
+/// inputs accepted, the same issues and messages, without a hash lookup into the schema per
+/// key.
+pub(crate) fn parse_input_checked<T: DeserializeOwned>(
+    input: &Value,
+    schema: &Value,
+    check: &SchemaCheck,
+) -> Result<T, InputError> {
+    parse_checked(input, schema, |input| check.accepts(input))
+}
+
+fn parse_checked<T: DeserializeOwned>(
+    input: &Value,
+    schema: &Value,
+    accepts: impl FnOnce(&Value) -> bool,
+) -> Result<T, InputError> {
     if !input.is_object() {
         return Err(InputError::new(vec![InputIssue::TypeMismatch {
             path: "(input)".to_owned(),
@@ -140,12 +159,12 @@ pub fn parse_input<T: DeserializeOwned>(input: Value, schema: &Value) -> Result<
             received: json_type(input).to_owned(),
         }]));
     }
-    if !schema_accepts(input, schema) {
+    if !accepts(input) {
         let mut issues = Vec::new();
         schema_issues(input, schema, "", &mut issues);
         debug_assert!(
             !issues.is_empty(),
-            "schema_accepts and schema_issues disagree"
+            "the quick schema check and schema_issues disagree"
         );
         return Err(InputError::new(issues));
     }
@@ -156,6 +175,171 @@ pub fn parse_input<T: DeserializeOwned>(input: Value, schema: &Value) -> Result<
             let path = error.path().to_string();
             InputError::new(vec![classify(&path, &error.inner().to_string())])
         }),
+    }
+}
+
+/// The structural keywords of a schema (`type`, `required`, `properties`,
+/// `"additionalProperties": false`, `items`), read once into a tree so that checking an input
+/// compares keys instead of looking each keyword up by hash. Answers exactly as
+/// [`schema_issues`] finding nothing.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SchemaCheck {
+    /// Allowed JSON types as [`kind_bit`] bits; `None` when any value passes.
+    types: Option<u8>,
+    /// The `properties`, in schema order, each with whether `required` names it.
+    properties: Vec<(Box<str>, bool, SchemaCheck)>,
+    /// Positions in `properties` by name, for schemas with many properties.
+    index: Option<HashMap<Box<str>, usize>>,
+    /// How many entries of `properties` are required.
+    required_properties: usize,
+    /// Required names that `properties` does not list.
+    required_elsewhere: Vec<Box<str>>,
+    /// `"additionalProperties": false`.
+    closed: bool,
+    /// The `items` schema, when it is an object.
+    items: Option<Box<SchemaCheck>>,
+}
+
+const INTEGER: u8 = 1 << 6;
+
+/// Up to this many properties a key is found by comparing names; beyond, through a hash map.
+const LINEAR_SCAN_MAX: usize = 16;
+
+/// The bit of `value`'s JSON type; integers also carry [`INTEGER`].
+fn kind_bit(value: &Value) -> u8 {
+    match value {
+        Value::Null => 1,
+        Value::Bool(_) => 1 << 1,
+        Value::Number(number) if number.is_i64() || number.is_u64() => (1 << 2) | INTEGER,
+        Value::Number(_) => 1 << 2,
+        Value::String(_) => 1 << 3,
+        Value::Array(_) => 1 << 4,
+        Value::Object(_) => 1 << 5,
+    }
+}
+
+/// The bits a `type` name allows; `None` for a name that is not a JSON type (any value passes,
+/// as in [`type_name_matches`]).
+fn type_bits(name: &str) -> Option<u8> {
+    Some(match name {
+        "null" => 1,
+        "boolean" => 1 << 1,
+        "number" => 1 << 2,
+        "integer" => INTEGER,
+        "string" => 1 << 3,
+        "array" => 1 << 4,
+        "object" => 1 << 5,
+        _ => return None,
+    })
+}
+
+impl SchemaCheck {
+    /// Reads `schema`'s structural keywords.
+    pub(crate) fn new(schema: &Value) -> Self {
+        let Value::Object(keywords) = schema else {
+            return Self::default();
+        };
+        let types = match keywords.get("type") {
+            Some(Value::String(name)) => type_bits(name),
+            Some(Value::Array(names)) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(type_bits)
+                .try_fold(0, |bits, name| name.map(|name| bits | name)),
+            _ => None,
+        };
+        let mut required: Vec<&str> = keywords
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        required.sort_unstable();
+        required.dedup();
+        let properties: Vec<(Box<str>, bool, SchemaCheck)> = keywords
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| {
+                properties
+                    .iter()
+                    .map(|(name, property)| {
+                        let is_required = required.binary_search(&name.as_str()).is_ok();
+                        (name.as_str().into(), is_required, Self::new(property))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let required_properties = properties
+            .iter()
+            .filter(|(_, required, _)| *required)
+            .count();
+        let required_elsewhere = required
+            .into_iter()
+            .filter(|name| !properties.iter().any(|(property, ..)| &**property == *name))
+            .map(Box::from)
+            .collect();
+        let index = (properties.len() > LINEAR_SCAN_MAX).then(|| {
+            properties
+                .iter()
+                .enumerate()
+                .map(|(position, (name, ..))| (name.clone(), position))
+                .collect()
+        });
+        Self {
+            types,
+            index,
+            properties,
+            required_properties,
+            required_elsewhere,
+            closed: keywords.get("additionalProperties") == Some(&Value::Bool(false)),
+            items: keywords
+                .get("items")
+                .filter(|items| items.is_object())
+                .map(|items| Box::new(Self::new(items))),
+        }
+    }
+
+    /// `true` when `value` has no structural issue.
+    pub(crate) fn accepts(&self, value: &Value) -> bool {
+        if let Some(types) = self.types
+            && kind_bit(value) & types == 0
+        {
+            return false;
+        }
+        match value {
+            Value::Object(map) => {
+                let mut required_seen = 0;
+                for (key, item) in map {
+                    match self.property(key) {
+                        Some((required, property)) => {
+                            if !property.accepts(item) {
+                                return false;
+                            }
+                            required_seen += usize::from(required);
+                        }
+                        None if self.closed => return false,
+                        None => {}
+                    }
+                }
+                required_seen == self.required_properties
+                    && self
+                        .required_elsewhere
+                        .iter()
+                        .all(|name| map.contains_key(&**name))
+            }
+            Value::Array(items) => match &self.items {
+                Some(item) => items.iter().all(|value| item.accepts(value)),
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
+    fn property(&self, key: &str) -> Option<(bool, &SchemaCheck)> {
+        let found = match &self.index {
+            Some(index) => index.get(key).map(|&position| &self.properties[position]),
+            None => self.properties.iter().find(|(name, ..)| &**name == key),
+        };
+        found.map(|(_, required, check)| (*required, check))
     }
 }
 
@@ -519,6 +703,11 @@ mod tests {
             schema_issues(&input, &schema, "", &mut issues);
             assert_eq!(
                 schema_accepts(&input, &schema),
+                issues.is_empty(),
+                "{input} gave {issues:?}"
+            );
+            assert_eq!(
+                SchemaCheck::new(&schema).accepts(&input),
                 issues.is_empty(),
                 "{input} gave {issues:?}"
             );

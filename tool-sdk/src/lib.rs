@@ -61,8 +61,8 @@ pub use permission::{PermissionResult, ValidationResult};
 pub use registration::{DefinitionSite, ToolRegistration};
 pub use result::{ContextModifier, ToolError, ToolResult};
 pub use tool::{
-    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool, ToolInput,
-    ToolOutputValue, ToolSpec,
+    DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, OutputRef, PermissionMatcher,
+    SearchOrRead, Tool, ToolInput, ToolOutputValue, ToolSpec,
 };
 
 /// Everything a tool author needs: `use tool_sdk::prelude::*;`.

@@ -115,59 +115,114 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
 
 /// What a tool's input must be: [`DeserializeOwned`] (the model's JSON arguments are parsed
 /// into it) and [`JsonSchema`] (the schema the model is shown). Implemented for every such
-/// type; it exists so that a missing derive is reported in one line that names the fix,
-/// instead of through serde's internal paths.
+/// type, and only for those.
+///
+/// The bounds sit on the one blanket impl rather than on the trait, and the impl is
+/// `do_not_recommend`, so a missing derive is reported as "`Glob` is a tool's input: add
+/// `#[derive(Deserialize, JsonSchema)]` to it", once, rather than through serde's and
+/// schemars' internal paths. The methods forward to those two traits; [`InputOf`] turns them
+/// back into `Deserialize` and `JsonSchema` for generic code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a tool's input: add `#[derive(Deserialize, JsonSchema)]` to it",
     label = "`{Self}` needs `Deserialize` and `JsonSchema`",
     note = "the model's arguments are parsed into `{Self}` (`Deserialize`) and the model is shown its schema (`JsonSchema`); both derives come with `tool_sdk::prelude`"
 )]
-pub trait ToolInput: DeserializeOwned + JsonSchema {
-    /// `Deserialize::deserialize`, reachable through this trait so generated code reports a
-    /// missing derive once, as `ToolInput`. Not for direct use.
+pub trait ToolInput: Sized {
+    /// `Deserialize::deserialize`.
     #[doc(hidden)]
+    fn __deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
+    /// `JsonSchema::schema_name`.
+    #[doc(hidden)]
+    fn __schema_name() -> Cow<'static, str>;
+    /// `JsonSchema::schema_id`.
+    #[doc(hidden)]
+    fn __schema_id() -> Cow<'static, str>;
+    /// `JsonSchema::json_schema`.
+    #[doc(hidden)]
+    fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// `JsonSchema::inline_schema`.
+    #[doc(hidden)]
+    fn __inline_schema() -> bool;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ToolInput for T {
     fn __deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <Self as serde::Deserialize<'de>>::deserialize(deserializer)
+        <T as serde::Deserialize<'de>>::deserialize(deserializer)
     }
-    /// `JsonSchema::schema_name`; see [`ToolInput::__deserialize`].
-    #[doc(hidden)]
     fn __schema_name() -> Cow<'static, str> {
-        <Self as JsonSchema>::schema_name()
+        <T as JsonSchema>::schema_name()
     }
-    /// `JsonSchema::schema_id`; see [`ToolInput::__deserialize`].
-    #[doc(hidden)]
     fn __schema_id() -> Cow<'static, str> {
-        <Self as JsonSchema>::schema_id()
+        <T as JsonSchema>::schema_id()
     }
-    /// `JsonSchema::json_schema`; see [`ToolInput::__deserialize`].
-    #[doc(hidden)]
     fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <Self as JsonSchema>::json_schema(generator)
+        <T as JsonSchema>::json_schema(generator)
     }
-    /// `JsonSchema::inline_schema`; see [`ToolInput::__deserialize`].
-    #[doc(hidden)]
     fn __inline_schema() -> bool {
-        <Self as JsonSchema>::inline_schema()
+        <T as JsonSchema>::inline_schema()
     }
 }
 
-// `do_not_recommend` makes rustc report an unmet bound as "`T: ToolInput`", with the message
-// above, rather than as the serde or schemars bound it stands for.
-#[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + JsonSchema> ToolInput for T {}
+/// A [`ToolInput`] as `Deserialize` and `JsonSchema` again, for generic code over
+/// `T: Tool`: `serde_json::from_value::<InputOf<T>>(v)?.0`. Its schema is exactly `T`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputOf<T>(pub T);
+
+impl<'de, T: ToolInput> serde::Deserialize<'de> for InputOf<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::__deserialize(deserializer).map(Self)
+    }
+}
+
+impl<T: ToolInput> JsonSchema for InputOf<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::__schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        T::__schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::__json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        T::__inline_schema()
+    }
+}
 
 /// What a tool's [`Tool::Output`] must be: [`Serialize`], so [`Tool::map_result`]'s default
-/// can turn it into text. Implemented for every such type; it exists so that a missing derive
-/// is reported in one line that names the fix.
+/// can turn it into text. Implemented for every such type, through one `do_not_recommend`
+/// blanket impl (as for [`ToolInput`]), so a missing derive is reported as "`Paths` is a
+/// tool's output: add `#[derive(Serialize)]` to it". [`OutputRef`] turns it back into
+/// `Serialize` for generic code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a tool's output: add `#[derive(Serialize)]` to it",
     label = "`{Self}` needs `Serialize`",
     note = "a successful call's output is serialized into the `tool_result` the model reads; `Serialize` comes with `tool_sdk::prelude`"
 )]
-pub trait ToolOutputValue: Serialize {}
+pub trait ToolOutputValue {
+    /// `Serialize::serialize`.
+    #[doc(hidden)]
+    fn __serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+}
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + ?Sized> ToolOutputValue for T {}
+impl<T: Serialize + ?Sized> ToolOutputValue for T {
+    fn __serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Serialize::serialize(self, serializer)
+    }
+}
+
+/// A borrowed [`ToolOutputValue`] as `Serialize` again, for generic code over `T: Tool`:
+/// `serde_json::to_value(OutputRef(&output))`.
+#[derive(Debug)]
+pub struct OutputRef<'a, T: ?Sized>(pub &'a T);
+
+impl<T: ToolOutputValue + ?Sized> Serialize for OutputRef<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.__serialize(serializer)
+    }
+}
 
 /// The behaviour of a tool: the one method an author must write, [`Tool::call`], and optional
 /// hooks with neutral defaults (SPEC §1.1).
@@ -215,7 +270,7 @@ pub trait Tool: ToolSpec + ToolInput {
     /// as compact JSON text.
     fn map_result(output: Self::Output, tool_use_id: &str) -> ToolResultContent {
         let _ = tool_use_id;
-        default_map_result(&output)
+        default_map_result(&OutputRef(&output))
     }
 
     /// The text sent to the API as the tool's description. Default: [`ToolSpec::DESCRIPTION`].

@@ -10,7 +10,7 @@ use tool_sdk::prelude::*;
     destructive = false,
     max_result_size_chars = 30_000,
     should_defer,
-    always_load,
+    always_load = false,
 )]
 #[derive(Deserialize, JsonSchema)]
 pub struct Bash {
@@ -48,12 +48,30 @@ impl Tool for Read {
 
 fn main() {
     assert_eq!(<Bash as ToolSpec>::ALIASES, ["Shell", "sh"]);
-    assert!(Bash { command: "ls".into() }.is_read_only());
-    assert!(!Bash { command: "rm x".into() }.is_concurrency_safe());
-    assert!(<Bash as ToolSpec>::SHOULD_DEFER && <Bash as ToolSpec>::ALWAYS_LOAD);
-    assert_eq!(<Read as ToolSpec>::DESCRIPTION, "Reads a file by absolute path.");
-    assert_eq!(<Read as ToolSpec>::MAX_RESULT_SIZE_CHARS, MaxResultSize::Unbounded);
+    assert!(
+        Bash {
+            command: "ls".into()
+        }
+        .is_read_only()
+    );
+    assert!(
+        !Bash {
+            command: "rm x".into()
+        }
+        .is_concurrency_safe()
+    );
+    assert!(<Bash as ToolSpec>::SHOULD_DEFER && !<Bash as ToolSpec>::ALWAYS_LOAD);
+    assert_eq!(
+        <Read as ToolSpec>::DESCRIPTION,
+        "Reads a file by absolute path."
+    );
+    assert_eq!(
+        <Read as ToolSpec>::MAX_RESULT_SIZE_CHARS,
+        MaxResultSize::Unbounded
+    );
     // Fail-closed defaults for what Read does not declare.
-    let read = Read { file_path: "/x".into() };
+    let read = Read {
+        file_path: "/x".into(),
+    };
     assert!(!read.is_read_only() && !read.is_concurrency_safe() && !read.is_destructive());
 }
