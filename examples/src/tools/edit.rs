@@ -350,14 +350,7 @@ mod tests {
     fn schema_and_flags() {
         let tool = TypedTool::<Edit>::new(None);
         let schema = tool.input_schema();
-        // serde_json is built without `preserve_order`, so properties come sorted.
-        let mut keys: Vec<&str> = schema["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
+        let keys = crate::tools::fixture::sorted_property_names(schema);
         assert_eq!(
             keys,
             ["file_path", "new_string", "old_string", "replace_all"]

@@ -58,6 +58,19 @@ mod fixture {
 
     use crate::workspace::Workspace;
 
+    /// The property names of a tool's input schema, sorted (the tests compare key sets, not
+    /// the declaration order).
+    pub(crate) fn sorted_property_names(schema: &serde_json::Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("an object schema has `properties`")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
     /// A temporary directory registered as the workspace of a context.
     pub(crate) struct Fixture {
         pub(crate) dir: TempDir,

@@ -402,14 +402,7 @@ mod tests {
     fn schema_has_claude_codes_fields_and_flags() {
         let tool = TypedTool::<Read>::new(None);
         let schema = tool.input_schema();
-        // serde_json is built without `preserve_order`, so properties come sorted.
-        let mut keys: Vec<&str> = schema["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
+        let keys = crate::tools::fixture::sorted_property_names(schema);
         assert_eq!(keys, ["file_path", "limit", "offset"]);
         assert_eq!(schema["required"], json!(["file_path"]));
         let call = tool.parse_input(json!({"file_path": "a"})).unwrap();

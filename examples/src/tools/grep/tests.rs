@@ -304,14 +304,7 @@ async fn a_cancelled_call_stops() {
 fn schema_has_claude_codes_fields() {
     let tool = TypedTool::<Grep>::new(None);
     let schema = tool.input_schema();
-    // serde_json is built without `preserve_order`, so compare as sorted lists.
-    let mut keys: Vec<&str> = schema["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    keys.sort_unstable();
+    let keys = crate::tools::fixture::sorted_property_names(schema);
     assert_eq!(
         keys,
         [
