@@ -4,7 +4,9 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use arrayvec::ArrayString;
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -88,23 +90,135 @@ pub struct ToolProgress {
 /// [`ToolUseContext::with_progress`]. Called on the tool's task; it must not block.
 pub type ProgressSink = Arc<dyn Fn(ToolProgress) + Send + Sync>;
 
+/// A `tool_use` id as a context holds it: ids of up to [`ToolUseId::INLINE_BYTES`] bytes (the
+/// Anthropic API's `toolu_…` ids are 30 bytes, OpenAI Chat's `call_…` 29) are stored in place,
+/// so making one for a call does not allocate; longer ones (OpenAI Responses' `fc_…`) go in a
+/// shared `Arc<str>`. Cloning is a copy or a reference-count increment.
+///
+/// Made from `&str`, `String`, `&String` or `Arc<str>` (an `Arc<str>` is kept as it is).
+#[derive(Clone)]
+pub struct ToolUseId(IdRepr);
+
+#[derive(Clone)]
+enum IdRepr {
+    Inline(ArrayString<{ ToolUseId::INLINE_BYTES }>),
+    Shared(Arc<str>),
+}
+
+impl ToolUseId {
+    /// The longest id stored in place, in bytes.
+    pub const INLINE_BYTES: usize = 30;
+
+    fn from_str_ref(id: &str) -> Self {
+        match ArrayString::from(id) {
+            Ok(inline) => Self(IdRepr::Inline(inline)),
+            Err(_) => Self(IdRepr::Shared(Arc::from(id))),
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            IdRepr::Inline(id) => id,
+            IdRepr::Shared(id) => id,
+        }
+    }
+
+    /// The id as a shared string (allocates for an id stored in place).
+    pub fn to_arc(&self) -> Arc<str> {
+        match &self.0 {
+            IdRepr::Inline(id) => Arc::from(id.as_str()),
+            IdRepr::Shared(id) => Arc::clone(id),
+        }
+    }
+}
+
+impl From<&str> for ToolUseId {
+    fn from(id: &str) -> Self {
+        Self::from_str_ref(id)
+    }
+}
+
+impl From<&String> for ToolUseId {
+    fn from(id: &String) -> Self {
+        Self::from_str_ref(id)
+    }
+}
+
+impl From<String> for ToolUseId {
+    fn from(id: String) -> Self {
+        Self::from_str_ref(&id)
+    }
+}
+
+impl From<Arc<str>> for ToolUseId {
+    fn from(id: Arc<str>) -> Self {
+        Self(IdRepr::Shared(id))
+    }
+}
+
+impl std::ops::Deref for ToolUseId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for ToolUseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for ToolUseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for ToolUseId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for ToolUseId {}
+
 /// What a tool receives for one call.
 ///
 /// Built by the orchestrator for each `tool_use` block; cheap to clone.
-#[derive(Clone)]
 pub struct ToolUseContext {
-    tool_use_id: Arc<str>,
-    abort: CancellationToken,
-    extensions: Arc<Extensions>,
+    tool_use_id: ToolUseId,
+    /// Set by [`ToolUseContext::new`]; a [`ToolUseContext::detached`] context makes its token
+    /// on first use, so a call that never looks at it pays nothing for it.
+    abort: OnceLock<CancellationToken>,
+    /// `None` for a detached context: no host state, and no reference count to touch.
+    extensions: Option<Arc<Extensions>>,
     progress: Option<ProgressSink>,
+}
+
+/// The one empty [`Extensions`] every detached context shows.
+static NO_EXTENSIONS: LazyLock<Extensions> = LazyLock::new(Extensions::new);
+
+impl Clone for ToolUseContext {
+    /// A context for the same call: same id, state and progress sink, and the same abort token
+    /// (cancelling either cancels both).
+    fn clone(&self) -> Self {
+        Self {
+            tool_use_id: self.tool_use_id.clone(),
+            abort: OnceLock::from(self.abort().clone()),
+            extensions: self.extensions.clone(),
+            progress: self.progress.clone(),
+        }
+    }
 }
 
 impl fmt::Debug for ToolUseContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolUseContext")
             .field("tool_use_id", &self.tool_use_id)
-            .field("abort", &self.abort)
-            .field("extensions", &self.extensions)
+            .field("aborted", &self.is_aborted())
+            .field("extensions", self.extensions())
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -113,14 +227,14 @@ impl fmt::Debug for ToolUseContext {
 impl ToolUseContext {
     /// A context for the call `tool_use_id`, cancelled through `abort`, seeing `extensions`.
     pub fn new(
-        tool_use_id: impl Into<Arc<str>>,
+        tool_use_id: impl Into<ToolUseId>,
         abort: CancellationToken,
         extensions: Arc<Extensions>,
     ) -> Self {
         Self {
             tool_use_id: tool_use_id.into(),
-            abort,
-            extensions,
+            abort: OnceLock::from(abort),
+            extensions: Some(extensions),
             progress: None,
         }
     }
@@ -157,7 +271,7 @@ impl ToolUseContext {
         match serde_json::to_value(progress) {
             Ok(data) => {
                 sink(ToolProgress {
-                    tool_use_id: Arc::clone(&self.tool_use_id),
+                    tool_use_id: self.tool_use_id.to_arc(),
                     data,
                 });
                 true
@@ -166,38 +280,45 @@ impl ToolUseContext {
         }
     }
 
-    /// A context with no host state and a fresh abort token, for tests and one-off calls.
-    pub fn detached(tool_use_id: impl Into<Arc<str>>) -> Self {
-        Self::new(
-            tool_use_id,
-            CancellationToken::new(),
-            Arc::new(Extensions::new()),
-        )
+    /// A context with no host state and its own abort token (nobody else holds it, so it is
+    /// cancelled only through [`ToolUseContext::abort`]), for tests, one-off calls and hosts
+    /// that dispatch without an orchestrator. Allocates nothing for an id of up to
+    /// [`ToolUseId::INLINE_BYTES`] bytes: no state is held and the token is made on first
+    /// use.
+    pub fn detached(tool_use_id: impl Into<ToolUseId>) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            abort: OnceLock::new(),
+            extensions: None,
+            progress: None,
+        }
     }
 
     /// The id of the `tool_use` block being answered.
     pub fn tool_use_id(&self) -> &str {
-        &self.tool_use_id
+        self.tool_use_id.as_str()
     }
 
     /// The abort signal: long-running tools should stop soon after it fires
     /// (`abort().cancelled().await`, or poll `is_cancelled()`).
     pub fn abort(&self) -> &CancellationToken {
-        &self.abort
+        self.abort.get_or_init(CancellationToken::new)
     }
 
     /// `true` once the call was cancelled.
     pub fn is_aborted(&self) -> bool {
-        self.abort.is_cancelled()
+        self.abort
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// The host state.
     pub fn extensions(&self) -> &Extensions {
-        &self.extensions
+        self.extensions.as_deref().unwrap_or(&NO_EXTENSIONS)
     }
 
     /// The host's value of type `T`, if any.
     pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
-        self.extensions.get::<T>()
+        self.extensions().get::<T>()
     }
 }

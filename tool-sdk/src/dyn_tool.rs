@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::input::{InputError, SchemaCheck, parse_input_checked};
+use crate::input::{InputError, SchemaCheck, parse_input_owned};
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::registration::DefinitionSite;
 use crate::result::{ContextModifier, ToolError};
@@ -153,6 +153,63 @@ pub trait DynTool: Send + Sync + 'static {
     /// # Errors
     /// [`InputError`] with every issue found (SPEC §5.4 step 3).
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError>;
+
+    /// Parses `input`, then returns the call as one future that runs the tool's own check
+    /// ([`ToolCall::validate_input`]) and, when it passes, [`ToolCall::call`]: dispatch for a
+    /// host that does not use an orchestrator (an MCP server answering `tools/call`, a script,
+    /// a test). It does none of the rest of the SPEC §5.4 pipeline: no permission decision, no
+    /// observers, no panic catching, no large-result handling; `tool_registry`'s
+    /// `Orchestrator::run_tool_use` does all of it.
+    ///
+    /// A `#[tool]` type's override makes one allocation for the future and none for the parsed
+    /// call.
+    ///
+    /// ```
+    /// use futures::executor::block_on;
+    /// use tool_sdk::prelude::*;
+    /// use tool_sdk::{ToolResultContent, dyn_tool};
+    ///
+    /// /// Adds two numbers.
+    /// #[tool(name = "Add", read_only, concurrency_safe, max_result_size_chars = 1_000)]
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Add {
+    ///     a: i64,
+    ///     b: i64,
+    /// }
+    ///
+    /// impl Tool for Add {
+    ///     type Output = i64;
+    ///     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
+    ///         Ok(ToolResult::new(self.a + self.b))
+    ///     }
+    /// }
+    ///
+    /// let add = dyn_tool::<Add>();
+    /// let ctx = ToolUseContext::detached("toolu_1");
+    /// let output = block_on(add.dispatch(serde_json::json!({"a": 2, "b": 3}), ctx).unwrap());
+    /// assert_eq!(output.unwrap().content, ToolResultContent::Text("5".into()));
+    ///
+    /// let error = add.dispatch(serde_json::json!({"a": 2}), ToolUseContext::detached("toolu_2"));
+    /// assert_eq!(error.err().unwrap().to_string(), "Required parameter `b` is missing");
+    /// ```
+    ///
+    /// # Errors
+    /// [`InputError`] at once when the input does not parse (as [`DynTool::parse_input`]).
+    /// The future fails with a [`ToolError`] carrying `validate_input`'s message when the tool
+    /// refuses the input, and with the call's own error otherwise.
+    fn dispatch(
+        &self,
+        input: Value,
+        ctx: ToolUseContext,
+    ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
+        let call = self.parse_input(input)?;
+        Ok(Box::pin(async move {
+            if let ValidationResult::Invalid { message, .. } = call.validate_input(&ctx).await {
+                return Err(ToolError::new(message));
+            }
+            call.call(ctx).await
+        }))
+    }
 }
 
 impl fmt::Debug for dyn DynTool {
@@ -322,8 +379,30 @@ impl<T: Tool> DynTool for TypedTool<T> {
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
         let schema = self.input_schema();
         let check = self.check.get_or_init(|| SchemaCheck::new(schema));
-        let InputOf(parsed) = parse_input_checked::<InputOf<T>>(&input, schema, check)?;
+        let InputOf(parsed) = parse_input_owned::<InputOf<T>>(input, schema, check)?;
         Ok(Box::new(TypedCall(parsed)))
+    }
+
+    fn dispatch(
+        &self,
+        input: Value,
+        ctx: ToolUseContext,
+    ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
+        let schema = self.input_schema();
+        let check = self.check.get_or_init(|| SchemaCheck::new(schema));
+        let InputOf(parsed) = parse_input_owned::<InputOf<T>>(input, schema, check)?;
+        Ok(Box::pin(async move {
+            if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
+                return Err(ToolError::new(message));
+            }
+            // `run_typed` written out, so the context is not moved into a second future.
+            let result = parsed.call(&ctx).await?;
+            Ok(ToolOutput {
+                content: T::map_result(result.data, ctx.tool_use_id()),
+                new_messages: result.new_messages,
+                context_modifier: result.context_modifier,
+            })
+        }))
     }
 }
 
@@ -414,13 +493,16 @@ impl<T: Tool> ToolCall for TypedCall<T> {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let result = self.0.call(&ctx).await?;
-            Ok(ToolOutput {
-                content: T::map_result(result.data, ctx.tool_use_id()),
-                new_messages: result.new_messages,
-                context_modifier: result.context_modifier,
-            })
-        })
+        Box::pin(run_typed(self.0, ctx))
     }
+}
+
+/// Runs `T::call` and maps its result into [`ToolOutput`].
+async fn run_typed<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
+    let result = tool.call(&ctx).await?;
+    Ok(ToolOutput {
+        content: T::map_result(result.data, ctx.tool_use_id()),
+        new_messages: result.new_messages,
+        context_modifier: result.context_modifier,
+    })
 }

@@ -147,6 +147,104 @@ pub(crate) fn parse_input_checked<T: DeserializeOwned>(
     parse_checked(input, schema, |input| check.accepts(input))
 }
 
+/// [`parse_input_checked`] taking the input by value: when `check` covers every keyword of the
+/// schema ([`SchemaCheck`]'s `exhaustive`), an accepted object is read by moving each property's
+/// value into `T` ([`TakingObject`]), so strings are not copied. A refusal there can come only
+/// from a hand-written `Deserialize` (a `deserialize_with`, a `try_from`); it is reported with
+/// the top-level property it happened in. Every other input takes the borrowed path.
+pub(crate) fn parse_input_owned<T: DeserializeOwned>(
+    mut input: Value,
+    schema: &Value,
+    check: &SchemaCheck,
+) -> Result<T, InputError> {
+    if check.exhaustive
+        && check.accepts(&input)
+        && let Value::Object(map) = &mut input
+    {
+        let mut key = None;
+        return T::deserialize(TakingObject { map, key: &mut key }).map_err(|error| {
+            let path = key.unwrap_or_default();
+            InputError::new(vec![classify(path, &error.to_string())])
+        });
+    }
+    parse_input_checked(&input, schema, check)
+}
+
+/// A JSON object read as a map whose values are moved out as they are read (each left `null`),
+/// while the keys stay in place, so that the key being read when an error happened is still
+/// known: serde's by-value reading of a `Value` without losing the error's location.
+struct TakingObject<'a, 'k> {
+    map: &'a mut serde_json::Map<String, Value>,
+    /// The key of the value being read.
+    key: &'k mut Option<&'a str>,
+}
+
+impl<'de> serde::Deserializer<'de> for TakingObject<'de, '_> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_map(TakingEntries {
+            entries: self.map.iter_mut(),
+            value: None,
+            key: self.key,
+        })
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct TakingEntries<'a, 'k> {
+    entries: serde_json::map::IterMut<'a>,
+    value: Option<&'a mut Value>,
+    key: &'k mut Option<&'a str>,
+}
+
+impl<'de> serde::de::MapAccess<'de> for TakingEntries<'de, '_> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        // While a key itself is read (and after the last entry) an error belongs to the
+        // object, not to a property.
+        *self.key = None;
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        self.value = Some(value);
+        let key_value = seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))?;
+        *self.key = Some(key);
+        Ok(Some(key_value))
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        let value = self.value.take().map(std::mem::take).unwrap_or_default();
+        seed.deserialize(value)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
 fn parse_checked<T: DeserializeOwned>(
     input: &Value,
     schema: &Value,
@@ -198,7 +296,29 @@ pub(crate) struct SchemaCheck {
     closed: bool,
     /// The `items` schema, when it is an object.
     items: Option<Box<SchemaCheck>>,
+    /// `true` when this schema and every schema below it use only keywords the check verifies
+    /// (or annotations): an input it accepts then leaves serde nothing to refuse but what a
+    /// hand-written `Deserialize` adds, so the input can be read by value.
+    exhaustive: bool,
 }
+
+/// Keywords that constrain nothing (annotations), or that [`SchemaCheck`] verifies itself.
+const CHECKED_OR_ANNOTATION: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$schema",
+    "$comment",
+];
 
 const INTEGER: u8 = 1 << 6;
 
@@ -284,6 +404,22 @@ impl SchemaCheck {
                 .map(|(position, (name, ..))| (name.clone(), position))
                 .collect()
         });
+        let items = keywords
+            .get("items")
+            .filter(|items| items.is_object())
+            .map(|items| Box::new(Self::new(items)));
+        let exhaustive = keywords
+            .iter()
+            .all(|(keyword, value)| match keyword.as_str() {
+                "type" => types.is_some(),
+                "additionalProperties" => matches!(value, Value::Bool(_)),
+                "items" => value.is_object(),
+                // serde reads any JSON number into `f32`/`f64`.
+                "format" => matches!(value.as_str(), Some("double" | "float")),
+                keyword => CHECKED_OR_ANNOTATION.contains(&keyword),
+            })
+            && properties.iter().all(|(.., property)| property.exhaustive)
+            && items.as_ref().is_none_or(|items| items.exhaustive);
         Self {
             types,
             index,
@@ -291,10 +427,8 @@ impl SchemaCheck {
             required_properties,
             required_elsewhere,
             closed: keywords.get("additionalProperties") == Some(&Value::Bool(false)),
-            items: keywords
-                .get("items")
-                .filter(|items| items.is_object())
-                .map(|items| Box::new(Self::new(items))),
+            items,
+            exhaustive,
         }
     }
 
@@ -712,6 +846,94 @@ mod tests {
                 "{input} gave {issues:?}"
             );
         }
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Plain {
+        pattern: String,
+        path: Option<String>,
+        hidden: Option<bool>,
+        globs: Option<Vec<String>>,
+        weight: Option<f64>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Checked {
+        other: String,
+        #[serde(deserialize_with = "not_empty")]
+        pattern: String,
+    }
+
+    fn not_empty<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Err(serde::de::Error::custom("must not be empty"));
+        }
+        Ok(text)
+    }
+
+    #[test]
+    fn only_schemas_the_check_covers_are_read_by_value() {
+        assert!(SchemaCheck::new(&input_schema_for::<Plain>()).exhaustive);
+        assert!(SchemaCheck::new(&input_schema_for::<Checked>()).exhaustive);
+        // `limit: Option<u32>` carries a format and a minimum that only serde checks.
+        assert!(!SchemaCheck::new(&input_schema_for::<Todos>()).exhaustive);
+        let with = |property: Value| {
+            SchemaCheck::new(&json!({"type": "object", "properties": {"x": property}})).exhaustive
+        };
+        assert!(with(json!({"type": "number", "format": "double"})));
+        assert!(with(json!({"type": "array", "items": {"type": "string"}})));
+        assert!(!with(json!({"enum": ["a", "b"]})));
+        assert!(!with(
+            json!({"type": "integer", "format": "uint8", "minimum": 0})
+        ));
+        assert!(!with(json!({"type": "string", "minLength": 1})));
+        assert!(!with(json!({"$ref": "#/$defs/Other"})));
+        assert!(!with(
+            json!({"type": "array", "items": {"type": "string", "pattern": "^a"}})
+        ));
+        assert!(!with(
+            json!({"type": "object", "additionalProperties": {"type": "string"}})
+        ));
+    }
+
+    #[test]
+    fn reading_by_value_agrees_with_reading_by_reference() {
+        let schema = input_schema_for::<Plain>();
+        let check = SchemaCheck::new(&schema);
+        let inputs = [
+            json!({"pattern": "*.rs"}),
+            json!({"pattern": "*.rs", "path": "src", "hidden": true, "globs": ["a", "b"]}),
+            json!({"pattern": "*.rs", "weight": 2, "path": null}),
+            json!({"pattern": "*.rs", "extra": 1}),
+            json!({"path": "src"}),
+            json!({"pattern": 3, "globs": "a"}),
+            json!([]),
+        ];
+        for input in inputs {
+            let owned = parse_input_owned::<Plain>(input.clone(), &schema, &check);
+            let borrowed = parse_input_checked::<Plain>(&input, &schema, &check);
+            match (owned, borrowed) {
+                (Ok(owned), Ok(borrowed)) => assert_eq!(owned, borrowed, "{input}"),
+                (Err(owned), Err(borrowed)) => {
+                    assert_eq!(owned.to_string(), borrowed.to_string(), "{input}");
+                }
+                (owned, borrowed) => panic!("{input}: {owned:?} against {borrowed:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusal_while_reading_by_value_names_its_property() {
+        let schema = input_schema_for::<Checked>();
+        let check = SchemaCheck::new(&schema);
+        let input = json!({"other": "x", "pattern": ""});
+        let owned = parse_input_owned::<Checked>(input.clone(), &schema, &check).unwrap_err();
+        let borrowed = parse_input_checked::<Checked>(&input, &schema, &check).unwrap_err();
+        assert_eq!(owned.to_string(), "Parameter `pattern`: must not be empty");
+        assert_eq!(owned.to_string(), borrowed.to_string());
     }
 
     #[test]

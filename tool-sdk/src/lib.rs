@@ -54,7 +54,9 @@ pub mod tool;
 pub use tool_sdk_macros::tool;
 
 pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserMessage};
-pub use context::{CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext};
+pub use context::{
+    CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext, ToolUseId,
+};
 pub use dyn_tool::{DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput, TypedTool, dyn_tool};
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};

@@ -270,7 +270,7 @@ pub trait Tool: ToolSpec + ToolInput {
     /// as compact JSON text.
     fn map_result(output: Self::Output, tool_use_id: &str) -> ToolResultContent {
         let _ = tool_use_id;
-        default_map_result(&OutputRef(&output))
+        default_map_result_owned(output)
     }
 
     /// The text sent to the API as the tool's description. Default: [`ToolSpec::DESCRIPTION`].
@@ -454,6 +454,20 @@ impl std::fmt::Debug for PermissionMatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("PermissionMatcher(..)")
     }
+}
+
+/// [`default_map_result`] for an owned output: a `String` output becomes the text as it is,
+/// moved (no copy, no serialisation); anything else is serialised as [`default_map_result`]
+/// does. [`Tool::map_result`]'s default.
+pub fn default_map_result_owned<T: ToolOutputValue + 'static>(output: T) -> ToolResultContent {
+    let mut slot = Some(output);
+    if let Some(text) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<String>>() {
+        return ToolResultContent::Text(text.take().unwrap_or_default());
+    }
+    slot.as_ref().map_or_else(
+        || ToolResultContent::Text(String::new()),
+        |output| default_map_result(&OutputRef(output)),
+    )
 }
 
 /// The default result mapping: strings as they are, other values as compact JSON.
