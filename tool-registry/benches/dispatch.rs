@@ -15,44 +15,24 @@
 //!   an accurate 1 ms wait ([`precise_sleep`]).
 //!
 //! Run: `cargo bench -p tool-registry --bench dispatch -- --warm-up-time 1 --measurement-time 3`.
-//! The sub-µs dispatch figures move by up to ±30% from one process to the next on a small VM;
-//! `scripts/dispatch-ratio.sh` runs the dispatch group several times and reports the median
-//! SDK / hand-written ratio per pool size.
+//! The sub-µs dispatch figures move by up to ±30% between benchmarks on a small shared VM, so
+//! the two sides are seconds apart here; `benches/dispatch_paired.rs` gives the ratio from
+//! alternating rounds of both.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
-use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
-use tool_sdk::{InputError, MaxResultSize, ToolMeta, ToolOutput, ToolUseBlock, dyn_tool};
 
-/// Does nothing with its text and answers "ok".
-#[tool(
-    name = "Noop",
-    read_only,
-    concurrency_safe,
-    max_result_size_chars = 1_000
-)]
-#[derive(Deserialize, JsonSchema)]
-struct Noop {
-    /// Ignored.
-    text: String,
-}
-
-impl Tool for Noop {
-    type Output = String;
-    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        black_box(&self.text);
-        Ok(ToolResult::new("ok".to_owned()))
-    }
-}
+#[path = "dispatch_support/mod.rs"]
+mod dispatch_support;
+use dispatch_support::{Noop, hand_registry, pool};
+use tool_sdk::{ToolOutput, ToolUseBlock, dyn_tool};
 
 /// Sleeps 1 ms.
 #[tool(
@@ -100,61 +80,6 @@ async fn precise_sleep() {
     while Instant::now() < deadline {
         tokio::task::yield_now().await;
     }
-}
-
-/// A pool filler: a run-time tool that is never called.
-struct Filler {
-    meta: ToolMeta,
-    schema: Value,
-}
-
-impl DynTool for Filler {
-    fn meta(&self) -> &ToolMeta {
-        &self.meta
-    }
-    fn prompt(&self) -> Cow<'_, str> {
-        Cow::Borrowed("filler")
-    }
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        Err(InputError::new(Vec::new()))
-    }
-}
-
-fn pool(size: usize) -> Vec<Arc<dyn DynTool>> {
-    let mut tools: Vec<Arc<dyn DynTool>> = (1..size)
-        .map(|i| {
-            Arc::new(Filler {
-                meta: ToolMeta::new(format!("tool_{i:05}"), MaxResultSize::Chars(1_000)),
-                schema: json!({"type": "object", "properties": {}}),
-            }) as Arc<dyn DynTool>
-        })
-        .collect();
-    tools.push(dyn_tool::<Noop>());
-    tools
-}
-
-type Handler = Box<dyn Fn(Value) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
-
-/// What a hand-written registry does: a map from name to a closure that parses and calls.
-fn hand_registry(size: usize) -> HashMap<String, Handler> {
-    let mut map: HashMap<String, Handler> = (1..size)
-        .map(|i| {
-            let handler: Handler = Box::new(|_| Box::pin(async { Err("filler".to_owned()) }));
-            (format!("tool_{i:05}"), handler)
-        })
-        .collect();
-    let noop: Handler = Box::new(|input| {
-        Box::pin(async move {
-            let args: Noop = serde_json::from_value(input).map_err(|e| e.to_string())?;
-            black_box(&args.text);
-            Ok("ok".to_owned())
-        })
-    });
-    map.insert("Noop".to_owned(), noop);
-    map
 }
 
 fn dispatch(c: &mut Criterion) {

@@ -1,0 +1,99 @@
+//! Dispatch against a hand-written registry as a paired measurement: `dispatch/{sdk,hand}/N`
+//! measures each side seconds apart, and on a small shared VM the machine's speed moves by
+//! ±30% over that time. Here the two sides alternate in rounds of 2,000 calls (301 rounds,
+//! starting side swapped each round), every round gives one SDK / hand-written ratio, and the
+//! median ratio is reported with its middle half. Same tool, same pools, same hand-written map
+//! as `dispatch`.
+//!
+//! Run: `cargo bench -p tool-registry --bench dispatch_paired` (about 10 s). Under
+//! `cargo test --benches` it runs three short rounds as a smoke test.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use futures::FutureExt;
+use serde_json::json;
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::{ToolOutput, ToolUseContext};
+
+#[path = "dispatch_support/mod.rs"]
+#[allow(dead_code)] // each bench uses part of it
+mod dispatch_support;
+use dispatch_support::{hand_registry, pool};
+
+/// Nanoseconds per call of `call`, over `calls` calls.
+fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        call();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
+}
+
+/// The value at `fraction` (0 to 1) of the sorted `values`.
+fn quantile(values: &mut [f64], fraction: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let position = ((values.len() - 1) as f64 * fraction).round() as usize;
+    values[position]
+}
+
+fn main() {
+    let measuring = std::env::args().any(|arg| arg == "--bench");
+    let (rounds, calls) = if measuring { (301, 2_000) } else { (3, 10) };
+    println!(
+        "dispatch/paired: lookup + parse + call of a no-op, SDK (`find_tool` + `DynTool::dispatch`) \
+         against a hand-written map; {rounds} alternating rounds of {calls} calls"
+    );
+    let input = json!({"text": "hello"});
+    for size in [1_usize, 100, 10_000] {
+        let orchestrator = Orchestrator::new(&pool(size), OrchestratorConfig::default());
+        let hand = hand_registry(size);
+        let mut sdk = || {
+            let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
+            let output: ToolOutput = tool
+                .dispatch(input.clone(), ToolUseContext::detached("toolu_1"))
+                .unwrap()
+                .now_or_never()
+                .expect("the no-op finishes at once")
+                .unwrap();
+            black_box(output);
+        };
+        let mut hand = || {
+            let handler = hand.get(black_box("Noop")).unwrap();
+            let output = handler(input.clone())
+                .now_or_never()
+                .expect("the no-op finishes at once")
+                .unwrap();
+            black_box(output);
+        };
+        time_per_call(calls * 10, &mut sdk);
+        time_per_call(calls * 10, &mut hand);
+        let (mut sdk_ns, mut hand_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..rounds {
+            let (s, h) = if round % 2 == 0 {
+                let s = time_per_call(calls, &mut sdk);
+                (s, time_per_call(calls, &mut hand))
+            } else {
+                let h = time_per_call(calls, &mut hand);
+                (time_per_call(calls, &mut sdk), h)
+            };
+            sdk_ns.push(s);
+            hand_ns.push(h);
+            ratios.push(s / h);
+        }
+        println!(
+            "dispatch/paired/{size:<6} sdk {:>4.0} ns  hand {:>4.0} ns  ratio {:.2}x \
+             (middle half {:.2}x to {:.2}x)",
+            quantile(&mut sdk_ns, 0.5),
+            quantile(&mut hand_ns, 0.5),
+            quantile(&mut ratios, 0.5),
+            quantile(&mut ratios, 0.25),
+            quantile(&mut ratios, 0.75),
+        );
+    }
+}

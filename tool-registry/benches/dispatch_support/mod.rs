@@ -1,0 +1,90 @@
+//! What `dispatch` and `dispatch_paired` both measure: a no-op `#[tool]`, pools of N tools
+//! holding it, and the hand-written registry it is compared with.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tool_sdk::prelude::*;
+use tool_sdk::{InputError, MaxResultSize, ToolMeta, dyn_tool};
+
+/// Does nothing with its text and answers "ok".
+#[tool(
+    name = "Noop",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1_000
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Noop {
+    /// Ignored.
+    pub text: String,
+}
+
+impl Tool for Noop {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        black_box(&self.text);
+        Ok(ToolResult::new("ok".to_owned()))
+    }
+}
+
+/// A pool filler: a run-time tool that is never called.
+struct Filler {
+    meta: ToolMeta,
+    schema: Value,
+}
+
+impl DynTool for Filler {
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
+    }
+    fn prompt(&self) -> Cow<'_, str> {
+        Cow::Borrowed("filler")
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+        Err(InputError::new(Vec::new()))
+    }
+}
+
+/// `size` tools: `size - 1` fillers named `tool_00001`... and `Noop`.
+pub fn pool(size: usize) -> Vec<Arc<dyn DynTool>> {
+    let mut tools: Vec<Arc<dyn DynTool>> = (1..size)
+        .map(|i| {
+            Arc::new(Filler {
+                meta: ToolMeta::new(format!("tool_{i:05}"), MaxResultSize::Chars(1_000)),
+                schema: json!({"type": "object", "properties": {}}),
+            }) as Arc<dyn DynTool>
+        })
+        .collect();
+    tools.push(dyn_tool::<Noop>());
+    tools
+}
+
+/// A hand-written registry's entry: parses its input and runs.
+pub type Handler = Box<dyn Fn(Value) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// What a hand-written registry does: a map from name to a closure that parses and calls.
+pub fn hand_registry(size: usize) -> HashMap<String, Handler> {
+    let mut map: HashMap<String, Handler> = (1..size)
+        .map(|i| {
+            let handler: Handler = Box::new(|_| Box::pin(async { Err("filler".to_owned()) }));
+            (format!("tool_{i:05}"), handler)
+        })
+        .collect();
+    let noop: Handler = Box::new(|input| {
+        Box::pin(async move {
+            let args: Noop = serde_json::from_value(input).map_err(|e| e.to_string())?;
+            black_box(&args.text);
+            Ok("ok".to_owned())
+        })
+    });
+    map.insert("Noop".to_owned(), noop);
+    map
+}
