@@ -5,7 +5,9 @@
 //! median ratio is reported with its middle half. Same tool, same pools, same hand-written map
 //! as `dispatch`.
 //!
-//! Run: `cargo bench -p tool-registry --bench dispatch_paired` (about 10 s). Under
+//! The same for `run_tool_use` against a direct call, reported as the extra time per call.
+//!
+//! Run: `cargo bench -p tool-registry --bench dispatch_paired` (about 20 s). Under
 //! `cargo test --benches` it runs three short rounds as a smoke test.
 
 use std::hint::black_box;
@@ -13,13 +15,14 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use serde_json::json;
-use tool_registry::{Orchestrator, OrchestratorConfig};
-use tool_sdk::{ToolOutput, ToolUseContext};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+use tool_sdk::prelude::*;
+use tool_sdk::{ToolOutput, ToolUseBlock};
 
 #[path = "dispatch_support/mod.rs"]
 #[allow(dead_code)] // each bench uses part of it
 mod dispatch_support;
-use dispatch_support::{hand_registry, pool};
+use dispatch_support::{Noop, hand_registry, pool};
 
 /// Nanoseconds per call of `call`, over `calls` calls.
 fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
@@ -96,4 +99,57 @@ fn main() {
             quantile(&mut ratios, 0.75),
         );
     }
+    run_tool_use_overhead(rounds, calls);
+}
+
+/// The whole SPEC §5.4 pipeline (`Orchestrator::run_tool_use`, pool of 100) against parsing
+/// the input with serde and calling the tool's function directly, both inside `block_on` on a
+/// current-thread runtime; reported as the extra time per call.
+fn run_tool_use_overhead(rounds: u32, calls: u32) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let orchestrator = Orchestrator::new(&pool(100), OrchestratorConfig::default());
+    let block = ToolUseBlock {
+        id: "toolu_1".into(),
+        name: "Noop".into(),
+        input: json!({"text": "hello"}),
+    };
+    let turn = TurnState::default();
+    let mut sdk = || {
+        runtime.block_on(async { black_box(orchestrator.run_tool_use(&block, &turn).await) });
+    };
+    let mut direct = || {
+        runtime.block_on(async {
+            let args: Noop = serde_json::from_value(block.input.clone()).unwrap();
+            let ctx = ToolUseContext::detached("toolu_1");
+            let result = args.call(&ctx).await.unwrap();
+            black_box(<Noop as Tool>::map_result(result.data, "toolu_1"));
+        });
+    };
+    time_per_call(calls * 10, &mut sdk);
+    time_per_call(calls * 10, &mut direct);
+    let (mut sdk_ns, mut direct_ns, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (s, d) = if round % 2 == 0 {
+            let s = time_per_call(calls, &mut sdk);
+            (s, time_per_call(calls, &mut direct))
+        } else {
+            let d = time_per_call(calls, &mut direct);
+            (time_per_call(calls, &mut sdk), d)
+        };
+        sdk_ns.push(s);
+        direct_ns.push(d);
+        extra.push(s - d);
+    }
+    println!(
+        "run_tool_use/paired      sdk {:>4.0} ns  direct {:>4.0} ns  extra per call {:.0} ns \
+         (middle half {:.0} to {:.0} ns)",
+        quantile(&mut sdk_ns, 0.5),
+        quantile(&mut direct_ns, 0.5),
+        quantile(&mut extra, 0.5),
+        quantile(&mut extra, 0.25),
+        quantile(&mut extra, 0.75),
+    );
 }
