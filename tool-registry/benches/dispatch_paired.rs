@@ -1,9 +1,10 @@
 //! Dispatch against a hand-written registry as a paired measurement: `dispatch/{sdk,hand}/N`
 //! measures each side seconds apart, and on a small shared VM the machine's speed moves by
-//! ±30% over that time. Here the two sides alternate in rounds of 2,000 calls (301 rounds,
-//! starting side swapped each round), every round gives one SDK / hand-written ratio, and the
+//! ±30% over that time. Here the sides take turns in rounds of 2,000 calls each (301 rounds,
+//! the order rotated each round), every round gives one SDK / hand-written ratio, and the
 //! median ratio is reported with its middle half. Same tool, same pools, same hand-written map
-//! as `dispatch`.
+//! as `dispatch` (std `HashMap`, SipHash), and the same map with foldhash, the hasher of the
+//! SDK's own index.
 //!
 //! The same for `run_tool_use` against a direct call, reported as the extra time per call.
 //!
@@ -22,7 +23,7 @@ use tool_sdk::{ToolOutput, ToolUseBlock};
 #[path = "dispatch_support/mod.rs"]
 #[allow(dead_code)] // each bench uses part of it
 mod dispatch_support;
-use dispatch_support::{Noop, hand_registry, pool};
+use dispatch_support::{Noop, hand_registry, hand_registry_with, pool};
 
 /// Nanoseconds per call of `call`, over `calls` calls.
 fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
@@ -56,6 +57,7 @@ fn main() {
     for size in [1_usize, 100, 10_000] {
         let orchestrator = Orchestrator::new(&pool(size), OrchestratorConfig::default());
         let hand = hand_registry(size);
+        let hand_fold = hand_registry_with::<foldhash::fast::RandomState>(size);
         let mut sdk = || {
             let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
             let output: ToolOutput = tool
@@ -74,20 +76,37 @@ fn main() {
                 .unwrap();
             black_box(output);
         };
+        let mut hand_fold = || {
+            let handler = hand_fold.get(black_box("Noop")).unwrap();
+            let output = handler(input.clone())
+                .now_or_never()
+                .expect("the no-op finishes at once")
+                .unwrap();
+            black_box(output);
+        };
         time_per_call(calls * 10, &mut sdk);
         time_per_call(calls * 10, &mut hand);
-        let (mut sdk_ns, mut hand_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        time_per_call(calls * 10, &mut hand_fold);
+        let mut sdk_ns = Vec::new();
+        let (mut hand_ns, mut ratios) = (Vec::new(), Vec::new());
+        let (mut fold_ns, mut fold_ratios) = (Vec::new(), Vec::new());
         for round in 0..rounds {
-            let (s, h) = if round % 2 == 0 {
-                let s = time_per_call(calls, &mut sdk);
-                (s, time_per_call(calls, &mut hand))
-            } else {
-                let h = time_per_call(calls, &mut hand);
-                (time_per_call(calls, &mut sdk), h)
-            };
+            // The three sides in a rotating order, so none is always first or last.
+            let mut times = [0.0; 3];
+            for step in 0..3 {
+                let side = (usize::try_from(round).unwrap() + step) % 3;
+                times[side] = match side {
+                    0 => time_per_call(calls, &mut sdk),
+                    1 => time_per_call(calls, &mut hand),
+                    _ => time_per_call(calls, &mut hand_fold),
+                };
+            }
+            let [s, h, f] = times;
             sdk_ns.push(s);
             hand_ns.push(h);
+            fold_ns.push(f);
             ratios.push(s / h);
+            fold_ratios.push(s / f);
         }
         println!(
             "dispatch/paired/{size:<6} sdk {:>4.0} ns  hand {:>4.0} ns  ratio {:.2}x \
@@ -97,6 +116,14 @@ fn main() {
             quantile(&mut ratios, 0.5),
             quantile(&mut ratios, 0.25),
             quantile(&mut ratios, 0.75),
+        );
+        println!(
+            "dispatch/paired/{size:<6}  with foldhash in the hand-written map too: hand {:>4.0} ns  \
+             ratio {:.2}x (middle half {:.2}x to {:.2}x)",
+            quantile(&mut fold_ns, 0.5),
+            quantile(&mut fold_ratios, 0.5),
+            quantile(&mut fold_ratios, 0.25),
+            quantile(&mut fold_ratios, 0.75),
         );
     }
     run_tool_use_overhead(rounds, calls);

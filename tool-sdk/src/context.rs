@@ -95,7 +95,8 @@ pub type ProgressSink = Arc<dyn Fn(ToolProgress) + Send + Sync>;
 /// so making one for a call does not allocate; longer ones (OpenAI Responses' `fc_…`) go in a
 /// shared `Arc<str>`. Cloning is a copy or a reference-count increment.
 ///
-/// Made from `&str`, `String`, `&String` or `Arc<str>` (an `Arc<str>` is kept as it is).
+/// Made from `&str`, `String`, `&String`, `Box<str>`, `Cow<str>` or `Arc<str>` (an `Arc<str>`
+/// is kept as it is, not copied). Compares and hashes as its text.
 #[derive(Clone)]
 pub struct ToolUseId(IdRepr);
 
@@ -148,6 +149,48 @@ impl From<&String> for ToolUseId {
 impl From<String> for ToolUseId {
     fn from(id: String) -> Self {
         Self::from_str_ref(&id)
+    }
+}
+
+impl From<Box<str>> for ToolUseId {
+    fn from(id: Box<str>) -> Self {
+        Self::from_str_ref(&id)
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for ToolUseId {
+    fn from(id: std::borrow::Cow<'_, str>) -> Self {
+        Self::from_str_ref(&id)
+    }
+}
+
+impl From<&Arc<str>> for ToolUseId {
+    fn from(id: &Arc<str>) -> Self {
+        Self(IdRepr::Shared(Arc::clone(id)))
+    }
+}
+
+impl AsRef<str> for ToolUseId {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::hash::Hash for ToolUseId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq<str> for ToolUseId {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for ToolUseId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 

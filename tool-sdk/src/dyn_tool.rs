@@ -196,7 +196,9 @@ pub trait DynTool: Send + Sync + 'static {
     /// # Errors
     /// [`InputError`] at once when the input does not parse (as [`DynTool::parse_input`]).
     /// The future fails with a [`ToolError`] carrying `validate_input`'s message when the tool
-    /// refuses the input, and with the call's own error otherwise.
+    /// refuses the input (its `error_code` is not carried, as in the orchestrator's
+    /// `tool_result`; call [`DynTool::parse_input`] and [`ToolCall::validate_input`] to see it),
+    /// and with the call's own error otherwise.
     fn dispatch(
         &self,
         input: Value,

@@ -147,17 +147,18 @@ pub(crate) fn parse_input_checked<T: DeserializeOwned>(
     parse_checked(input, schema, |input| check.accepts(input))
 }
 
-/// [`parse_input_checked`] taking the input by value: when `check` covers every keyword of the
-/// schema ([`SchemaCheck`]'s `exhaustive`), an accepted object is read by moving each property's
-/// value into `T` ([`TakingObject`]), so strings are not copied. A refusal there can come only
-/// from a hand-written `Deserialize` (a `deserialize_with`, a `try_from`); it is reported with
-/// the top-level property it happened in. Every other input takes the borrowed path.
+/// [`parse_input_checked`] taking the input by value: when the schema's properties are all
+/// scalars whose every keyword `check` verifies ([`SchemaCheck`]'s `by_value`), an accepted
+/// object is read by moving each property's value into `T` ([`TakingObject`]), so strings are
+/// not copied. A refusal there can come only from a hand-written `Deserialize` (a
+/// `deserialize_with`, a `try_from`) and is reported with the property it happened in, as the
+/// borrowed path reports it. Every other input takes the borrowed path.
 pub(crate) fn parse_input_owned<T: DeserializeOwned>(
     mut input: Value,
     schema: &Value,
     check: &SchemaCheck,
 ) -> Result<T, InputError> {
-    if check.exhaustive
+    if check.by_value
         && check.accepts(&input)
         && let Value::Object(map) = &mut input
     {
@@ -186,11 +187,32 @@ impl<'de> serde::Deserializer<'de> for TakingObject<'de, '_> {
         self,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(TakingEntries {
+        let len = self.map.len();
+        let mut entries = TakingEntries {
             entries: self.map.iter_mut(),
             value: None,
             key: self.key,
-        })
+        };
+        let value = visitor.visit_map(&mut entries)?;
+        // As serde_json: a visitor that stops early has refused the rest of the object.
+        if entries.entries.len() == 0 {
+            Ok(value)
+        } else {
+            *entries.key = None;
+            Err(serde::de::Error::invalid_length(
+                len,
+                &"fewer elements in map",
+            ))
+        }
+    }
+
+    /// An object is `Some` of itself, as serde_json reads it (a root `Option` inside a
+    /// newtype or `#[serde(transparent)]` input).
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
     }
 
     fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
@@ -203,7 +225,7 @@ impl<'de> serde::Deserializer<'de> for TakingObject<'de, '_> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -296,11 +318,18 @@ pub(crate) struct SchemaCheck {
     closed: bool,
     /// The `items` schema, when it is an object.
     items: Option<Box<SchemaCheck>>,
-    /// `true` when this schema and every schema below it use only keywords the check verifies
-    /// (or annotations): an input it accepts then leaves serde nothing to refuse but what a
-    /// hand-written `Deserialize` adds, so the input can be read by value.
-    exhaustive: bool,
+    /// `true` when this schema uses only keywords the check verifies (or annotations), and
+    /// every property is such a schema for a scalar (string, number, boolean or null): an
+    /// input it accepts leaves serde nothing to refuse but what a hand-written `Deserialize`
+    /// adds, and such a refusal can only be about one top-level property, so the input can be
+    /// read by value with the error still located exactly ([`parse_input_owned`]).
+    by_value: bool,
+    /// Only checked keywords and annotations here (not looking at subschemas).
+    covered: bool,
 }
+
+/// The JSON types that nest: array and object.
+const NESTING: u8 = (1 << 4) | (1 << 5);
 
 /// Keywords that constrain nothing (annotations), or that [`SchemaCheck`] verifies itself.
 const CHECKED_OR_ANNOTATION: &[&str] = &[
@@ -408,7 +437,7 @@ impl SchemaCheck {
             .get("items")
             .filter(|items| items.is_object())
             .map(|items| Box::new(Self::new(items)));
-        let exhaustive = keywords
+        let covered = keywords
             .iter()
             .all(|(keyword, value)| match keyword.as_str() {
                 "type" => types.is_some(),
@@ -417,9 +446,14 @@ impl SchemaCheck {
                 // serde reads any JSON number into `f32`/`f64`.
                 "format" => matches!(value.as_str(), Some("double" | "float")),
                 keyword => CHECKED_OR_ANNOTATION.contains(&keyword),
-            })
-            && properties.iter().all(|(.., property)| property.exhaustive)
-            && items.as_ref().is_none_or(|items| items.exhaustive);
+            });
+        let by_value = covered
+            && properties.iter().all(|(.., property)| {
+                property.covered
+                    && property.types.is_some_and(|types| types & NESTING == 0)
+                    && property.properties.is_empty()
+                    && property.items.is_none()
+            });
         Self {
             types,
             index,
@@ -428,7 +462,8 @@ impl SchemaCheck {
             required_elsewhere,
             closed: keywords.get("additionalProperties") == Some(&Value::Bool(false)),
             items,
-            exhaustive,
+            by_value,
+            covered,
         }
     }
 
@@ -854,8 +889,20 @@ mod tests {
         pattern: String,
         path: Option<String>,
         hidden: Option<bool>,
-        globs: Option<Vec<String>>,
         weight: Option<f64>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(transparent)]
+    struct MaybePlain {
+        inner: Option<Plain>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        file: String,
+        edits: Vec<Checked>,
     }
 
     #[derive(Debug, Deserialize, JsonSchema)]
@@ -875,28 +922,31 @@ mod tests {
     }
 
     #[test]
-    fn only_schemas_the_check_covers_are_read_by_value() {
-        assert!(SchemaCheck::new(&input_schema_for::<Plain>()).exhaustive);
-        assert!(SchemaCheck::new(&input_schema_for::<Checked>()).exhaustive);
+    fn only_flat_schemas_the_check_covers_are_read_by_value() {
+        assert!(SchemaCheck::new(&input_schema_for::<Plain>()).by_value);
+        assert!(SchemaCheck::new(&input_schema_for::<Checked>()).by_value);
+        assert!(SchemaCheck::new(&input_schema_for::<MaybePlain>()).by_value);
+        // An array property: a refusal inside it would need a path below the property.
+        assert!(!SchemaCheck::new(&input_schema_for::<Nested>()).by_value);
         // `limit: Option<u32>` carries a format and a minimum that only serde checks.
-        assert!(!SchemaCheck::new(&input_schema_for::<Todos>()).exhaustive);
+        assert!(!SchemaCheck::new(&input_schema_for::<Todos>()).by_value);
         let with = |property: Value| {
-            SchemaCheck::new(&json!({"type": "object", "properties": {"x": property}})).exhaustive
+            SchemaCheck::new(&json!({"type": "object", "properties": {"x": property}})).by_value
         };
         assert!(with(json!({"type": "number", "format": "double"})));
-        assert!(with(json!({"type": "array", "items": {"type": "string"}})));
+        assert!(with(
+            json!({"type": ["string", "null"], "description": "d"})
+        ));
+        assert!(!with(json!({"type": "array", "items": {"type": "string"}})));
+        assert!(!with(json!({"type": "object"})));
+        assert!(!with(json!({"type": ["string", "object"]})));
+        assert!(!with(json!({})));
         assert!(!with(json!({"enum": ["a", "b"]})));
         assert!(!with(
             json!({"type": "integer", "format": "uint8", "minimum": 0})
         ));
         assert!(!with(json!({"type": "string", "minLength": 1})));
         assert!(!with(json!({"$ref": "#/$defs/Other"})));
-        assert!(!with(
-            json!({"type": "array", "items": {"type": "string", "pattern": "^a"}})
-        ));
-        assert!(!with(
-            json!({"type": "object", "additionalProperties": {"type": "string"}})
-        ));
     }
 
     #[test]
@@ -905,11 +955,11 @@ mod tests {
         let check = SchemaCheck::new(&schema);
         let inputs = [
             json!({"pattern": "*.rs"}),
-            json!({"pattern": "*.rs", "path": "src", "hidden": true, "globs": ["a", "b"]}),
+            json!({"pattern": "*.rs", "path": "src", "hidden": true, "weight": 0.5}),
             json!({"pattern": "*.rs", "weight": 2, "path": null}),
             json!({"pattern": "*.rs", "extra": 1}),
             json!({"path": "src"}),
-            json!({"pattern": 3, "globs": "a"}),
+            json!({"pattern": 3, "hidden": "yes"}),
             json!([]),
         ];
         for input in inputs {
@@ -923,6 +973,68 @@ mod tests {
                 (owned, borrowed) => panic!("{input}: {owned:?} against {borrowed:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_root_option_inside_a_transparent_input_is_read_by_value_as_serde_json_reads_it() {
+        let schema = input_schema_for::<MaybePlain>();
+        let check = SchemaCheck::new(&schema);
+        let input = json!({"pattern": "*.rs", "hidden": false});
+        let owned = parse_input_owned::<MaybePlain>(input.clone(), &schema, &check).unwrap();
+        assert_eq!(owned, parse_input_checked(&input, &schema, &check).unwrap());
+        assert_eq!(owned.inner.unwrap().hidden, Some(false));
+    }
+
+    #[test]
+    fn a_refusal_inside_an_array_keeps_its_full_path() {
+        let schema = input_schema_for::<Nested>();
+        let check = SchemaCheck::new(&schema);
+        let edits = json!([{"other": "a", "pattern": "b"}, {"other": "c", "pattern": ""}]);
+        let input = json!({"file": "f", "edits": edits});
+        let error = parse_input_owned::<Nested>(input, &schema, &check).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Parameter `edits[1].pattern`: must not be empty"
+        );
+    }
+
+    /// Reads the first entry of an object and stops.
+    #[derive(Debug)]
+    struct FirstOnly;
+
+    impl<'de> Deserialize<'de> for FirstOnly {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> serde::de::Visitor<'de> for Visitor {
+                type Value = FirstOnly;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<FirstOnly, A::Error> {
+                    map.next_entry::<String, String>()?;
+                    Ok(FirstOnly)
+                }
+            }
+            deserializer.deserialize_map(Visitor)
+        }
+    }
+
+    #[test]
+    fn a_visitor_that_stops_early_is_refused_as_serde_json_refuses_it() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
+        });
+        let check = SchemaCheck::new(&schema);
+        assert!(check.by_value);
+        let input = json!({"a": "x", "b": "y"});
+        let owned = parse_input_owned::<FirstOnly>(input.clone(), &schema, &check).unwrap_err();
+        let borrowed = parse_input_checked::<FirstOnly>(&input, &schema, &check).unwrap_err();
+        assert_eq!(owned.to_string(), borrowed.to_string());
+        assert!(parse_input_owned::<FirstOnly>(json!({"a": "x"}), &schema, &check).is_ok());
     }
 
     #[test]

@@ -144,6 +144,11 @@ fn tool_use_ids_short_and_long() {
     );
     let multibyte = "toolu_é€😀";
     assert_eq!(ToolUseId::from(multibyte).as_str(), multibyte);
+    let boxed: Box<str> = "toolu_boxed".into();
+    assert_eq!(ToolUseId::from(boxed), "toolu_boxed");
+    let cow = std::borrow::Cow::Borrowed("toolu_cow");
+    assert_eq!(ToolUseId::from(cow), *"toolu_cow");
+    assert_eq!(ToolUseId::from("a"), ToolUseId::from(Arc::<str>::from("a")));
 }
 
 #[test]

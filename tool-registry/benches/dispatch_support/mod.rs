@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -72,7 +73,12 @@ pub type Handler = Box<dyn Fn(Value) -> BoxFuture<'static, Result<String, String
 
 /// What a hand-written registry does: a map from name to a closure that parses and calls.
 pub fn hand_registry(size: usize) -> HashMap<String, Handler> {
-    let mut map: HashMap<String, Handler> = (1..size)
+    hand_registry_with(size)
+}
+
+/// [`hand_registry`] with the hasher `S` (the SDK's index uses foldhash).
+pub fn hand_registry_with<S: BuildHasher + Default>(size: usize) -> HashMap<String, Handler, S> {
+    let mut map: HashMap<String, Handler, S> = (1..size)
         .map(|i| {
             let handler: Handler = Box::new(|_| Box::pin(async { Err("filler".to_owned()) }));
             (format!("tool_{i:05}"), handler)
