@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
@@ -487,6 +487,89 @@ fn the_cache_freezes_the_first_render_until_cleared() {
             .unwrap(),
         r#"[{"name":"Flip","description":"after","input_schema":{"type":"object","properties":{"x":{"type":"string"}}},"strict":true}]"#
     );
+}
+
+/// A raw-JSON-Schema tool that counts how often its schema is read.
+struct Counting {
+    meta: ToolMeta,
+    schema: Value,
+    reads: AtomicUsize,
+}
+
+impl Counting {
+    fn new(schema: Value) -> Arc<Self> {
+        Arc::new(Self {
+            meta: ToolMeta::new("Counted", MaxResultSize::Chars(1_000)),
+            schema,
+            reads: AtomicUsize::new(0),
+        })
+    }
+}
+
+impl DynTool for Counting {
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
+    }
+    fn prompt(&self) -> Cow<'_, str> {
+        "counted".into()
+    }
+    fn input_schema(&self) -> &Value {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        &self.schema
+    }
+    fn has_json_schema(&self) -> bool {
+        true
+    }
+    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+        Err(InputError::new(Vec::new()))
+    }
+}
+
+#[test]
+fn a_rendered_instance_is_found_again_without_rebuilding_its_key() {
+    let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    let counted = Counting::new(schema.clone());
+    let tools: Vec<Arc<dyn DynTool>> = vec![counted.clone()];
+    let cache = SchemaCache::new();
+    let request = RenderRequest::default();
+    let first = cache
+        .render_json(&tools, ExportTarget::Anthropic, &request)
+        .unwrap();
+    let reads = counted.reads.load(Ordering::SeqCst);
+    assert!(reads > 0);
+    for target in TARGETS {
+        cache.render_json(&tools, target, &request).unwrap();
+    }
+    assert_eq!(
+        counted.reads.load(Ordering::SeqCst),
+        reads,
+        "a warm render read the schema again"
+    );
+    // Another instance with the same name and schema: its key is built once and finds the
+    // same entry.
+    let twin = Counting::new(schema);
+    let twins: Vec<Arc<dyn DynTool>> = vec![twin.clone()];
+    let again = cache
+        .render_json(&twins, ExportTarget::Anthropic, &request)
+        .unwrap();
+    assert_eq!(again, first);
+    assert_eq!(cache.len(), 1);
+    assert_eq!(twin.reads.load(Ordering::SeqCst), 1);
+    // A changed schema comes as a new instance, with a new key and a new entry.
+    let changed: Vec<Arc<dyn DynTool>> = vec![Counting::new(
+        json!({"type": "object", "properties": {"r": {"type": "number"}}}),
+    )];
+    let rendered = cache
+        .render_json(&changed, ExportTarget::Anthropic, &request)
+        .unwrap();
+    assert!(rendered.contains(r#""r":{"type":"number"}"#), "{rendered}");
+    assert_eq!(cache.len(), 2);
+    // `clear` forgets instances too: the next render reads the schema again.
+    cache.clear();
+    cache
+        .render_json(&tools, ExportTarget::Anthropic, &request)
+        .unwrap();
+    assert!(counted.reads.load(Ordering::SeqCst) > reads);
 }
 
 #[test]

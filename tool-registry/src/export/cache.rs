@@ -2,7 +2,7 @@
 //! and rendered byte-identically afterwards, whatever changes in the tool, until `clear()`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use serde_json::Value;
 use tool_sdk::{DeclaredFlag, DynTool};
@@ -198,6 +198,12 @@ pub struct RenderRequest {
 /// of a key captures name, description, schema, `strict`, title, hints and output schema;
 /// later renders reuse them byte for byte even if the tool's flags or prompt change.
 ///
+/// A tool instance (an `Arc`) rendered once is found again by identity, without building its
+/// key: for a tool with a raw JSON Schema the key holds the whole schema text, and serialising
+/// it was most of a warm render. So a tool's schema must not change while the same instance is
+/// in use; MCP tools are rebuilt from each `tools/list`, which makes new instances and so new
+/// keys.
+///
 /// ```
 /// use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
 /// let cache = SchemaCache::new();
@@ -208,7 +214,42 @@ pub struct RenderRequest {
 /// ```
 #[derive(Debug, Default)]
 pub struct SchemaCache {
-    entries: RwLock<HashMap<String, Arc<CachedTool>>>,
+    state: RwLock<CacheState>,
+}
+
+/// Both maps under one lock, so that `clear` and a render never leave an instance pointing at
+/// a forgotten entry.
+#[derive(Debug, Default)]
+struct CacheState {
+    /// The captured entries by SPEC §8.4 key.
+    entries: HashMap<String, Arc<CachedTool>>,
+    /// The entry of each tool instance already rendered, by the address of its `Arc`. The
+    /// `Weak` keeps that allocation from being freed and its address reused for another tool
+    /// while the entry exists, so an address found here is the same instance.
+    by_instance: HashMap<usize, (Weak<dyn DynTool>, Arc<CachedTool>)>,
+    /// `by_instance`'s size at which dropped instances are swept out next.
+    sweep_at: usize,
+}
+
+impl CacheState {
+    fn remember(&mut self, tool: &Arc<dyn DynTool>, entry: &Arc<CachedTool>) {
+        // Instances come and go (MCP tools are rebuilt on reconnects, a pool may be collected
+        // anew each turn): sweep out the dropped ones whenever the map has doubled since the
+        // last sweep, so it stays within twice the live instances at amortised O(1).
+        if self.by_instance.len() >= self.sweep_at.max(64) {
+            self.by_instance
+                .retain(|_, (instance, _)| instance.strong_count() > 0);
+            self.sweep_at = 2 * self.by_instance.len().max(self.entries.len());
+        }
+        self.by_instance
+            .entry(instance_address(tool))
+            .or_insert_with(|| (Arc::downgrade(tool), Arc::clone(entry)));
+    }
+}
+
+/// The address `CacheState::by_instance` knows a tool instance by.
+fn instance_address(tool: &Arc<dyn DynTool>) -> usize {
+    Arc::as_ptr(tool).cast::<()>() as usize
 }
 
 /// The cache key of `tool` (SPEC §8.4).
@@ -229,39 +270,58 @@ impl SchemaCache {
     /// The captured entry of `tool`, capturing it now on a miss.
     pub fn entry(&self, tool: &dyn DynTool) -> Arc<CachedTool> {
         let key = cache_key(tool);
-        if let Some(entry) = self.read().get(&key) {
+        if let Some(entry) = self.read().entries.get(&key) {
             return Arc::clone(entry);
         }
         let captured = Arc::new(CachedTool::capture(tool));
-        let mut entries = self
-            .entries
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(entries.entry(key).or_insert(captured))
+        Arc::clone(self.write().entries.entry(key).or_insert(captured))
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CachedTool>>> {
-        self.entries
+    /// [`SchemaCache::entry`] for an instance, found by identity after its first time.
+    fn instance_entry(&self, tool: &Arc<dyn DynTool>) -> Arc<CachedTool> {
+        if let Some((_, entry)) = self.read().by_instance.get(&instance_address(tool)) {
+            return Arc::clone(entry);
+        }
+        let key = cache_key(tool.as_ref());
+        let mut state = self.write();
+        let entry = match state.entries.get(&key) {
+            Some(entry) => Arc::clone(entry),
+            None => {
+                drop(state);
+                let captured = Arc::new(CachedTool::capture(tool.as_ref()));
+                state = self.write();
+                Arc::clone(state.entries.entry(key).or_insert(captured))
+            }
+        };
+        state.remember(tool, &entry);
+        entry
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, CacheState> {
+        self.state
             .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, CacheState> {
+        self.state
+            .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Forgets every entry (the reference clears on auth changes and logout).
     pub fn clear(&self) {
-        self.entries
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        *self.write() = CacheState::default();
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.read().len()
+        self.read().entries.len()
     }
 
     /// `true` when nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.read().entries.is_empty()
     }
 
     /// The definitions of `tools` for `target`, in order, with the per-request fields of
@@ -324,7 +384,7 @@ impl SchemaCache {
         let deferred: HashSet<&str> = request.defer_loading.iter().map(String::as_str).collect();
         let anthropic = target == ExportTarget::Anthropic;
         for (index, tool) in tools.iter().enumerate() {
-            let entry = self.entry(tool.as_ref());
+            let entry = self.instance_entry(tool);
             let rendered = entry.base(target, request.strict, request.strict_policy)?;
             let extra = PerRequest {
                 defer_loading: anthropic && deferred.contains(entry.name.as_str()),
@@ -357,5 +417,70 @@ impl PerRequest<'_> {
         if let Some(cache_control) = self.cache_control {
             definition["cache_control"] = cache_control.clone();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::json;
+    use tool_sdk::{InputError, MaxResultSize, ToolCall, ToolMeta};
+
+    use super::*;
+    use crate::export::{ExportTarget, RenderRequest};
+
+    struct Plain {
+        meta: ToolMeta,
+        schema: Value,
+    }
+
+    impl DynTool for Plain {
+        fn meta(&self) -> &ToolMeta {
+            &self.meta
+        }
+        fn prompt(&self) -> Cow<'_, str> {
+            "plain".into()
+        }
+        fn input_schema(&self) -> &Value {
+            &self.schema
+        }
+        fn has_json_schema(&self) -> bool {
+            true
+        }
+        fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+            Err(InputError::new(Vec::new()))
+        }
+    }
+
+    fn plain() -> Arc<dyn DynTool> {
+        Arc::new(Plain {
+            meta: ToolMeta::new("Plain", MaxResultSize::Chars(1_000)),
+            schema: json!({"type": "object", "properties": {}}),
+        })
+    }
+
+    #[test]
+    fn dropped_instances_are_forgotten_before_they_pile_up() {
+        let cache = SchemaCache::new();
+        let request = RenderRequest::default();
+        let kept = vec![plain()];
+        cache
+            .render(&kept, ExportTarget::Anthropic, &request)
+            .unwrap();
+        for _ in 0..1_000 {
+            // A fresh instance each time, dropped right after, as MCP reconnects do.
+            let fresh = vec![plain()];
+            cache
+                .render(&fresh, ExportTarget::Anthropic, &request)
+                .unwrap();
+        }
+        let state = cache.read();
+        assert_eq!(state.entries.len(), 1);
+        assert!(state.by_instance.len() <= 65, "{}", state.by_instance.len());
+        assert!(
+            state.by_instance.contains_key(&instance_address(&kept[0])),
+            "a live instance was forgotten"
+        );
     }
 }
