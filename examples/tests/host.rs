@@ -133,3 +133,31 @@ fn run_refuses_a_file_without_content_clearly() {
     assert!(!ok);
     assert!(stderr.contains("top-level `content` array"), "{stderr}");
 }
+
+#[test]
+fn run_ends_with_a_summary_naming_the_failed_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let file = dir.path().join("turn.json");
+    let turn = serde_json::json!({
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_a", "name": "Glob", "input": {"pattern": "*.txt"}},
+            {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "ls"}}
+        ]
+    });
+    std::fs::write(&file, turn.to_string()).unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.ends_with("answered 2 tool_use blocks: 1 ok, 1 error (Bash toolu_b)\n"),
+        "{stderr}"
+    );
+    let message: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(message["content"].as_array().unwrap().len(), 2);
+}

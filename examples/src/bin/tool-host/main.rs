@@ -176,7 +176,37 @@ fn run_file(
     }
     eprint!("{}", plan(registry, &blocks));
     let results = answer(registry, &blocks, workspace)?;
+    eprintln!("{}", summary(&blocks, &results));
     print_json(&UserMessage::from_results(results))
+}
+
+/// One line for stderr: how many calls were answered and which failed, e.g.
+/// `answered 3 tool_use blocks: 2 ok, 1 error (Bash toolu_02)`.
+fn summary(blocks: &[ToolUseBlock], results: &[ToolResultBlock]) -> String {
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|result| result.is_error)
+        .map(|result| {
+            let name = blocks
+                .iter()
+                .find(|block| block.id == result.tool_use_id)
+                .map_or("?", |block| block.name.as_str());
+            format!("{name} {}", result.tool_use_id)
+        })
+        .collect();
+    let which = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", failed.join(", "))
+    };
+    format!(
+        "answered {} tool_use block{}: {} ok, {} error{}{which}",
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        results.len() - failed.len(),
+        failed.len(),
+        if failed.len() == 1 { "" } else { "s" },
+    )
 }
 
 /// The batch plan, one line per batch.
