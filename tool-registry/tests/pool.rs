@@ -74,6 +74,36 @@ fn mcp_tools(server: &str, names: &[&str]) -> Vec<Arc<dyn DynTool>> {
     .unwrap()
 }
 
+/// Records every `tracing` event as `LEVEL field=value ...`.
+struct Capture(Arc<std::sync::Mutex<Vec<String>>>);
+
+struct Fields<'a>(&'a mut String);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write as _;
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+}
+
+impl tracing::Subscriber for Capture {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut text = event.metadata().level().to_string();
+        event.record(&mut Fields(&mut text));
+        self.0.lock().unwrap().push(text);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 fn names(tools: &[Arc<dyn DynTool>]) -> Vec<&str> {
     tools.iter().map(|tool| tool.name()).collect()
 }
@@ -188,9 +218,19 @@ fn a_built_in_beats_an_mcp_tool_of_the_same_name() {
         handler: None,
     };
     let mcp = mcp_tools_from_list("fs", &list, &options).unwrap();
-    let pool =
-        assemble_tool_pool(&[tool("Read")], &deny(&[]), &mcp, &PoolConfig::default()).unwrap();
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let pool = tracing::subscriber::with_default(Capture(Arc::clone(&events)), || {
+        assemble_tool_pool(&[tool("Read")], &deny(&[]), &mcp, &PoolConfig::default()).unwrap()
+    });
     assert_eq!(pool.names().collect::<Vec<_>>(), ["Read", "Zed"]);
+    let events = events.lock().unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(
+        events[0].starts_with("WARN ")
+            && events[0].contains("name=\"Read\"")
+            && events[0].contains("the built-in tool is kept"),
+        "{events:?}"
+    );
     assert!(!pool.tools()[0].meta().is_mcp);
     assert!(pool.tools()[1].meta().is_mcp);
     assert_eq!(pool.built_in_count(), 1);
