@@ -31,7 +31,7 @@ use tool_sdk::prelude::*;
 
 #[path = "dispatch_support/mod.rs"]
 mod dispatch_support;
-use dispatch_support::{Noop, hand_registry, pool};
+use dispatch_support::{Noop, hand_dispatch, hand_registry, pool, sdk_dispatch};
 use tool_sdk::{ToolOutput, ToolUseBlock, dyn_tool};
 
 /// Sleeps 1 ms.
@@ -88,16 +88,7 @@ fn dispatch(c: &mut Criterion) {
     for size in [1usize, 100, 10_000] {
         let orchestrator = Orchestrator::new(&pool(size), OrchestratorConfig::default());
         group.bench_with_input(BenchmarkId::new("sdk", size), &size, |b, _| {
-            b.iter(|| {
-                let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-                let output: ToolOutput = tool
-                    .dispatch(input.clone(), ToolUseContext::detached("toolu_1"))
-                    .unwrap()
-                    .now_or_never()
-                    .expect("the no-op finishes at once")
-                    .unwrap();
-                black_box(output)
-            });
+            b.iter(|| black_box(sdk_dispatch(&orchestrator, &input)));
         });
         group.bench_with_input(BenchmarkId::new("sdk_two_step", size), &size, |b, _| {
             b.iter(|| {
@@ -113,14 +104,7 @@ fn dispatch(c: &mut Criterion) {
         });
         let hand = hand_registry(size);
         group.bench_with_input(BenchmarkId::new("hand", size), &size, |b, _| {
-            b.iter(|| {
-                let handler = hand.get(black_box("Noop")).unwrap();
-                let output = handler(input.clone())
-                    .now_or_never()
-                    .expect("the no-op finishes at once")
-                    .unwrap();
-                black_box(output)
-            });
+            b.iter(|| black_box(hand_dispatch(&hand, &input)));
         });
     }
     group.finish();

@@ -14,16 +14,17 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use futures::FutureExt;
 use serde_json::json;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+use tool_sdk::ToolUseBlock;
 use tool_sdk::prelude::*;
-use tool_sdk::{ToolOutput, ToolUseBlock};
 
 #[path = "dispatch_support/mod.rs"]
 #[allow(dead_code)] // each bench uses part of it
 mod dispatch_support;
-use dispatch_support::{Noop, hand_registry, hand_registry_with, pool};
+use dispatch_support::{
+    Noop, hand_dispatch, hand_registry, hand_registry_with, pool, sdk_dispatch,
+};
 
 /// Nanoseconds per call of `call`, over `calls` calls.
 fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
@@ -59,30 +60,13 @@ fn main() {
         let hand = hand_registry(size);
         let hand_fold = hand_registry_with::<foldhash::fast::RandomState>(size);
         let mut sdk = || {
-            let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-            let output: ToolOutput = tool
-                .dispatch(input.clone(), ToolUseContext::detached("toolu_1"))
-                .unwrap()
-                .now_or_never()
-                .expect("the no-op finishes at once")
-                .unwrap();
-            black_box(output);
+            black_box(sdk_dispatch(&orchestrator, &input));
         };
         let mut hand = || {
-            let handler = hand.get(black_box("Noop")).unwrap();
-            let output = handler(input.clone())
-                .now_or_never()
-                .expect("the no-op finishes at once")
-                .unwrap();
-            black_box(output);
+            black_box(hand_dispatch(&hand, &input));
         };
         let mut hand_fold = || {
-            let handler = hand_fold.get(black_box("Noop")).unwrap();
-            let output = handler(input.clone())
-                .now_or_never()
-                .expect("the no-op finishes at once")
-                .unwrap();
-            black_box(output);
+            black_box(hand_dispatch(&hand_fold, &input));
         };
         time_per_call(calls * 10, &mut sdk);
         time_per_call(calls * 10, &mut hand);

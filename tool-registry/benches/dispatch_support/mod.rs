@@ -7,10 +7,12 @@ use std::hash::BuildHasher;
 use std::hint::black_box;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use tool_registry::Orchestrator;
 use tool_sdk::prelude::*;
-use tool_sdk::{InputError, MaxResultSize, ToolMeta, dyn_tool};
+use tool_sdk::{InputError, MaxResultSize, ToolMeta, ToolOutput, dyn_tool};
 
 /// Does nothing with its text and answers "ok".
 #[tool(
@@ -93,4 +95,24 @@ pub fn hand_registry_with<S: BuildHasher + Default>(size: usize) -> HashMap<Stri
     });
     map.insert("Noop".to_owned(), noop);
     map
+}
+
+/// One SDK dispatch: `find_tool` + `DynTool::dispatch` of a copy of `input` with a fresh
+/// detached context, polled once.
+pub fn sdk_dispatch(orchestrator: &Orchestrator, input: &Value) -> ToolOutput {
+    let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
+    tool.dispatch(input.clone(), ToolUseContext::detached("toolu_1"))
+        .unwrap()
+        .now_or_never()
+        .expect("the no-op finishes at once")
+        .unwrap()
+}
+
+/// One hand-written dispatch: map lookup + the handler on a copy of `input`, polled once.
+pub fn hand_dispatch<S: BuildHasher>(hand: &HashMap<String, Handler, S>, input: &Value) -> String {
+    let handler = hand.get(black_box("Noop")).unwrap();
+    handler(input.clone())
+        .now_or_never()
+        .expect("the no-op finishes at once")
+        .unwrap()
 }
