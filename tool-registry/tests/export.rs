@@ -573,6 +573,28 @@ fn a_rendered_instance_is_found_again_without_rebuilding_its_key() {
 }
 
 #[test]
+fn a_freed_address_is_not_mistaken_for_another_tool() {
+    // Each instance is dropped before the next is made, so the allocator may hand the next one
+    // the same address: the cache must still tell them apart.
+    let cache = SchemaCache::new();
+    let request = RenderRequest::default();
+    for i in 0..200 {
+        let property = format!("p{i}");
+        let tools: Vec<Arc<dyn DynTool>> = vec![Counting::new(
+            json!({"type": "object", "properties": {property.clone(): {"type": "string"}}}),
+        )];
+        let rendered = cache
+            .render_json(&tools, ExportTarget::Anthropic, &request)
+            .unwrap();
+        assert!(
+            rendered.contains(&format!("\"{property}\"")),
+            "iteration {i}: {rendered}"
+        );
+    }
+    assert_eq!(cache.len(), 200);
+}
+
+#[test]
 fn json_schema_tools_are_keyed_by_name_and_schema() {
     let cache = SchemaCache::new();
     let one = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap();

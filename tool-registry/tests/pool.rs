@@ -74,7 +74,7 @@ fn mcp_tools(server: &str, names: &[&str]) -> Vec<Arc<dyn DynTool>> {
     .unwrap()
 }
 
-/// Records every `tracing` event as `LEVEL field=value ...`.
+/// Records every `tracing` event at WARN or above as `LEVEL field=value ...`.
 struct Capture(Arc<std::sync::Mutex<Vec<String>>>);
 
 struct Fields<'a>(&'a mut String);
@@ -87,8 +87,16 @@ impl tracing::field::Visit for Fields<'_> {
 }
 
 impl tracing::Subscriber for Capture {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
+    // Asked again for every event, so an interest cached while another test ran without a
+    // subscriber cannot hide this test's events.
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        *metadata.level() <= tracing::Level::WARN
     }
     fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
         tracing::span::Id::from_u64(1)

@@ -132,7 +132,9 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// `true` when the schema is a raw JSON Schema supplied at run time (an MCP or JSON-defined
     /// tool) rather than generated from a Rust type; the schema cache keys such tools by
-    /// schema too (SPEC §8.4).
+    /// schema too (SPEC §8.4), and finds an instance it has rendered again by identity, so a
+    /// tool's name, this flag and its schema must not change over the life of an instance
+    /// (make a new instance for a new schema, as MCP imports do for each `tools/list`).
     fn has_json_schema(&self) -> bool {
         false
     }

@@ -198,11 +198,14 @@ pub struct RenderRequest {
 /// of a key captures name, description, schema, `strict`, title, hints and output schema;
 /// later renders reuse them byte for byte even if the tool's flags or prompt change.
 ///
-/// A tool instance (an `Arc`) rendered once is found again by identity, without building its
-/// key: for a tool with a raw JSON Schema the key holds the whole schema text, and serialising
-/// it was most of a warm render. So a tool's schema must not change while the same instance is
-/// in use; MCP tools are rebuilt from each `tools/list`, which makes new instances and so new
-/// keys.
+/// A tool instance with a raw JSON Schema (an `Arc<dyn DynTool>` whose `has_json_schema` is
+/// true), rendered once, is found again by identity without building its key, since the key
+/// holds the whole schema text and serialising it was most of a warm render. So such a tool's
+/// name and schema must not change while the same instance is in use; MCP tools are rebuilt
+/// from each `tools/list`, which makes new instances and so new keys. The cache keeps a `Weak`
+/// to each instance it remembers (so that its address is not reused by another tool), which
+/// makes `Arc::get_mut` on that tool return `None` until [`SchemaCache::clear`]. The first
+/// render of a new instance takes the write lock once to remember it.
 ///
 /// ```
 /// use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
@@ -235,10 +238,13 @@ impl CacheState {
     fn remember(&mut self, tool: &Arc<dyn DynTool>, entry: &Arc<CachedTool>) {
         // Instances come and go (MCP tools are rebuilt on reconnects, a pool may be collected
         // anew each turn): sweep out the dropped ones whenever the map has doubled since the
-        // last sweep, so it stays within twice the live instances at amortised O(1).
+        // last sweep, at amortised O(1). Until a sweep, a dropped instance's allocation (the
+        // tool struct's own bytes, its fields already dropped) stays pinned by its `Weak`; the
+        // map holds at most max(64, twice the live instances, twice the entries) of them.
         if self.by_instance.len() >= self.sweep_at.max(64) {
             self.by_instance
                 .retain(|_, (instance, _)| instance.strong_count() > 0);
+            self.by_instance.shrink_to(2 * self.by_instance.len());
             self.sweep_at = 2 * self.by_instance.len().max(self.entries.len());
         }
         self.by_instance
@@ -277,8 +283,13 @@ impl SchemaCache {
         Arc::clone(self.write().entries.entry(key).or_insert(captured))
     }
 
-    /// [`SchemaCache::entry`] for an instance, found by identity after its first time.
+    /// [`SchemaCache::entry`] for an instance, found by identity after its first time when its
+    /// key would hold its schema (a tool keyed by name alone is cheaper to key than to
+    /// remember).
     fn instance_entry(&self, tool: &Arc<dyn DynTool>) -> Arc<CachedTool> {
+        if !tool.has_json_schema() {
+            return self.entry(tool.as_ref());
+        }
         if let Some((_, entry)) = self.read().by_instance.get(&instance_address(tool)) {
             return Arc::clone(entry);
         }
@@ -453,10 +464,10 @@ mod tests {
         }
     }
 
-    fn plain() -> Arc<dyn DynTool> {
+    fn plain(property: &str) -> Arc<dyn DynTool> {
         Arc::new(Plain {
             meta: ToolMeta::new("Plain", MaxResultSize::Chars(1_000)),
-            schema: json!({"type": "object", "properties": {}}),
+            schema: json!({"type": "object", "properties": {property: {"type": "string"}}}),
         })
     }
 
@@ -464,23 +475,67 @@ mod tests {
     fn dropped_instances_are_forgotten_before_they_pile_up() {
         let cache = SchemaCache::new();
         let request = RenderRequest::default();
-        let kept = vec![plain()];
-        cache
-            .render(&kept, ExportTarget::Anthropic, &request)
-            .unwrap();
-        for _ in 0..1_000 {
-            // A fresh instance each time, dropped right after, as MCP reconnects do.
-            let fresh = vec![plain()];
+        // Fresh instances with their own schemas, each rendered then dropped, as MCP
+        // reconnects make them; every hundredth is kept alive.
+        let mut live = Vec::new();
+        for i in 0..1_000 {
+            let property = format!("p{i}");
+            let fresh = vec![plain(&property)];
+            let rendered = cache
+                .render(&fresh, ExportTarget::Anthropic, &request)
+                .unwrap();
+            assert!(
+                rendered[0]["input_schema"]["properties"]
+                    .get(&property)
+                    .is_some(),
+                "{rendered:?}"
+            );
+            if i % 100 == 0 {
+                live.push(fresh);
+            }
+        }
+        let state = cache.read();
+        assert_eq!(state.entries.len(), 1_000);
+        let remembered = state.by_instance.len();
+        let dead = state
+            .by_instance
+            .values()
+            .filter(|(instance, _)| instance.strong_count() == 0)
+            .count();
+        assert!(remembered <= 2 * 1_000, "{remembered}");
+        assert!(dead <= remembered - live.len(), "{dead} of {remembered}");
+        for fresh in &live {
+            assert!(
+                state.by_instance.contains_key(&instance_address(&fresh[0])),
+                "a live instance was forgotten"
+            );
+        }
+    }
+
+    #[test]
+    fn dropped_instances_of_one_key_are_swept_out() {
+        let cache = SchemaCache::new();
+        let request = RenderRequest::default();
+        let mut live = Vec::new();
+        for i in 0..1_000 {
+            let fresh = vec![plain("same")];
             cache
                 .render(&fresh, ExportTarget::Anthropic, &request)
                 .unwrap();
+            if i % 100 == 0 {
+                live.push(fresh);
+            }
         }
         let state = cache.read();
         assert_eq!(state.entries.len(), 1);
-        assert!(state.by_instance.len() <= 65, "{}", state.by_instance.len());
-        assert!(
-            state.by_instance.contains_key(&instance_address(&kept[0])),
-            "a live instance was forgotten"
-        );
+        let dead = state
+            .by_instance
+            .values()
+            .filter(|(instance, _)| instance.strong_count() == 0)
+            .count();
+        assert!(dead < 64, "{dead} dropped instances still pinned");
+        for fresh in &live {
+            assert!(state.by_instance.contains_key(&instance_address(&fresh[0])));
+        }
     }
 }
