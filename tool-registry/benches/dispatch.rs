@@ -31,7 +31,7 @@ use tool_sdk::prelude::*;
 
 #[path = "dispatch_support/mod.rs"]
 mod dispatch_support;
-use dispatch_support::{Noop, hand_dispatch, hand_registry, pool, sdk_dispatch};
+use dispatch_support::{RunToolUse, hand_dispatch, hand_registry, pool, sdk_dispatch};
 use tool_sdk::{ToolOutput, ToolUseBlock, dyn_tool};
 
 /// Sleeps 1 ms.
@@ -111,33 +111,10 @@ fn dispatch(c: &mut Criterion) {
 }
 
 fn run_tool_use(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let orchestrator = Orchestrator::new(&pool(100), OrchestratorConfig::default());
-    let block = ToolUseBlock {
-        id: "toolu_1".into(),
-        name: "Noop".into(),
-        input: json!({"text": "hello"}),
-    };
-    let turn = TurnState::default();
+    let fixture = RunToolUse::new();
     let mut group = c.benchmark_group("run_tool_use");
-    group.bench_function("sdk", |b| {
-        b.iter(|| {
-            runtime.block_on(async { black_box(orchestrator.run_tool_use(&block, &turn).await) })
-        });
-    });
-    group.bench_function("direct", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let args: Noop = serde_json::from_value(block.input.clone()).unwrap();
-                let ctx = ToolUseContext::detached("toolu_1");
-                let result = args.call(&ctx).await.unwrap();
-                black_box(<Noop as Tool>::map_result(result.data, "toolu_1"))
-            })
-        });
-    });
+    group.bench_function("sdk", |b| b.iter(|| black_box(fixture.sdk())));
+    group.bench_function("direct", |b| b.iter(|| black_box(fixture.direct())));
     group.finish();
 }
 

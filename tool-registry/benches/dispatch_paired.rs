@@ -15,15 +15,13 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use serde_json::json;
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
-use tool_sdk::ToolUseBlock;
-use tool_sdk::prelude::*;
+use tool_registry::{Orchestrator, OrchestratorConfig};
 
 #[path = "dispatch_support/mod.rs"]
 #[allow(dead_code)] // each bench uses part of it
 mod dispatch_support;
 use dispatch_support::{
-    Noop, hand_dispatch, hand_registry, hand_registry_with, pool, sdk_dispatch,
+    RunToolUse, hand_dispatch, hand_registry, hand_registry_with, pool, sdk_dispatch,
 };
 
 /// Nanoseconds per call of `call`, over `calls` calls.
@@ -117,27 +115,12 @@ fn main() {
 /// the input with serde and calling the tool's function directly, both inside `block_on` on a
 /// current-thread runtime; reported as the extra time per call.
 fn run_tool_use_overhead(rounds: u32, calls: u32) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let orchestrator = Orchestrator::new(&pool(100), OrchestratorConfig::default());
-    let block = ToolUseBlock {
-        id: "toolu_1".into(),
-        name: "Noop".into(),
-        input: json!({"text": "hello"}),
-    };
-    let turn = TurnState::default();
+    let fixture = RunToolUse::new();
     let mut sdk = || {
-        runtime.block_on(async { black_box(orchestrator.run_tool_use(&block, &turn).await) });
+        black_box(fixture.sdk());
     };
     let mut direct = || {
-        runtime.block_on(async {
-            let args: Noop = serde_json::from_value(block.input.clone()).unwrap();
-            let ctx = ToolUseContext::detached("toolu_1");
-            let result = args.call(&ctx).await.unwrap();
-            black_box(<Noop as Tool>::map_result(result.data, "toolu_1"));
-        });
+        black_box(fixture.direct());
     };
     time_per_call(calls * 10, &mut sdk);
     time_per_call(calls * 10, &mut direct);

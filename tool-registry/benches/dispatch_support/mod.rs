@@ -10,9 +10,12 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tool_registry::Orchestrator;
+use tool_registry::orchestration::CallOutcome;
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
-use tool_sdk::{InputError, MaxResultSize, ToolMeta, ToolOutput, dyn_tool};
+use tool_sdk::{
+    InputError, MaxResultSize, ToolMeta, ToolOutput, ToolResultContent, ToolUseBlock, dyn_tool,
+};
 
 /// Does nothing with its text and answers "ok".
 #[tool(
@@ -115,4 +118,49 @@ pub fn hand_dispatch<S: BuildHasher>(hand: &HashMap<String, Handler, S>, input: 
         .now_or_never()
         .expect("the no-op finishes at once")
         .unwrap()
+}
+
+/// What the `run_tool_use` comparison runs: a current-thread runtime, an orchestrator over a
+/// pool of 100, the `Noop` block and a default turn.
+pub struct RunToolUse {
+    runtime: tokio::runtime::Runtime,
+    orchestrator: Orchestrator,
+    block: ToolUseBlock,
+    turn: TurnState,
+}
+
+impl RunToolUse {
+    /// The fixture.
+    pub fn new() -> Self {
+        Self {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap(),
+            orchestrator: Orchestrator::new(&pool(100), OrchestratorConfig::default()),
+            block: ToolUseBlock {
+                id: "toolu_1".into(),
+                name: "Noop".into(),
+                input: json!({"text": "hello"}),
+            },
+            turn: TurnState::default(),
+        }
+    }
+
+    /// The whole SPEC §5.4 pipeline for the block, inside `block_on`.
+    pub fn sdk(&self) -> CallOutcome {
+        self.runtime
+            .block_on(self.orchestrator.run_tool_use(&self.block, &self.turn))
+    }
+
+    /// Parsing the input with serde, calling the tool's function and mapping its output,
+    /// inside `block_on`.
+    pub fn direct(&self) -> ToolResultContent {
+        self.runtime.block_on(async {
+            let args: Noop = serde_json::from_value(self.block.input.clone()).unwrap();
+            let ctx = ToolUseContext::detached("toolu_1");
+            let result = args.call(&ctx).await.unwrap();
+            <Noop as Tool>::map_result(result.data, "toolu_1")
+        })
+    }
 }
