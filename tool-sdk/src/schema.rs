@@ -30,17 +30,7 @@ pub fn input_schema_for<T: JsonSchema>() -> Value {
 fn drop_optional_nulls(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
-            let required: Vec<String> = map
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let required = required_names(map);
             if let Some(Value::Object(properties)) = map.get_mut("properties") {
                 for (name, property) in properties.iter_mut() {
                     if !required.contains(name) {
@@ -117,6 +107,22 @@ fn order_root_keys(mut map: Map<String, Value>) -> Value {
     }
     ordered.extend(map);
     Value::Object(ordered)
+}
+
+/// The names an object schema's `required` keyword lists, in order; empty when it has none
+/// (or it is not an array). Non-string entries are skipped.
+pub fn required_names(schema: &Map<String, Value>) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The property names of an object schema's root, in schema order.

@@ -127,17 +127,7 @@ fn strict_object(
     map: &mut Map<String, Value>,
     path: &str,
 ) -> Result<(), StrictSchemaError> {
-    let required: Vec<String> = map
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required = tool_sdk::schema::required_names(map);
     let mut all = Vec::new();
     if let Some(Value::Object(properties)) = map.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
