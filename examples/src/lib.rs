@@ -41,5 +41,6 @@
 //! defaults (they write, and run alone). All file work runs on tokio's blocking pool, and Glob
 //! and Grep stop early when the call is cancelled.
 
+pub mod file_state;
 pub mod tools;
 pub mod workspace;

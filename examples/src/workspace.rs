@@ -3,8 +3,11 @@
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use tool_sdk::{ToolError, ToolUseContext};
+
+use crate::file_state::ReadFileState;
 
 /// The directory the file tools may read and write, and the check that keeps them there.
 ///
@@ -16,6 +19,9 @@ use tool_sdk::{ToolError, ToolUseContext};
 /// The check is made when the path is resolved; a symbolic link created between that moment
 /// and the file access is not noticed (the tools are examples, not a security boundary
 /// against a hostile local process).
+///
+/// It also holds the session's [`ReadFileState`], shared by its clones: the files read so
+/// far, which Write, Edit and NotebookEdit require before they overwrite a file.
 ///
 /// ```
 /// # fn main() -> std::io::Result<()> {
@@ -31,10 +37,20 @@ use tool_sdk::{ToolError, ToolUseContext};
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    reads: Arc<ReadFileState>,
 }
+
+/// Two workspaces are equal when they have the same root (whatever they have read).
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+
+impl Eq for Workspace {}
 
 impl Workspace {
     /// A workspace rooted at `root`, which is canonicalized (symbolic links resolved, made
@@ -51,12 +67,20 @@ impl Workspace {
                 format!("workspace root {} is not a directory", root.display()),
             ));
         }
-        Ok(Self { root })
+        Ok(Self {
+            root,
+            reads: Arc::default(),
+        })
     }
 
     /// The canonical root directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The files read in this session (shared by every clone of this workspace).
+    pub fn reads(&self) -> &ReadFileState {
+        &self.reads
     }
 
     /// The workspace the host put into `ctx`'s host state.

@@ -17,18 +17,18 @@ fn host(args: &[&str]) -> (bool, String, String) {
 }
 
 #[test]
-fn demo_runs_four_calls_in_two_batches_without_errors() {
+fn demo_runs_five_calls_in_two_batches_without_errors() {
     let (ok, stdout, stderr) = host(&["demo"]);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(
         stdout.contains(
-            "plan:\nbatch 1: concurrent [Glob toolu_demo_glob, Grep toolu_demo_grep, Read toolu_demo_read]\n\
+            "plan:\nbatch 1: concurrent [Glob toolu_demo_glob, Grep toolu_demo_grep, Read toolu_demo_read, Bash toolu_demo_bash]\n\
              batch 2: serial [Edit toolu_demo_edit]\n"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("demo finished: 4 calls, 4 ok, 0 errors"),
+        stdout.contains("demo finished: 5 calls, 5 ok, 0 errors"),
         "{stdout}"
     );
     assert!(
@@ -47,7 +47,36 @@ fn list_shows_every_example_tool_with_its_flags() {
         .skip(1)
         .filter_map(|line| line.split_whitespace().next())
         .collect();
-    assert_eq!(names, ["Edit", "Glob", "Grep", "Read", "Write"]);
+    assert_eq!(
+        names,
+        [
+            "Bash",
+            "Edit",
+            "Glob",
+            "Grep",
+            "NotebookEdit",
+            "Read",
+            "TaskStop",
+            "TodoWrite",
+            "Write"
+        ]
+    );
+    let stop = stdout
+        .lines()
+        .find(|line| line.starts_with("TaskStop "))
+        .unwrap();
+    assert!(
+        stop.split_whitespace().nth(1) == Some("KillShell"),
+        "{stop}"
+    );
+    let bash = stdout
+        .lines()
+        .find(|line| line.starts_with("Bash "))
+        .unwrap();
+    assert_eq!(
+        bash.split_whitespace().collect::<Vec<_>>()[..4],
+        ["Bash", "-", "per-input", "per-input"]
+    );
     let read = stdout
         .lines()
         .find(|line| line.starts_with("Read "))
@@ -74,7 +103,7 @@ fn definitions_are_anthropic_tools_with_object_schemas() {
     assert!(ok);
     let tools: Value = serde_json::from_str(&stdout).unwrap();
     let tools = tools.as_array().unwrap();
-    assert_eq!(tools.len(), 5);
+    assert_eq!(tools.len(), 9);
     for tool in tools {
         let keys: Vec<&str> = tool
             .as_object()
@@ -143,7 +172,7 @@ fn run_ends_with_a_summary_naming_the_failed_calls() {
         "role": "assistant",
         "content": [
             {"type": "tool_use", "id": "toolu_a", "name": "Glob", "input": {"pattern": "*.txt"}},
-            {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "ls"}}
+            {"type": "tool_use", "id": "toolu_b", "name": "WebFetch", "input": {"url": "https://example.com"}}
         ]
     });
     std::fs::write(&file, turn.to_string()).unwrap();
@@ -155,7 +184,7 @@ fn run_ends_with_a_summary_naming_the_failed_calls() {
     ]);
     assert!(ok, "{stderr}");
     assert!(
-        stderr.ends_with("answered 2 tool_use blocks: 1 ok, 1 error (Bash toolu_b)\n"),
+        stderr.ends_with("answered 2 tool_use blocks: 1 ok, 1 error (WebFetch toolu_b)\n"),
         "{stderr}"
     );
     let message: Value = serde_json::from_str(&stdout).unwrap();

@@ -77,7 +77,7 @@ fn search_without_deferred_tools_says_nothing_matched() {
     assert!(ok);
     assert_eq!(
         stdout,
-        "No deferred tools matched the query\nsearched 0 deferred tools in a pool of 6\n"
+        "No deferred tools matched the query\nsearched 0 deferred tools in a pool of 10\n"
     );
     let (ok, _, stderr) = host(&args(&["search", "x", "--max-results", "0"]));
     assert!(!ok);

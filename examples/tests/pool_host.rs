@@ -146,11 +146,19 @@ fn simple_and_coordinator_modes_narrow_the_pool() {
             .filter(|row| row.len() == 7)
             .map(|row| row[1])
             .collect::<Vec<_>>(),
-        ["Edit", "Read"]
+        ["Bash", "Edit", "Read"]
     );
+    // Coordinator mode keeps only the coordinator's tools: here TaskStop.
     let (ok, stdout, _) = host(&["pool", "--coordinator"]);
     assert!(ok);
-    assert_eq!(stdout.lines().last(), Some("0 tools: 0 built-in, 0 MCP"));
+    assert_eq!(
+        stdout
+            .lines()
+            .nth(1)
+            .map(|line| line.split_whitespace().nth(1)),
+        Some(Some("TaskStop"))
+    );
+    assert_eq!(stdout.lines().last(), Some("1 tools: 1 built-in, 0 MCP"));
 }
 
 #[test]
@@ -197,7 +205,7 @@ fn every_format_exports_valid_schemas_for_the_example_tools() {
             assert!(ok, "{stderr}");
             let definitions: Value = serde_json::from_str(&stdout).unwrap();
             let definitions = definitions.as_array().unwrap();
-            assert_eq!(definitions.len(), 7, "{format}");
+            assert_eq!(definitions.len(), 11, "{format}");
             for definition in definitions {
                 let schema = match format {
                     "anthropic" => &definition["input_schema"],

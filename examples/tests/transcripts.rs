@@ -3,10 +3,13 @@
 //! the files it touches.
 //!
 //! Checked for every turn: one `tool_result` per `tool_use`, ids matching, in order. For the
-//! tools this crate has (Read, Glob, Grep, Edit, Write): success where the recorded call
-//! succeeded, and the effect the recording shows (the lines Read returned, the paths Glob
-//! listed, the edited or written file contents). Every other tool answers with the
-//! "No such tool available" error, which is correct for a host without it.
+//! tools checked here (Read, Glob, Grep, Edit, Write, TodoWrite): success where the recorded
+//! call succeeded, and the effect the recording shows (the lines Read returned, the paths Glob
+//! listed, the edited or written file contents, a string result for TodoWrite). Each turn is
+//! replayed alone, so `--assume-read` stands for the reads of earlier turns. Bash is denied
+//! (`--deny Bash`): the recorded commands (`cargo install`, `git commit`, `rm -r`) are not run
+//! on this machine; it and every other tool absent from the pool answer with the "No such tool
+//! available" error, which is correct for a host without them.
 //!
 //! The fixtures are not part of this repository; without them the test says so and passes.
 
@@ -17,7 +20,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 const RECORDED_ROOT: &str = "/home/user/project";
-const OUR_TOOLS: &[&str] = &["Read", "Glob", "Grep", "Edit", "Write"];
+const OUR_TOOLS: &[&str] = &["Read", "Glob", "Grep", "Edit", "Write", "TodoWrite"];
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/transcripts")
@@ -177,7 +180,7 @@ fn run_host(message: &Value, root: &Path) -> Value {
         .arg(&file)
         .arg("--root")
         .arg(root)
-        .args(["--rebase", RECORDED_ROOT])
+        .args(["--rebase", RECORDED_ROOT, "--assume-read", "--deny", "Bash"])
         .output()
         .expect("tool-host runs");
     assert!(
@@ -269,6 +272,11 @@ fn check_effect(name: &str, input: &Value, recorded: &Value, text: &str, root: &
                 "{label}"
             );
         }
+        "TodoWrite" => assert_eq!(
+            recorded["content"].is_string(),
+            !text.is_empty(),
+            "{label}: TodoWrite answers with a sentence, as recorded"
+        ),
         "Write" => {
             let path = rebased(input["file_path"].as_str().unwrap(), root);
             assert_eq!(
@@ -329,7 +337,7 @@ fn a_fixture_file_with_top_level_content_is_accepted_as_is() {
         .arg(&path)
         .arg("--root")
         .arg(&root)
-        .args(["--rebase", RECORDED_ROOT])
+        .args(["--rebase", RECORDED_ROOT, "--assume-read"])
         .output()
         .unwrap();
     assert!(

@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+pub mod docs;
 pub mod dynamic;
 pub mod export;
 pub mod mcp_names;

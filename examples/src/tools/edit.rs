@@ -7,6 +7,7 @@ use std::path::Path;
 use tool_sdk::prelude::*;
 
 use super::{io_error, missing_file, numbered_line, run_blocking};
+use crate::file_state::write_atomically;
 use crate::workspace::Workspace;
 
 /// Lines of context shown above and below an edit in the success snippet.
@@ -15,6 +16,9 @@ const SNIPPET_CONTEXT_LINES: usize = 4;
 /// Performs exact string replacements in files.
 ///
 /// Usage:
+/// - You must use your `Read` tool at least once in the conversation before editing. This
+///   tool will error if you attempt an edit without reading the file, or if the file changed
+///   since you read it.
 /// - The file_path parameter should be an absolute path; a relative path is taken relative to
 ///   the workspace root. Files outside the workspace root cannot be edited.
 /// - When editing text from Read tool output, ensure you preserve the exact indentation (tabs/
@@ -50,7 +54,8 @@ impl Tool for Edit {
     type Output = String;
 
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        let path = Workspace::from_context(ctx)?.resolve(&self.file_path)?;
+        let workspace = Workspace::from_context(ctx)?;
+        let path = workspace.resolve(&self.file_path)?;
         if self.old_string == self.new_string {
             return Err(ToolError::new(
                 "No changes to make: old_string and new_string are exactly the same.",
@@ -59,9 +64,11 @@ impl Tool for Edit {
         if ctx.is_aborted() {
             return Err(ToolError::aborted(""));
         }
-        run_blocking(move || self.apply(&path))
-            .await
-            .map(ToolResult::new)
+        workspace.reads().check_writable(&path)?;
+        let target = path.clone();
+        let text = run_blocking(move || self.apply(&target)).await?;
+        workspace.reads().record(&path);
+        Ok(ToolResult::new(text))
     }
 }
 
@@ -93,7 +100,8 @@ impl Edit {
             _ => io_error("read", path, &error),
         })?;
         let (updated, count) = self.replace(path, &content)?;
-        fs::write(path, &updated).map_err(|error| io_error("write", path, &error))?;
+        write_atomically(path, updated.as_bytes())
+            .map_err(|error| io_error("write", path, &error))?;
         Ok(if count > 1 {
             format!(
                 "The file {} has been updated. All {count} occurrences of old_string were \
@@ -138,7 +146,8 @@ impl Edit {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|error| io_error("create", parent, &error))?;
         }
-        fs::write(path, &self.new_string).map_err(|error| io_error("write", path, &error))?;
+        write_atomically(path, self.new_string.as_bytes())
+            .map_err(|error| io_error("write", path, &error))?;
         Ok(format!("File created successfully at: {}", path.display()))
     }
 }
@@ -192,7 +201,7 @@ mod tests {
     #[tokio::test]
     async fn replaces_a_unique_string_and_shows_a_snippet() {
         let fx = Fixture::new();
-        fx.write("f.txt", &ten_lines());
+        fx.write_seen("f.txt", &ten_lines());
         let input =
             json!({"file_path": "f.txt", "old_string": "line5\n", "new_string": "five\n5\n"});
         let out = fx.call::<Edit>(input).await.unwrap();
@@ -225,7 +234,7 @@ mod tests {
     #[tokio::test]
     async fn several_matches_need_replace_all() {
         let fx = Fixture::new();
-        fx.write("f.txt", "a x a x a");
+        fx.write_seen("f.txt", "a x a x a");
         let input = json!({"file_path": "f.txt", "old_string": "a", "new_string": "b"});
         assert_eq!(
             fx.call::<Edit>(input).await.unwrap_err(),
@@ -249,7 +258,7 @@ mod tests {
     #[tokio::test]
     async fn a_missing_string_is_an_error() {
         let fx = Fixture::new();
-        fx.write("f.txt", "hello");
+        fx.write_seen("f.txt", "hello");
         let input = json!({"file_path": "f.txt", "old_string": "bye", "new_string": "x"});
         assert_eq!(
             fx.call::<Edit>(input).await.unwrap_err(),
@@ -260,7 +269,7 @@ mod tests {
     #[tokio::test]
     async fn identical_strings_are_an_error() {
         let fx = Fixture::new();
-        fx.write("f.txt", "hello");
+        fx.write_seen("f.txt", "hello");
         let input = json!({"file_path": "f.txt", "old_string": "hello", "new_string": "hello"});
         assert_eq!(
             fx.call::<Edit>(input).await.unwrap_err(),
@@ -301,7 +310,7 @@ mod tests {
     #[tokio::test]
     async fn an_empty_old_string_fills_an_empty_file() {
         let fx = Fixture::new();
-        fx.write("empty.txt", "");
+        fx.write_seen("empty.txt", "");
         let input = json!({"file_path": "empty.txt", "old_string": "", "new_string": "one\ntwo"});
         assert_eq!(
             fx.call::<Edit>(input).await.unwrap(),
@@ -317,7 +326,7 @@ mod tests {
     #[tokio::test]
     async fn a_directory_is_an_error() {
         let fx = Fixture::new();
-        fx.write("d/f.txt", "");
+        fx.write_seen("d/f.txt", "");
         let input = json!({"file_path": "d", "old_string": "a", "new_string": "b"});
         assert_eq!(
             fx.call::<Edit>(input).await.unwrap_err(),
@@ -363,5 +372,52 @@ mod tests {
             .parse_input(json!({"file_path": "a", "old_string": "b", "new_string": "c"}))
             .unwrap();
         assert!(!call.is_read_only() && !call.is_concurrency_safe() && !call.is_destructive());
+    }
+}
+
+#[cfg(test)]
+mod read_first_tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::Read;
+    use crate::tools::fixture::{Fixture, set_mtime};
+
+    #[tokio::test]
+    async fn an_unread_or_changed_file_is_refused_until_read_again() {
+        let fx = Fixture::new();
+        fx.write("f.txt", "alpha\n");
+        let edit = json!({"file_path": "f.txt", "old_string": "alpha", "new_string": "beta"});
+        let error = fx.call::<Edit>(edit.clone()).await.unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{} has not been read in this session. Read it with the Read tool first, then \
+                 write it.",
+                fx.path("f.txt")
+            )
+        );
+        assert_eq!(fx.read("f.txt"), "alpha\n");
+        fx.call::<Read>(json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        // Someone else changes the file after the read.
+        fs::write(fx.root().join("f.txt"), "alpha and more\n").unwrap();
+        set_mtime(&fx.root().join("f.txt"), 2_000_000_000);
+        let error = fx.call::<Edit>(edit.clone()).await.unwrap_err();
+        assert!(
+            error.contains("has changed since it was last read"),
+            "{error}"
+        );
+        assert_eq!(fx.read("f.txt"), "alpha and more\n");
+        fx.call::<Read>(json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        fx.call::<Edit>(edit).await.unwrap();
+        assert_eq!(fx.read("f.txt"), "beta and more\n");
+        // The tool's own write counts as seen: a second edit needs no new read.
+        let again = json!({"file_path": "f.txt", "old_string": "beta", "new_string": "gamma"});
+        fx.call::<Edit>(again).await.unwrap();
+        assert_eq!(fx.read("f.txt"), "gamma and more\n");
     }
 }

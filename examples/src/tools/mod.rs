@@ -5,16 +5,24 @@
 //! host state, and every file access runs on tokio's blocking pool, so concurrency-safe calls
 //! (Read, Glob, Grep) really run in parallel. Paths in results are absolute.
 
+pub mod bash;
 pub mod edit;
 pub mod glob;
 pub mod grep;
+pub mod notebook;
 pub mod read;
+pub mod task_stop;
+pub mod todo;
 pub mod write;
 
+pub use bash::{BackgroundShells, Bash};
 pub use edit::Edit;
 pub use glob::Glob;
 pub use grep::{Grep, OutputMode};
+pub use notebook::NotebookEdit;
 pub use read::Read;
+pub use task_stop::TaskStop;
+pub use todo::{TodoList, TodoWrite};
 pub use write::Write;
 
 use std::path::Path;
@@ -49,7 +57,7 @@ fn io_error(action: &str, path: &Path, error: &std::io::Error) -> ToolError {
 /// Shared set-up for the tools' unit tests: a temporary workspace and a way to call a tool
 /// the way the registry does.
 #[cfg(test)]
-mod fixture {
+pub(crate) mod fixture {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
@@ -106,6 +114,16 @@ mod fixture {
             let path = self.root().join(relative);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, content).unwrap();
+        }
+
+        /// [`Fixture::write`], then records the file as read in this session, as if the
+        /// model had read it.
+        pub(crate) fn write_seen(&self, relative: &str, content: &str) {
+            self.write(relative, content);
+            Workspace::from_context(&self.ctx)
+                .unwrap()
+                .reads()
+                .record(&self.root().join(relative));
         }
 
         pub(crate) fn read(&self, relative: &str) -> String {

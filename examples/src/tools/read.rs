@@ -65,16 +65,18 @@ impl Tool for Read {
     type Output = String;
 
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        let path = Workspace::from_context(ctx)?.resolve(&self.file_path)?;
+        let workspace = Workspace::from_context(ctx)?;
+        let path = workspace.resolve(&self.file_path)?;
         if self.limit == Some(0) {
             return Err(ToolError::new(
                 "limit must be a positive number of lines; omit it to read up to 2000 lines.",
             ));
         }
         let abort = ctx.abort().clone();
-        run_blocking(move || self.read(&path, &abort))
-            .await
-            .map(ToolResult::new)
+        let target = path.clone();
+        let text = run_blocking(move || self.read(&target, &abort)).await?;
+        workspace.reads().record(&path);
+        Ok(ToolResult::new(text))
     }
 }
 

@@ -7,12 +7,17 @@ use std::path::Path;
 use tool_sdk::prelude::*;
 
 use super::{io_error, run_blocking};
+use crate::file_state::write_atomically;
 use crate::workspace::Workspace;
 
 /// Writes a file to the workspace.
 ///
 /// Usage:
 /// - This tool will overwrite the existing file if there is one at the provided path.
+/// - If this is an existing file, you MUST use the Read tool first to read the file's
+///   contents. This tool will fail if you did not read the file first, or if it changed
+///   since you read it.
+/// - The file is replaced atomically: readers see the old content or the new, never a part.
 /// - The file_path parameter should be an absolute path; a relative path is taken relative to
 ///   the workspace root. Files outside the workspace root cannot be written.
 /// - Missing parent directories are created.
@@ -37,13 +42,16 @@ impl Tool for Write {
     type Output = String;
 
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        let path = Workspace::from_context(ctx)?.resolve(&self.file_path)?;
+        let workspace = Workspace::from_context(ctx)?;
+        let path = workspace.resolve(&self.file_path)?;
+        workspace.reads().check_writable(&path)?;
         if ctx.is_aborted() {
             return Err(ToolError::aborted(""));
         }
-        run_blocking(move || write(&path, &self.content))
-            .await
-            .map(ToolResult::new)
+        let target = path.clone();
+        let text = run_blocking(move || write(&target, &self.content)).await?;
+        workspace.reads().record(&path);
+        Ok(ToolResult::new(text))
     }
 }
 
@@ -64,7 +72,7 @@ fn write(path: &Path, content: &str) -> Result<String, ToolError> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|error| io_error("create", parent, &error))?;
     }
-    fs::write(path, content).map_err(|error| io_error("write", path, &error))?;
+    write_atomically(path, content.as_bytes()).map_err(|error| io_error("write", path, &error))?;
     Ok(if existed {
         format!("The file {} has been updated.", path.display())
     } else {
@@ -96,7 +104,7 @@ mod tests {
     #[tokio::test]
     async fn overwrites_an_existing_file() {
         let fx = Fixture::new();
-        fx.write("f.txt", "old content that is longer");
+        fx.write_seen("f.txt", "old content that is longer");
         let input = json!({"file_path": "f.txt", "content": "new"});
         assert_eq!(
             fx.call::<Write>(input).await.unwrap(),
@@ -108,7 +116,7 @@ mod tests {
     #[tokio::test]
     async fn a_directory_is_an_error() {
         let fx = Fixture::new();
-        fx.write("d/x", "");
+        fx.write_seen("d/x", "");
         let input = json!({"file_path": "d", "content": "x"});
         assert_eq!(
             fx.call::<Write>(input).await.unwrap_err(),
@@ -162,5 +170,46 @@ mod tests {
             .parse_input(json!({"file_path": "a", "content": ""}))
             .unwrap();
         assert!(!call.is_read_only() && !call.is_concurrency_safe());
+    }
+}
+
+#[cfg(test)]
+mod read_first_tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::Read;
+    use crate::tools::fixture::{Fixture, set_mtime};
+
+    #[tokio::test]
+    async fn overwriting_needs_a_fresh_read_and_leaves_no_temporary_file() {
+        let fx = Fixture::new();
+        fx.write("f.txt", "original");
+        let input = json!({"file_path": "f.txt", "content": "replaced"});
+        let error = fx.call::<Write>(input.clone()).await.unwrap_err();
+        assert!(
+            error.contains("has not been read in this session"),
+            "{error}"
+        );
+        assert_eq!(fx.read("f.txt"), "original");
+        fx.call::<Read>(json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        set_mtime(&fx.root().join("f.txt"), 1_000_000);
+        let error = fx.call::<Write>(input.clone()).await.unwrap_err();
+        assert!(
+            error.contains("has changed since it was last read"),
+            "{error}"
+        );
+        fx.call::<Read>(json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        fx.call::<Write>(input).await.unwrap();
+        assert_eq!(fx.read("f.txt"), "replaced");
+        let names: Vec<_> = fs::read_dir(fx.root())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f.txt"], "no temporary file is left behind");
     }
 }

@@ -8,6 +8,9 @@ use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
 use tool_sdk::ToolUseBlock;
 
+use crate::host::Host;
+use crate::progress::Display;
+
 /// The files copied into the demo workspace: (path inside the workspace, contents).
 const FILES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../../../../Cargo.toml")),
@@ -29,7 +32,8 @@ const FILES: &[(&str, &str)] = &[
 /// Longest part of a result printed per call, in lines.
 const SHOWN_LINES: usize = 12;
 
-/// The demo turn: three concurrency-safe calls (one batch), then an Edit (a batch of its own).
+/// The demo turn: four concurrency-safe calls (one batch; the Bash command only reads), then
+/// an Edit (a batch of its own).
 fn turn(root: &str) -> Vec<ToolUseBlock> {
     let blocks = json!([
         {"type": "tool_use", "id": "toolu_demo_glob", "name": "Glob", "input": {"pattern": "**/*.rs"}},
@@ -37,6 +41,8 @@ fn turn(root: &str) -> Vec<ToolUseBlock> {
          "input": {"pattern": "pub fn \\w+", "output_mode": "content", "glob": "*.rs", "head_limit": 6}},
         {"type": "tool_use", "id": "toolu_demo_read", "name": "Read",
          "input": {"file_path": format!("{root}/Cargo.toml"), "limit": 6}},
+        {"type": "tool_use", "id": "toolu_demo_bash", "name": "Bash",
+         "input": {"command": "ls -R | head -12", "description": "List the workspace files"}},
         {"type": "tool_use", "id": "toolu_demo_edit", "name": "Edit",
          "input": {"file_path": format!("{root}/Cargo.toml"), "old_string": "resolver = \"3\"",
                    "new_string": "resolver = \"3\" # edited by the tool-host demo"}}
@@ -44,7 +50,9 @@ fn turn(root: &str) -> Vec<ToolUseBlock> {
     serde_json::from_value(blocks).expect("the demo turn is valid")
 }
 
-pub fn run(registry: &ToolRegistry) -> Result<(), String> {
+/// Runs the demo; with `json`, prints one JSON object (workspace, plan, results, summary)
+/// instead of text.
+pub fn run(registry: &ToolRegistry, json: bool) -> Result<(), String> {
     let dir = tempfile::tempdir()
         .map_err(|error| format!("cannot create a temporary directory: {error}"))?;
     for (path, contents) in FILES {
@@ -56,37 +64,52 @@ pub fn run(registry: &ToolRegistry) -> Result<(), String> {
     }
     let workspace = Workspace::new(dir.path()).map_err(|error| error.to_string())?;
     let root = workspace.root().to_string_lossy().into_owned();
-    println!(
-        "workspace: {root} ({} files copied from this repository)\n",
-        FILES.len()
-    );
     let blocks = turn(&root);
-    print!("plan:\n{}", super::plan(registry, &blocks));
-    let started = Instant::now();
-    let results = super::answer(registry, &blocks, workspace)?;
-    let elapsed = started.elapsed();
-    println!();
-    for (block, result) in blocks.iter().zip(&results) {
-        let status = if result.is_error { "error" } else { "ok" };
-        println!("--- {} {} ({status})", block.name, block.id);
-        println!("input: {}", block.input);
-        let text = result.text();
-        let lines: Vec<&str> = text.lines().collect();
-        for line in lines.iter().take(SHOWN_LINES) {
-            println!("{line}");
-        }
-        if lines.len() > SHOWN_LINES {
-            println!("... ({} more lines)", lines.len() - SHOWN_LINES);
-        }
-        println!();
+    let mut host = Host::new(registry.tools(), workspace, Display::detect(json))?;
+    let plan = host.plan(&blocks);
+    if !json {
+        println!(
+            "workspace: {root} ({} files copied from this repository)\n",
+            FILES.len()
+        );
+        print!("plan:\n{plan}");
     }
+    let started = Instant::now();
+    let results = host.answer(&blocks);
+    let elapsed = started.elapsed();
     let errors = results.iter().filter(|result| result.is_error).count();
-    println!(
-        "demo finished: {} calls, {} ok, {errors} errors, in {} ms",
-        results.len(),
-        results.len() - errors,
-        elapsed.as_millis()
-    );
+    if json {
+        crate::print_json(&json!({
+            "workspace": root,
+            "plan": plan.lines().collect::<Vec<_>>(),
+            "tool_uses": blocks,
+            "results": results,
+            "errors": errors,
+            "elapsed_ms": elapsed.as_millis(),
+        }))?;
+    } else {
+        println!();
+        for (block, result) in blocks.iter().zip(&results) {
+            let status = if result.is_error { "error" } else { "ok" };
+            println!("--- {} {} ({status})", block.name, block.id);
+            println!("input: {}", block.input);
+            let text = result.text();
+            let lines: Vec<&str> = text.lines().collect();
+            for line in lines.iter().take(SHOWN_LINES) {
+                println!("{line}");
+            }
+            if lines.len() > SHOWN_LINES {
+                println!("... ({} more lines)", lines.len() - SHOWN_LINES);
+            }
+            println!();
+        }
+        println!(
+            "demo finished: {} calls, {} ok, {errors} errors, in {} ms",
+            results.len(),
+            results.len() - errors,
+            elapsed.as_millis()
+        );
+    }
     if errors > 0 {
         return Err(format!("{errors} demo calls failed"));
     }

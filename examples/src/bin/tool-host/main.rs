@@ -1,30 +1,35 @@
-//! `tool-host`: lists, describes and runs the example tools on real input.
+//! `tool-host`: lists, documents and runs the example tools on real input.
 //!
 //! ```text
-//! tool-host list                                   registered tools and their flags
+//! tool-host list [--json]                          registered tools and their flags
 //! tool-host definitions [--format F] [--strict]    the `tools` array for a provider (pool options)
-//! tool-host pool [--deny R]... [--tools-json F]... the final tool pool in order (pool options)
-//! tool-host run FILE --root DIR [--rebase PREFIX]  answer an assistant message's tool_use blocks
-//! tool-host demo                                   a built-in turn over a temporary copy of files
+//! tool-host pool [--json] [--deny R]...            the final tool pool in order (pool options)
+//! tool-host docs --out DIR                         a Markdown page per pool tool, index.md, tools.json
+//! tool-host run FILE [--root DIR] [--compare]      answer an assistant message, or replay a session log
+//! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! ```
+//!
+//! Logs go to stderr, filtered by `RUST_LOG` (`RUST_LOG=tool_registry=debug`); the default
+//! shows errors only (the commands print their own warnings).
 
 mod demo;
+mod docs;
+mod host;
 mod pool_options;
+mod progress;
 mod rebase;
+mod run;
 mod search;
+mod session;
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use tool_examples::workspace::Workspace;
-use tool_registry::{
-    OrchestratorConfig, ToolRegistry, TurnState, describe_batches, partition_tool_calls, run_tools,
-};
-use tool_sdk::blocks::tool_uses_of;
-use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock, UserMessage};
+use serde_json::json;
+use tool_registry::ToolRegistry;
+use tool_sdk::DynTool;
 
 #[derive(Parser)]
 #[command(
@@ -40,7 +45,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the registered tools and their flags.
-    List,
+    List {
+        /// Print a JSON array, one object per tool.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
     Definitions {
         /// anthropic, openai-chat, openai-responses or mcp.
@@ -50,38 +59,41 @@ enum Command {
         /// without it, with a warning on stderr naming the field).
         #[arg(long)]
         strict: bool,
+        /// Accepted for symmetry with the other commands: the output is always JSON.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         pool: pool_options::PoolOptions,
     },
     /// Print the final tool pool in order: built-in tools sorted, then MCP tools sorted, with
     /// flags and a deferred mark.
     Pool {
+        /// Print a JSON array, one object per tool, in pool order.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         pool: pool_options::PoolOptions,
     },
-    /// Answer the tool_use blocks of an assistant message. Prints the user message
-    /// `{"role":"user","content":[tool_result, ...]}` on stdout and the batch plan on stderr.
-    Run {
-        /// A JSON file: a content array, `{"content":[...]}`, `{"role":"assistant","content":[...]}`,
-        /// or any object with a top-level `content` array (such as a recorded transcript).
-        file: PathBuf,
-        /// The workspace root: file tools only touch files below it.
+    /// Write the tool catalog of the pool the options describe: one Markdown page per tool,
+    /// `index.md` and `tools.json`.
+    Docs(docs::DocsArgs),
+    /// Answer the tool_use blocks of an assistant message, or replay a Claude Code session log
+    /// (`.jsonl`) turn by turn.
+    Run(run::RunArgs),
+    /// Run a built-in assistant turn (parallel Glob, Grep, Read and a read-only Bash, then an
+    /// Edit) over a temporary copy of a few files of this repository.
+    Demo {
+        /// Print the plan and results as one JSON object.
         #[arg(long)]
-        root: PathBuf,
-        /// Rewrite every string in the tool inputs that starts with this absolute path so that
-        /// it starts with `--root` instead (to replay a recorded session in another place).
-        #[arg(long)]
-        rebase: Option<String>,
+        json: bool,
     },
-    /// Run a built-in assistant turn (parallel Glob, Grep and Read, then an Edit) over a
-    /// temporary copy of a few files of this repository, printing the plan and the results.
-    Demo,
     /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
     /// the matches, or with `--json` the `tool_result` block.
     Search(search::SearchArgs),
 }
 
 fn main() -> ExitCode {
+    init_tracing();
     let cli = Cli::parse();
     let registry = match ToolRegistry::collect() {
         Ok(registry) => registry,
@@ -91,22 +103,33 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::List => {
-            print!("{}", list(registry.tools()));
-            Ok(())
+        Command::List { json } => {
+            if json {
+                print_json(&list_json(registry.tools()))
+            } else {
+                print!("{}", list(registry.tools()));
+                Ok(())
+            }
         }
         Command::Definitions {
             format,
             strict,
+            json: _,
             pool,
         } => pool_options::definitions(&registry, &pool, format, strict)
             .and_then(|definitions| print_json(&definitions)),
-        Command::Pool { pool } => pool.build(&registry).map(|pool| {
-            print!("{}", pool_options::describe_pool(&pool));
+        Command::Pool { json, pool } => pool.build(&registry).and_then(|pool| {
+            if json {
+                print_json(&pool_options::pool_json(&pool))
+            } else {
+                print!("{}", pool_options::describe_pool(&pool));
+                Ok(())
+            }
         }),
+        Command::Docs(args) => docs::run(&registry, &args),
         Command::Search(args) => search::run(&registry, &args),
-        Command::Run { file, root, rebase } => run_file(&registry, &file, &root, rebase.as_deref()),
-        Command::Demo => demo::run(&registry),
+        Command::Run(args) => run::run(&registry, &args),
+        Command::Demo { json } => demo::run(&registry, json),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -115,6 +138,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs on stderr, filtered by `RUST_LOG` (default `error`: the commands print their own
+/// warnings).
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
@@ -126,7 +161,7 @@ fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
 /// One line per tool: name, aliases and declared flags.
 fn list(tools: &[Arc<dyn DynTool>]) -> String {
     let mut text = format!(
-        "{:<12} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
+        "{:<13} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
         "NAME", "ALIASES", "READ-ONLY", "CONCURRENCY-SAFE", "DESTRUCTIVE", "MAX RESULT", "DEFERRED"
     );
     for tool in tools {
@@ -141,7 +176,7 @@ fn list(tools: &[Arc<dyn DynTool>]) -> String {
             .chars()
             .map_or_else(|| "unbounded".to_owned(), |chars| format!("{chars} chars"));
         text.push_str(&format!(
-            "{:<12} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
+            "{:<13} {:<10} {:<10} {:<17} {:<12} {:<16} {}\n",
             meta.name,
             aliases,
             meta.read_only.label(),
@@ -154,82 +189,22 @@ fn list(tools: &[Arc<dyn DynTool>]) -> String {
     text
 }
 
-fn run_file(
-    registry: &ToolRegistry,
-    file: &Path,
-    root: &Path,
-    rebase: Option<&str>,
-) -> Result<(), String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-    let message: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|error| format!("{} is not JSON: {error}", file.display()))?;
-    let mut blocks =
-        tool_uses_of(&message).map_err(|error| format!("{}: {error}", file.display()))?;
-    let workspace = Workspace::new(root)
-        .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
-    if let Some(prefix) = rebase {
-        let target = workspace.root().to_string_lossy().into_owned();
-        for block in &mut blocks {
-            rebase::rebase_strings(&mut block.input, prefix, &target);
-        }
-    }
-    eprint!("{}", plan(registry, &blocks));
-    let results = answer(registry, &blocks, workspace)?;
-    eprintln!("{}", summary(&blocks, &results));
-    print_json(&UserMessage::from_results(results))
-}
-
-/// One line for stderr: how many calls were answered and which failed, e.g.
-/// `answered 3 tool_use blocks: 2 ok, 1 error (Bash toolu_02)`.
-fn summary(blocks: &[ToolUseBlock], results: &[ToolResultBlock]) -> String {
-    let failed: Vec<String> = results
+/// [`list`] as JSON: one object per tool.
+fn list_json(tools: &[Arc<dyn DynTool>]) -> Vec<serde_json::Value> {
+    tools
         .iter()
-        .filter(|result| result.is_error)
-        .map(|result| {
-            let name = blocks
-                .iter()
-                .find(|block| block.id == result.tool_use_id)
-                .map_or("?", |block| block.name.as_str());
-            format!("{name} {}", result.tool_use_id)
+        .map(|tool| {
+            let meta = tool.meta();
+            json!({
+                "name": meta.name,
+                "aliases": meta.aliases,
+                "read_only": meta.read_only.label(),
+                "concurrency_safe": meta.concurrency_safe.label(),
+                "destructive": meta.destructive.label(),
+                "max_result_size_chars": meta.max_result_size_chars.chars(),
+                "should_defer": meta.should_defer,
+                "search_hint": meta.search_hint,
+            })
         })
-        .collect();
-    let which = if failed.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", failed.join(", "))
-    };
-    format!(
-        "answered {} tool_use block{}: {} ok, {} error{}{which}",
-        results.len(),
-        if results.len() == 1 { "" } else { "s" },
-        results.len() - failed.len(),
-        failed.len(),
-        if failed.len() == 1 { "" } else { "s" },
-    )
-}
-
-/// The batch plan, one line per batch.
-fn plan(registry: &ToolRegistry, blocks: &[ToolUseBlock]) -> String {
-    describe_batches(&partition_tool_calls(blocks, registry.tools()))
-}
-
-/// Runs the blocks with `workspace` as the file tools' root.
-fn answer(
-    registry: &ToolRegistry,
-    blocks: &[ToolUseBlock],
-    workspace: Workspace,
-) -> Result<Vec<ToolResultBlock>, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    let state = TurnState {
-        extensions: Extensions::new().with(workspace),
-        ..TurnState::default()
-    };
-    let config = OrchestratorConfig::from_env();
-    let turn =
-        runtime.block_on(run_tools(blocks, registry.tools(), state, &config).collect_results());
-    Ok(turn.results)
+        .collect()
 }

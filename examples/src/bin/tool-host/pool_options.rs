@@ -185,6 +185,27 @@ pub fn describe_pool(pool: &ToolPool) -> String {
     text
 }
 
+/// [`describe_pool`] as JSON: one object per tool, in pool order.
+pub fn pool_json(pool: &ToolPool) -> Vec<serde_json::Value> {
+    pool.tools()
+        .iter()
+        .map(|tool| {
+            let meta = tool.meta();
+            serde_json::json!({
+                "name": meta.name,
+                "kind": meta.mcp_info.as_ref().map_or_else(
+                    || "built-in".to_owned(),
+                    |info| format!("mcp:{}", info.server_name),
+                ),
+                "read_only": meta.read_only.label(),
+                "concurrency_safe": meta.concurrency_safe.label(),
+                "destructive": meta.destructive.label(),
+                "deferred": is_deferred_tool(tool.as_ref(), &DeferralRules::default()),
+            })
+        })
+        .collect()
+}
+
 /// The `tools` array of `format` for the pool `options` describe, rendered through a schema
 /// cache. With `strict`, OpenAI formats ask for strict mode; a tool whose schema cannot be
 /// strict is sent without it and a warning naming the field goes to stderr.

@@ -1,0 +1,91 @@
+//! Answering `tool_use` blocks: one [`Host`] holds the tool pool, the runtime, the progress
+//! display and the host state (the workspace with the files read so far, the todo list,
+//! background shells), carried from one turn to the next.
+
+use std::sync::Arc;
+
+use tool_examples::tools::BackgroundShells;
+use tool_examples::workspace::Workspace;
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState, describe_batches};
+use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock};
+
+use crate::progress::{Display, Progress};
+
+/// Runs turns over one pool and one workspace.
+pub struct Host {
+    runtime: tokio::runtime::Runtime,
+    orchestrator: Orchestrator,
+    extensions: Extensions,
+}
+
+impl Host {
+    /// A host over `tools`, with `workspace` as the file tools' root, showing progress as
+    /// `display` says.
+    pub fn new(
+        tools: &[Arc<dyn DynTool>],
+        workspace: Workspace,
+        display: Display,
+    ) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+        let orchestrator = Orchestrator::new(tools, OrchestratorConfig::from_env())
+            .with_observer(Arc::new(Progress::new(display)));
+        let extensions = Extensions::new()
+            .with(workspace)
+            .with(BackgroundShells::default());
+        Ok(Self {
+            runtime,
+            orchestrator,
+            extensions,
+        })
+    }
+
+    /// The batch plan of `blocks`, one line per batch.
+    pub fn plan(&self, blocks: &[ToolUseBlock]) -> String {
+        describe_batches(&self.orchestrator.partition(blocks))
+    }
+
+    /// Answers `blocks`: one result per block, in block order. Context modifiers the tools
+    /// returned are kept for the next turn.
+    pub fn answer(&mut self, blocks: &[ToolUseBlock]) -> Vec<ToolResultBlock> {
+        let turn = TurnState {
+            extensions: self.extensions.clone(),
+            ..TurnState::default()
+        };
+        let stream = self.orchestrator.run_tools(blocks.to_vec(), turn);
+        let outcome = self.runtime.block_on(stream.collect_results());
+        self.extensions = outcome.extensions;
+        outcome.results
+    }
+}
+
+/// One line for stderr: how many calls were answered and which failed, e.g.
+/// `answered 3 tool_use blocks: 2 ok, 1 error (Bash toolu_02)`.
+pub fn summary(blocks: &[ToolUseBlock], results: &[ToolResultBlock]) -> String {
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|result| result.is_error)
+        .map(|result| {
+            let name = blocks
+                .iter()
+                .find(|block| block.id == result.tool_use_id)
+                .map_or("?", |block| block.name.as_str());
+            format!("{name} {}", result.tool_use_id)
+        })
+        .collect();
+    let which = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", failed.join(", "))
+    };
+    format!(
+        "answered {} tool_use block{}: {} ok, {} error{}{which}",
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        results.len() - failed.len(),
+        failed.len(),
+        if failed.len() == 1 { "" } else { "s" },
+    )
+}

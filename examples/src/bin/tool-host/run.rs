@@ -1,0 +1,185 @@
+//! `tool-host run FILE`: answer the `tool_use` blocks of one assistant message, or replay a
+//! Claude Code session log (`.jsonl`) turn by turn, optionally comparing with the recording.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{Value, json};
+use tool_examples::workspace::Workspace;
+use tool_registry::ToolRegistry;
+use tool_sdk::blocks::tool_uses_of;
+use tool_sdk::{ToolUseBlock, UserMessage};
+
+use crate::host::{Host, summary};
+use crate::pool_options::PoolOptions;
+use crate::progress::Display;
+use crate::session;
+
+/// The `run` command's arguments.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// A JSON file holding one assistant message (a content array, `{"content":[...]}`, or any
+    /// object with a top-level `content` array, such as a recorded transcript), or a Claude
+    /// Code session log: JSON lines, whose assistant lines sharing a `message.id` are merged
+    /// into one message.
+    pub file: PathBuf,
+    /// The workspace root: file tools only touch files below it, Bash runs in it. Without it
+    /// a fresh temporary directory is used (and removed at the end).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Rewrite every string in the tool inputs that starts with this absolute path so that
+    /// it starts with the workspace root instead (to replay a recorded session in another place).
+    #[arg(long)]
+    pub rebase: Option<String>,
+    /// Print where our results differ in structure (error flag, content shape) from the
+    /// recorded ones: the log's `tool_result`s, or a transcript's `tool_results`.
+    #[arg(long)]
+    pub compare: bool,
+    /// Count every file under the root as already read, so Write and Edit accept them: for
+    /// replaying a turn whose reads happened in earlier turns that are not replayed.
+    #[arg(long)]
+    pub assume_read: bool,
+    /// Machine output: for a message, the user message (as always); for a session, one JSON
+    /// object with every turn's results and differences.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub pool: PoolOptions,
+}
+
+/// Runs the command.
+pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|error| format!("cannot read {}: {error}", args.file.display()))?;
+    let temporary;
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => {
+            temporary = tempfile::tempdir()
+                .map_err(|error| format!("cannot create a temporary directory: {error}"))?;
+            eprintln!(
+                "workspace: {} (fresh, removed at the end)",
+                temporary.path().display()
+            );
+            temporary.path().to_path_buf()
+        }
+    };
+    let workspace = Workspace::new(&root)
+        .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
+    if args.assume_read {
+        workspace.reads().record_tree(workspace.root());
+    }
+    let target = workspace.root().to_string_lossy().into_owned();
+    let pool = args.pool.build(registry)?;
+    let mut host = Host::new(pool.tools(), workspace, Display::detect(false))?;
+    let rebase = |blocks: &mut Vec<ToolUseBlock>| {
+        if let Some(prefix) = &args.rebase {
+            for block in blocks {
+                crate::rebase::rebase_strings(&mut block.input, prefix, &target);
+            }
+        }
+    };
+    if session::is_session_log(&text) {
+        return replay(&mut host, &text, args, rebase);
+    }
+    let message: Value = serde_json::from_str(&text)
+        .map_err(|error| format!("{} is not JSON: {error}", args.file.display()))?;
+    let mut blocks =
+        tool_uses_of(&message).map_err(|error| format!("{}: {error}", args.file.display()))?;
+    rebase(&mut blocks);
+    eprint!("{}", host.plan(&blocks));
+    let results = host.answer(&blocks);
+    eprintln!("{}", summary(&blocks, &results));
+    if args.compare {
+        let recorded = recorded_results(&message);
+        for difference in session::compare("message", &blocks, &results, &recorded) {
+            eprintln!(
+                "differs: {} {}: {}",
+                difference.tool, difference.tool_use_id, difference.what
+            );
+        }
+    }
+    crate::print_json(&UserMessage::from_results(results))
+}
+
+/// A transcript's recorded `tool_results` by id (empty for a bare message).
+fn recorded_results(message: &Value) -> HashMap<String, Value> {
+    message["tool_results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| Some((block["tool_use_id"].as_str()?.to_owned(), block.clone())))
+        .collect()
+}
+
+fn replay(
+    host: &mut Host,
+    text: &str,
+    args: &RunArgs,
+    rebase: impl Fn(&mut Vec<ToolUseBlock>),
+) -> Result<(), String> {
+    let log = session::parse(text).map_err(|error| format!("{}: {error}", args.file.display()))?;
+    let turns: Vec<&session::Turn> = log
+        .turns
+        .iter()
+        .filter(|turn| turn.content.iter().any(|block| block["type"] == "tool_use"))
+        .collect();
+    let mut report = Vec::new();
+    let mut all_differences = 0;
+    let mut compared = 0;
+    for (number, turn) in turns.iter().enumerate() {
+        let mut blocks = tool_uses_of(&Value::Array(turn.content.clone()))
+            .map_err(|error| format!("assistant message {}: {error}", turn.id))?;
+        rebase(&mut blocks);
+        eprint!(
+            "turn {}/{} ({}):\n{}",
+            number + 1,
+            turns.len(),
+            turn.id,
+            host.plan(&blocks)
+        );
+        let results = host.answer(&blocks);
+        let differences = if args.compare {
+            compared += results.len();
+            session::compare(&turn.id, &blocks, &results, &log.recorded)
+        } else {
+            Vec::new()
+        };
+        all_differences += differences.len();
+        if !args.json {
+            println!(
+                "turn {}/{} {}: {}",
+                number + 1,
+                turns.len(),
+                turn.id,
+                summary(&blocks, &results)
+            );
+            for difference in &differences {
+                println!(
+                    "  differs: {} {}: {}",
+                    difference.tool, difference.tool_use_id, difference.what
+                );
+            }
+        }
+        report.push(json!({
+            "message_id": turn.id,
+            "tool_uses": blocks.len(),
+            "results": results,
+            "differences": differences,
+        }));
+    }
+    if args.json {
+        return crate::print_json(&json!({
+            "turns": report,
+            "compared": compared,
+            "differences": all_differences,
+        }));
+    }
+    if args.compare {
+        println!("compared {compared} results with the recording: {all_differences} differ");
+    } else {
+        println!("replayed {} assistant turns", turns.len());
+    }
+    Ok(())
+}

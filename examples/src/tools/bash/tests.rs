@@ -1,0 +1,188 @@
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tool_sdk::{DynTool, TypedTool};
+
+use super::*;
+use crate::tools::fixture::Fixture;
+
+/// Whether process `pid` is gone (absent, or a zombie waiting to be reaped).
+fn is_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Waits up to 5 s for the pid the command wrote to `file`.
+async fn pid_in(file: &Path) -> u32 {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{} was never written", file.display());
+}
+
+async fn wait_gone(pid: u32) -> bool {
+    for _ in 0..200 {
+        if is_gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+/// A command whose grandchild (a `sleep` in the background) writes its pid to `pid.txt`.
+const GRANDCHILD: &str = "sleep 60 & echo $! > pid.txt; wait";
+
+#[tokio::test]
+async fn runs_in_the_workspace_root_and_joins_stdout_and_stderr() {
+    let fx = Fixture::new();
+    let out = fx
+        .call::<Bash>(json!({"command": "pwd; echo warning >&2"}))
+        .await
+        .unwrap();
+    assert_eq!(out, format!("{}\nwarning", fx.root().display()));
+    let silent = fx.call::<Bash>(json!({"command": "true"})).await.unwrap();
+    assert_eq!(silent, "");
+}
+
+#[tokio::test]
+async fn a_failing_command_is_a_shell_error() {
+    let fx = Fixture::new();
+    let error = fx
+        .call::<Bash>(json!({"command": "echo out; echo err >&2; exit 3"}))
+        .await
+        .unwrap_err();
+    assert_eq!(error, "Exit code 3\nerr\nout");
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_command_and_what_it_started() {
+    let fx = Fixture::new();
+    let started = Instant::now();
+    let call = fx.call::<Bash>(json!({"command": GRANDCHILD, "timeout": 500}));
+    let error = call.await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        error,
+        "Command timed out after 500 ms and was stopped with everything it started."
+    );
+    let pid = pid_in(&fx.root().join("pid.txt")).await;
+    assert!(wait_gone(pid).await, "the background sleep {pid} survived");
+}
+
+#[tokio::test]
+async fn timeouts_out_of_range_are_refused() {
+    let fx = Fixture::new();
+    for timeout in [json!(0), json!(600_001), json!(-5)] {
+        let error = fx
+            .call::<Bash>(json!({"command": "true", "timeout": timeout}))
+            .await
+            .unwrap_err();
+        assert!(error.contains("timeout"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn cancelling_kills_grandchildren() {
+    let fx = Fixture::new();
+    let abort = fx.abort.clone();
+    let root = fx.root();
+    let canceller = tokio::spawn(async move {
+        let pid = pid_in(&root.join("pid.txt")).await;
+        abort.cancel();
+        pid
+    });
+    let error = fx
+        .call::<Bash>(json!({"command": GRANDCHILD}))
+        .await
+        .unwrap_err();
+    assert!(error.starts_with("Exit code 137\n"), "{error}");
+    let pid = canceller.await.unwrap();
+    assert!(wait_gone(pid).await, "the background sleep {pid} survived");
+}
+
+#[tokio::test]
+async fn dropping_the_call_kills_grandchildren() {
+    let fx = Fixture::new();
+    let pid_file = fx.root().join("pid.txt");
+    let pid = {
+        let call = fx.call::<Bash>(json!({"command": GRANDCHILD}));
+        tokio::pin!(call);
+        tokio::select! {
+            _ = &mut call => panic!("the command ended on its own"),
+            pid = pid_in(&pid_file) => pid,
+        }
+        // The running call is dropped here.
+    };
+    assert!(wait_gone(pid).await, "the background sleep {pid} survived");
+}
+
+#[tokio::test]
+async fn output_is_capped_keeping_both_ends() {
+    let fx = Fixture::new();
+    let out = fx
+        .call::<Bash>(json!({"command": "echo FIRST; seq 1 200000; echo LAST"}))
+        .await
+        .unwrap();
+    assert!(
+        out.chars().count() <= process::MAX_OUTPUT_CHARS,
+        "{}",
+        out.len()
+    );
+    assert!(out.starts_with("FIRST\n1\n2\n"));
+    assert!(out.ends_with("199999\n200000\nLAST"));
+    let total = "FIRST\n".len()
+        + (1..=200_000)
+            .map(|n: u32| n.to_string().len() + 1)
+            .sum::<usize>()
+        + "LAST".len();
+    let dropped = total
+        - (out.chars().count()
+            - out.find("\n\n... [").map_or(0, |at| {
+                let marker_end = out[at..].find("] ...\n\n").unwrap() + at + "] ...\n\n".len();
+                marker_end - at
+            }));
+    assert!(
+        out.contains(&format!("\n\n... [{dropped} characters truncated] ...\n\n")),
+        "expected {dropped} dropped: {}",
+        &out[14_000..16_000]
+    );
+}
+
+#[test]
+fn flags_follow_the_command() {
+    let tool = TypedTool::<Bash>::new(None);
+    let flags = |command: &str| {
+        let call = tool.parse_input(json!({"command": command})).unwrap();
+        (call.is_read_only(), call.is_concurrency_safe())
+    };
+    assert_eq!(flags("git status"), (true, true));
+    assert_eq!(flags("ls -la | wc -l"), (true, true));
+    assert_eq!(flags("rm -rf target"), (false, false));
+    assert_eq!(flags("echo x > f"), (false, false));
+    let call = tool.parse_input(json!({"command": "ls"})).unwrap();
+    assert_eq!(call.interrupt_behavior(), InterruptBehavior::Cancel);
+}
+
+#[test]
+fn the_permission_matcher_covers_rule_contents() {
+    let tool = TypedTool::<Bash>::new(None);
+    let call = tool
+        .parse_input(json!({"command": "git log --oneline -3"}))
+        .unwrap();
+    let matcher = call.prepare_permission_matcher().unwrap();
+    assert!(matcher.matches("git *"));
+    assert!(matcher.matches("git:*"));
+    assert!(!matcher.matches("npm *"));
+    assert!(!matcher.matches("git status"));
+}
