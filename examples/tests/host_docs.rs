@@ -1,7 +1,8 @@
 //! `tool-host docs --out DIR`: a page per pool tool (native and imported), `index.md` and
 //! `tools.json`; and `--json` on the listing commands.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -138,8 +139,7 @@ fn imported_tools_get_pages_too() {
         tools.display().to_string(),
         "--json".to_owned(),
     ];
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/mcp-tools-lists/mcp-server-git-2026.10.19.json");
+    let fixtures = common::fixtures_dir().join("mcp-tools-lists/mcp-server-git-2026.10.19.json");
     let with_mcp = fixtures.is_file();
     if with_mcp {
         args.push("--mcp-tools-json".to_owned());

@@ -1,15 +1,14 @@
 //! `tool-host search`, run as a real child process over recorded MCP `tools/list` results.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
 fn fixtures() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures/mcp-tools-lists"
-    ));
+    let dir = common::fixtures_dir().join("mcp-tools-lists");
     dir.is_dir().then_some(dir)
 }
 
@@ -51,7 +50,7 @@ fn search_ranks_mcp_tools_from_a_recorded_list() {
     assert_eq!(
         stdout,
         "1. mcp__git__git_diff\n2. mcp__git__git_diff_staged\n3. mcp__git__git_diff_unstaged\n\
-         searched 12 deferred tools in a pool of 18\n"
+         searched 12 deferred tools in a pool of 22\n"
     );
     let (ok, stdout, stderr) = host(&args(&[
         "search",

@@ -1,6 +1,8 @@
 //! `tool-host pool` and `tool-host definitions --format ...` with the pool options, run as a
 //! real child process over the example tools, JSON-defined tools and recorded MCP tool lists.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -19,10 +21,7 @@ fn host(args: &[&str]) -> (bool, String, String) {
 }
 
 fn fixtures() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures"
-    ));
+    let dir = common::fixtures_dir();
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -81,23 +80,29 @@ fn pool_prints_built_ins_then_mcp_tools_with_flags_and_deferral() {
     assert_eq!(
         rows[0],
         [
-            "1", "Edit", "built-in", "default", "default", "default", "-"
+            "1",
+            "Bash",
+            "built-in",
+            "per-input",
+            "per-input",
+            "default",
+            "-"
         ]
     );
     assert_eq!(
-        rows[3],
+        rows[7],
         [
-            "4", "Weather", "built-in", "yes", "yes", "default", "deferred"
+            "8", "Weather", "built-in", "yes", "yes", "default", "deferred"
         ]
     );
     assert_eq!(
-        rows[5],
-        ["6", "Zap", "built-in", "default", "default", "yes", "-"]
+        rows[9],
+        ["10", "Zap", "built-in", "default", "default", "yes", "-"]
     );
     assert_eq!(
-        rows[6],
+        rows[10],
         [
-            "7",
+            "11",
             "mcp__git__git_add",
             "mcp:git",
             "no",
@@ -114,9 +119,13 @@ fn pool_prints_built_ins_then_mcp_tools_with_flags_and_deferral() {
     assert_eq!(
         names,
         [
+            "Bash",
             "Edit",
             "Glob",
+            "NotebookEdit",
             "Read",
+            "TaskStop",
+            "TodoWrite",
             "Weather",
             "Write",
             "Zap",
@@ -133,7 +142,7 @@ fn pool_prints_built_ins_then_mcp_tools_with_flags_and_deferral() {
             "mcp__git__git_status",
         ]
     );
-    assert_eq!(stdout.lines().last(), Some("17 tools: 6 built-in, 11 MCP"));
+    assert_eq!(stdout.lines().last(), Some("21 tools: 10 built-in, 11 MCP"));
 }
 
 #[test]

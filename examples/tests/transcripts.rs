@@ -13,6 +13,8 @@
 //!
 //! The fixtures are not part of this repository; without them the test says so and passes.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,7 +25,7 @@ const RECORDED_ROOT: &str = "/home/user/project";
 const OUR_TOOLS: &[&str] = &["Read", "Glob", "Grep", "Edit", "Write", "TodoWrite"];
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/transcripts")
+    common::fixtures_dir().join("transcripts")
 }
 
 /// One assistant turn and the results recorded for it.
