@@ -1,7 +1,9 @@
-//! Real file tools written with `tool-sdk`: [`Read`](tools::Read), [`Glob`](tools::Glob),
-//! [`Grep`](tools::Grep), [`Edit`](tools::Edit) and [`Write`](tools::Write), with the inputs and
-//! result texts of Claude Code's tools of the same names, confined to one directory tree by a
-//! [`Workspace`](workspace::Workspace).
+//! Real tools written with `tool-sdk`, with the inputs and result texts of Claude Code's tools
+//! of the same names, confined to one directory tree by a [`Workspace`](workspace::Workspace):
+//! the file tools [`Read`](tools::Read), [`Glob`](tools::Glob), [`Grep`](tools::Grep),
+//! [`Edit`](tools::Edit), [`Write`](tools::Write) and [`NotebookEdit`](tools::NotebookEdit); the
+//! shell tool [`Bash`](tools::Bash) and [`TaskStop`](tools::TaskStop) (alias `KillShell`) for its
+//! background runs; and [`TodoWrite`](tools::TodoWrite), whose list lives in the host state.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -37,9 +39,12 @@
 //! # }
 //! ```
 //!
-//! Read, Glob and Grep are read-only and concurrency-safe; Edit and Write keep the fail-closed
-//! defaults (they write, and run alone). All file work runs on tokio's blocking pool, and Glob
-//! and Grep stop early when the call is cancelled.
+//! Read, Glob and Grep are read-only and concurrency-safe; Bash is both exactly when its
+//! command only reads ([`is_read_only_command`](tools::bash::is_read_only_command)); Edit,
+//! Write, NotebookEdit and TodoWrite keep the fail-closed defaults (they write, and run alone).
+//! Write, Edit and NotebookEdit overwrite only files read in the session and unchanged since
+//! ([`ReadFileState`](file_state::ReadFileState)), and replace them atomically. All file work
+//! runs on tokio's blocking pool, and Glob and Grep stop early when the call is cancelled.
 
 pub mod file_state;
 pub mod tools;

@@ -1,5 +1,6 @@
-//! The five file tools, with the inputs and result texts of Claude Code's tools of the same
-//! names: [`Read`], [`Glob`], [`Grep`], [`Edit`] and [`Write`].
+//! The nine example tools, with the inputs and result texts of Claude Code's tools of the same
+//! names: the file tools [`Read`], [`Glob`], [`Grep`], [`Edit`], [`Write`] and
+//! [`NotebookEdit`]; [`Bash`] and [`TaskStop`]; and [`TodoWrite`].
 //!
 //! Every path goes through the [`Workspace`](crate::workspace::Workspace) found in the call's
 //! host state, and every file access runs on tokio's blocking pool, so concurrency-safe calls

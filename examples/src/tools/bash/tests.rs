@@ -6,6 +6,7 @@ use tool_sdk::{DynTool, TypedTool};
 
 use super::*;
 use crate::tools::fixture::Fixture;
+use crate::workspace::Workspace;
 
 /// Whether process `pid` is gone (absent, or a zombie waiting to be reaped).
 fn is_gone(pid: u32) -> bool {
@@ -185,4 +186,35 @@ fn the_permission_matcher_covers_rule_contents() {
     assert!(matcher.matches("git:*"));
     assert!(!matcher.matches("npm *"));
     assert!(!matcher.matches("git status"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_interrupt_stops_the_call_and_kills_its_group() {
+    use std::sync::Arc;
+
+    use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+    use tool_sdk::{CancellationToken, Extensions, ToolUseBlock};
+
+    let fx = Fixture::new();
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::<Bash>::new(None))];
+    let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());
+    let interrupt = CancellationToken::new();
+    let turn = TurnState {
+        extensions: Extensions::new().with(Workspace::new(fx.root()).unwrap()),
+        interrupt: interrupt.clone(),
+        ..TurnState::default()
+    };
+    let blocks: Vec<ToolUseBlock> = serde_json::from_value(json!([
+        {"id": "toolu_long", "name": "Bash", "input": {"command": GRANDCHILD}}
+    ]))
+    .unwrap();
+    let running = tokio::spawn(orchestrator.run_tools(blocks, turn).collect_results());
+    let pid = pid_in(&fx.root().join("pid.txt")).await;
+    interrupt.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the interrupted call is answered at once")
+        .unwrap();
+    assert!(outcome.results[0].is_error, "{:?}", outcome.results[0]);
+    assert!(wait_gone(pid).await, "the background sleep {pid} survived");
 }
