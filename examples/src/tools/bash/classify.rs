@@ -172,6 +172,7 @@ const READERS: &[&str] = &[
     "column",
     "seq",
     "sleep",
+    "cd",
 ];
 
 /// `git` subcommands that only read.
@@ -274,6 +275,8 @@ mod tests {
         ("ls 2>&1 | head", true),
         ("cat missing.txt 2>/dev/null", true),
         ("pwd; ls", true),
+        ("cd sub && git status", true),
+        ("cd sub && make", false),
         ("echo hi > out.txt", false),
         ("cat a >> b", false),
         ("sort -o out.txt in.txt", false),
