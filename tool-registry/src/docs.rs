@@ -265,11 +265,22 @@ fn cell(text: &str) -> String {
         .replace('\n', "<br>")
 }
 
+/// The first sentence of the description's first paragraph (its lines joined; a leading
+/// `- ` dropped; a later bullet ends the paragraph), for the index.
 fn first_sentence(text: &str) -> String {
-    let line = text.trim().lines().next().unwrap_or_default();
-    match line.find(". ") {
-        Some(end) => line[..=end].to_owned(),
-        None => line.to_owned(),
+    let mut paragraph = String::new();
+    for line in text.trim().lines().map(str::trim) {
+        if line.is_empty() || (!paragraph.is_empty() && line.starts_with("- ")) {
+            break;
+        }
+        if !paragraph.is_empty() {
+            paragraph.push(' ');
+        }
+        paragraph.push_str(line.strip_prefix("- ").unwrap_or(line));
+    }
+    match paragraph.find(". ") {
+        Some(end) => paragraph[..=end].to_owned(),
+        None => paragraph,
     }
 }
 
@@ -436,7 +447,7 @@ mod tests {
     fn nested_properties_get_rows_and_the_example_has_every_required_one() {
         let todo = tool(json!({
             "name": "TodoWrite",
-            "description": "Replaces the todo list. More text.",
+            "description": "Replaces the todo\nlist. More text.\n- a bullet",
             "input_schema": {"type": "object", "properties": {"todos": {"type": "array",
                 "description": "The list",
                 "items": {"type": "object", "properties": {
