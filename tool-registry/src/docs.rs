@@ -23,11 +23,17 @@
 //! assert!(page.contains("| `units` | `\"metric\"` \\| `\"imperial\"` | no | `\"metric\"` | - |"));
 //! ```
 
+mod schema;
+#[cfg(test)]
+mod tests;
+
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use tool_sdk::{DynTool, MaxResultSize};
+
+use schema::{example, input_rows};
 
 /// One row of a tool's input table: a property of the input schema (nested properties of
 /// objects and of array items get dotted paths such as `todos[].status`).
@@ -281,214 +287,5 @@ fn first_sentence(text: &str) -> String {
     match paragraph.find(". ") {
         Some(end) => paragraph[..=end].to_owned(),
         None => paragraph,
-    }
-}
-
-/// Appends the rows of `schema`'s properties (recursively) with `prefix` before their names.
-fn input_rows(prefix: &str, schema: &Value, rows: &mut Vec<InputRow>) {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    for (name, property) in properties {
-        let path = format!("{prefix}{name}");
-        let constraints = [
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "minItems",
-            "maxItems",
-        ]
-        .iter()
-        .filter_map(|key| property.get(*key).map(|value| format!("{key}: {value}")))
-        .collect();
-        rows.push(InputRow {
-            name: path.clone(),
-            type_text: type_text(property),
-            required: required.contains(&name.as_str()),
-            default: property.get("default").cloned(),
-            description: property
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            constraints,
-        });
-        input_rows(&format!("{path}."), property, rows);
-        if let Some(items) = property.get("items") {
-            input_rows(&format!("{path}[]."), items, rows);
-        }
-    }
-}
-
-/// A short type text for a property schema.
-fn type_text(schema: &Value) -> String {
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        return values
-            .iter()
-            .map(|v| format!("`{v}`"))
-            .collect::<Vec<_>>()
-            .join(" | ");
-    }
-    if let Some(value) = schema.get("const") {
-        return format!("`{value}`");
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(options) = schema.get(key).and_then(Value::as_array) {
-            return options
-                .iter()
-                .map(type_text)
-                .collect::<Vec<_>>()
-                .join(" | ");
-        }
-    }
-    match schema.get("type") {
-        Some(Value::String(kind)) if kind == "array" => match schema.get("items") {
-            Some(items) => format!("array of {}", type_text(items)),
-            None => "array".to_owned(),
-        },
-        Some(Value::String(kind)) => kind.clone(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" | "),
-        _ => "any".to_owned(),
-    }
-}
-
-/// An example value for `schema`: its default, first enum value, or a placeholder.
-fn example(schema: &Value) -> Value {
-    if let Some(default) = schema.get("default") {
-        return default.clone();
-    }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|v| v.first())
-    {
-        return first.clone();
-    }
-    if let Some(value) = schema.get("const") {
-        return value.clone();
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(first) = schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|v| v.first())
-        {
-            return example(first);
-        }
-    }
-    let kind = match schema.get("type") {
-        Some(Value::Array(kinds)) => kinds.iter().find(|k| *k != "null").and_then(Value::as_str),
-        Some(kind) => kind.as_str(),
-        None => None,
-    };
-    match kind {
-        Some("object") | None if schema.get("properties").is_some() => {
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let mut object = serde_json::Map::new();
-            if let Some(properties) = schema["properties"].as_object() {
-                for (name, property) in properties {
-                    if required.contains(&name.as_str()) {
-                        object.insert(name.clone(), example(property));
-                    }
-                }
-            }
-            Value::Object(object)
-        }
-        Some("object") => json!({}),
-        Some("array") => schema
-            .get("items")
-            .map_or_else(|| json!([]), |items| json!([example(items)])),
-        Some("string") => json!("text"),
-        Some("integer") => json!(
-            schema
-                .get("minimum")
-                .and_then(Value::as_i64)
-                .unwrap_or(1)
-                .max(1)
-        ),
-        Some("number") => json!(1),
-        Some("boolean") => json!(false),
-        _ => Value::Null,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dynamic::{DynamicTool, ToolDefinition, ToolHandler};
-
-    fn tool(definition: Value) -> DynamicTool {
-        let definition: ToolDefinition = serde_json::from_value(definition).unwrap();
-        DynamicTool::from_definition(definition, ToolHandler::fixed_text("ok")).unwrap()
-    }
-
-    #[test]
-    fn nested_properties_get_rows_and_the_example_has_every_required_one() {
-        let todo = tool(json!({
-            "name": "TodoWrite",
-            "description": "Replaces the todo\nlist. More text.\n- a bullet",
-            "input_schema": {"type": "object", "properties": {"todos": {"type": "array",
-                "description": "The list",
-                "items": {"type": "object", "properties": {
-                    "content": {"type": "string", "minLength": 1},
-                    "status": {"type": "string", "enum": ["pending", "completed"]}
-                }, "required": ["content", "status"]}}}, "required": ["todos"]}
-        }));
-        let doc = ToolDoc::of(&todo);
-        let names: Vec<&str> = doc.inputs.iter().map(|row| row.name.as_str()).collect();
-        assert_eq!(names, ["todos", "todos[].content", "todos[].status"]);
-        assert_eq!(doc.inputs[0].type_text, "array of object");
-        assert_eq!(doc.inputs[1].constraints, ["minLength: 1"]);
-        assert_eq!(
-            doc.example_input,
-            json!({"todos": [{"content": "text", "status": "pending"}]})
-        );
-        let page = doc.to_markdown();
-        assert!(
-            page.contains("| `todos[].status` | `\"pending\"` \\| `\"completed\"` | yes | - | - |"),
-            "{page}"
-        );
-        assert!(
-            page.contains("| Max result size | 100000 chars |"),
-            "{page}"
-        );
-        let index = index_markdown(&[doc]);
-        assert!(
-            index.contains(
-                "| [TodoWrite](TodoWrite.md) | built-in | no | Replaces the todo list. |"
-            ),
-            "{index}"
-        );
-    }
-
-    #[test]
-    fn a_tool_without_parameters_says_so() {
-        let ping = tool(json!({"name": "Ping", "description": "Ping.",
-                               "input_schema": {"type": "object", "properties": {}}}));
-        let doc = ToolDoc::of(&ping);
-        assert_eq!(doc.file_name(), "Ping.md");
-        assert!(doc.to_markdown().contains("This tool takes no parameters"));
-        assert_eq!(catalog_json(&[doc])["tools"][0]["name"], "Ping");
     }
 }

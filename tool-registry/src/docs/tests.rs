@@ -1,0 +1,54 @@
+use super::*;
+use crate::dynamic::{DynamicTool, ToolDefinition, ToolHandler};
+
+fn tool(definition: Value) -> DynamicTool {
+    let definition: ToolDefinition = serde_json::from_value(definition).unwrap();
+    DynamicTool::from_definition(definition, ToolHandler::fixed_text("ok")).unwrap()
+}
+
+#[test]
+fn nested_properties_get_rows_and_the_example_has_every_required_one() {
+    let todo = tool(json!({
+        "name": "TodoWrite",
+        "description": "Replaces the todo\nlist. More text.\n- a bullet",
+        "input_schema": {"type": "object", "properties": {"todos": {"type": "array",
+            "description": "The list",
+            "items": {"type": "object", "properties": {
+                "content": {"type": "string", "minLength": 1},
+                "status": {"type": "string", "enum": ["pending", "completed"]}
+            }, "required": ["content", "status"]}}}, "required": ["todos"]}
+    }));
+    let doc = ToolDoc::of(&todo);
+    let names: Vec<&str> = doc.inputs.iter().map(|row| row.name.as_str()).collect();
+    assert_eq!(names, ["todos", "todos[].content", "todos[].status"]);
+    assert_eq!(doc.inputs[0].type_text, "array of object");
+    assert_eq!(doc.inputs[1].constraints, ["minLength: 1"]);
+    assert_eq!(
+        doc.example_input,
+        json!({"todos": [{"content": "text", "status": "pending"}]})
+    );
+    let page = doc.to_markdown();
+    assert!(
+        page.contains("| `todos[].status` | `\"pending\"` \\| `\"completed\"` | yes | - | - |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| Max result size | 100000 chars |"),
+        "{page}"
+    );
+    let index = index_markdown(&[doc]);
+    assert!(
+        index.contains("| [TodoWrite](TodoWrite.md) | built-in | no | Replaces the todo list. |"),
+        "{index}"
+    );
+}
+
+#[test]
+fn a_tool_without_parameters_says_so() {
+    let ping = tool(json!({"name": "Ping", "description": "Ping.",
+                           "input_schema": {"type": "object", "properties": {}}}));
+    let doc = ToolDoc::of(&ping);
+    assert_eq!(doc.file_name(), "Ping.md");
+    assert!(doc.to_markdown().contains("This tool takes no parameters"));
+    assert_eq!(catalog_json(&[doc])["tools"][0]["name"], "Ping");
+}
