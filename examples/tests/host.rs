@@ -190,3 +190,32 @@ fn run_ends_with_a_summary_naming_the_failed_calls() {
     let message: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(message["content"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn run_checks_calls_against_content_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("keep.txt"), "x").unwrap();
+    let file = dir.path().join("turn.json");
+    let turn = serde_json::json!([
+        {"type": "tool_use", "id": "toolu_rm", "name": "Bash", "input": {"command": "rm keep.txt"}},
+        {"type": "tool_use", "id": "toolu_ls", "name": "Bash", "input": {"command": "ls"}}
+    ]);
+    std::fs::write(&file, turn.to_string()).unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--deny",
+        "Bash(rm *)",
+    ]);
+    assert!(ok, "{stderr}");
+    let message: Value = serde_json::from_str(&stdout).unwrap();
+    let results = message["content"].as_array().unwrap();
+    assert_eq!(results[0]["is_error"], true, "{stdout}");
+    assert!(root.join("keep.txt").exists(), "the denied rm ran");
+    assert_eq!(results[1]["content"], "keep.txt");
+    assert!(results[1].get("is_error").is_none(), "{stdout}");
+}

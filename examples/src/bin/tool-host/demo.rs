@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use tool_examples::workspace::Workspace;
-use tool_registry::ToolRegistry;
+use tool_registry::{ToolPermissionContext, ToolRegistry};
 use tool_sdk::ToolUseBlock;
 
 use crate::host::Host;
@@ -65,7 +65,12 @@ pub fn run(registry: &ToolRegistry, json: bool) -> Result<(), String> {
     let workspace = Workspace::new(dir.path()).map_err(|error| error.to_string())?;
     let root = workspace.root().to_string_lossy().into_owned();
     let blocks = turn(&root);
-    let mut host = Host::new(registry.tools(), workspace, Display::detect(json))?;
+    let mut host = Host::new(
+        registry.tools(),
+        workspace,
+        ToolPermissionContext::default(),
+        Display::detect(json),
+    )?;
     let plan = host.plan(&blocks);
     if !json {
         println!(

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnState, describe_batches};
+use tool_registry::{
+    Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState, describe_batches,
+};
 use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock};
 
 use crate::progress::{Display, Progress};
@@ -19,11 +21,12 @@ pub struct Host {
 }
 
 impl Host {
-    /// A host over `tools`, with `workspace` as the file tools' root, showing progress as
-    /// `display` says.
+    /// A host over `tools`, with `workspace` as the file tools' root, checking every call
+    /// against `permissions` and showing progress as `display` says.
     pub fn new(
         tools: &[Arc<dyn DynTool>],
         workspace: Workspace,
+        permissions: ToolPermissionContext,
         display: Display,
     ) -> Result<Self, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -31,6 +34,7 @@ impl Host {
             .build()
             .map_err(|error| format!("cannot start the async runtime: {error}"))?;
         let orchestrator = Orchestrator::new(tools, OrchestratorConfig::from_env())
+            .with_permissions(permissions)
             .with_observer(Arc::new(Progress::new(display)));
         let extensions = Extensions::new()
             .with(workspace)

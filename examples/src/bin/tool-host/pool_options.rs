@@ -124,6 +124,15 @@ impl PoolOptions {
         }
     }
 
+    /// The `--deny`, `--allow` and `--ask` rules as the permission context calls are checked
+    /// against (content rules such as `Bash(rm *)` are matched per call, SPEC §6.4).
+    pub fn permission_context(
+        &self,
+        registry: &ToolRegistry,
+    ) -> Result<ToolPermissionContext, String> {
+        self.permissions(&AliasTable::from_tools(&self.base_tools(registry)?))
+    }
+
     /// The pool these options describe, over `registry`'s tools.
     pub fn build(&self, registry: &ToolRegistry) -> Result<ToolPool, String> {
         let base = self.base_tools(registry)?;

@@ -72,7 +72,8 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     }
     let target = workspace.root().to_string_lossy().into_owned();
     let pool = args.pool.build(registry)?;
-    let mut host = Host::new(pool.tools(), workspace, Display::detect(false))?;
+    let permissions = args.pool.permission_context(registry)?;
+    let mut host = Host::new(pool.tools(), workspace, permissions, Display::detect(false))?;
     let rebase = |blocks: &mut Vec<ToolUseBlock>| {
         if let Some(prefix) = &args.rebase {
             for block in blocks {
