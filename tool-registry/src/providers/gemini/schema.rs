@@ -94,7 +94,8 @@ pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, PortableSche
     let mut converter = Converter {
         tool,
         root: schema,
-        inlining: Vec::new(),
+        // The root is being converted: a `$ref` to `#` is a recursion.
+        inlining: vec!["#".to_owned()],
     };
     converter.convert(schema, "").map(Value::Object)
 }
@@ -212,7 +213,15 @@ impl Converter<'_> {
         reference: &str,
         path: &str,
     ) -> Result<Map<String, Value>, PortableSchemaError> {
-        let name = reference.rsplit('/').next().unwrap_or(reference).to_owned();
+        let name = if reference == "#" {
+            self.root
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("(the root)")
+                .to_owned()
+        } else {
+            reference.rsplit('/').next().unwrap_or(reference).to_owned()
+        };
         if self.inlining.iter().any(|seen| seen == reference) {
             return Err(self.fail(
                 path,
