@@ -169,7 +169,8 @@ impl ToolCalls {
 
     /// One result per call, in call order: the orchestrator's `results` (in any order, matched
     /// by `tool_use_id`) for the calls that ran, and an error result for each call whose
-    /// arguments failed.
+    /// arguments failed (unless `results` already answers it, so pairing results that were
+    /// paired before gives them back unchanged).
     ///
     /// # Errors
     /// [`ResultsError`] when a runnable call has no result, a result answers no call (or one
@@ -186,17 +187,14 @@ impl ToolCalls {
                     id: call.id.clone(),
                 });
             }
-            if let Some(error) = call.argument_error_result() {
-                paired.push(error);
-                continue;
-            }
             let found = pending
                 .iter_mut()
                 .find(|slot| slot.as_ref().is_some_and(|r| r.tool_use_id == call.id))
                 .and_then(Option::take);
-            match found {
-                Some(result) => paired.push(result),
-                None => {
+            match (found, call.argument_error_result()) {
+                (Some(result), _) => paired.push(result),
+                (None, Some(error)) => paired.push(error),
+                (None, None) => {
                     return Err(ResultsError::Missing {
                         id: call.id.clone(),
                         name: call.name.clone(),

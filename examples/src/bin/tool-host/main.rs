@@ -4,13 +4,15 @@
 //! tool-host list                                   registered tools and their flags
 //! tool-host definitions [--format F] [--strict]    the `tools` array for a provider (pool options)
 //! tool-host pool [--deny R]... [--tools-json F]... the final tool pool in order (pool options)
-//! tool-host run FILE --root DIR [--rebase PREFIX]  answer an assistant message's tool_use blocks
+//! tool-host run FILE --root DIR [--rebase PREFIX] [--format API]
+//!                                                  answer an assistant message's tool calls
 //! tool-host demo                                   a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! ```
 
 mod demo;
 mod pool_options;
+mod provider_format;
 mod rebase;
 mod search;
 
@@ -23,8 +25,7 @@ use tool_examples::workspace::Workspace;
 use tool_registry::{
     OrchestratorConfig, ToolRegistry, TurnState, describe_batches, partition_tool_calls, run_tools,
 };
-use tool_sdk::blocks::tool_uses_of;
-use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock, UserMessage};
+use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock};
 
 #[derive(Parser)]
 #[command(
@@ -43,9 +44,9 @@ enum Command {
     List,
     /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
     Definitions {
-        /// anthropic, openai-chat, openai-responses or mcp.
+        /// anthropic, openai-chat, openai-responses, gemini or mcp.
         #[arg(long, default_value = "anthropic")]
-        format: tool_registry::export::ExportTarget,
+        format: provider_format::DefinitionsFormat,
         /// OpenAI strict mode for every tool (a tool whose schema cannot be strict is sent
         /// without it, with a warning on stderr naming the field).
         #[arg(long)]
@@ -59,12 +60,20 @@ enum Command {
         #[command(flatten)]
         pool: pool_options::PoolOptions,
     },
-    /// Answer the tool_use blocks of an assistant message. Prints the user message
-    /// `{"role":"user","content":[tool_result, ...]}` on stdout and the batch plan on stderr.
+    /// Answer the tool calls of an assistant message. Prints the answer in the same API's
+    /// shape on stdout (for anthropic the user message `{"role":"user","content":[tool_result,
+    /// ...]}`) and the batch plan on stderr.
     Run {
-        /// A JSON file: a content array, `{"content":[...]}`, `{"role":"assistant","content":[...]}`,
-        /// or any object with a top-level `content` array (such as a recorded transcript).
+        /// A JSON file. anthropic: a content array, `{"content":[...]}`,
+        /// `{"role":"assistant","content":[...]}`, or any object with a top-level `content`
+        /// array (such as a recorded transcript); openai-chat: a response, an assistant message
+        /// or a `tool_calls` array; openai-responses: a response or its `output` items; gemini:
+        /// a response, a content or its parts.
         file: PathBuf,
+        /// The API the file is in and the answer is written in: anthropic, openai-chat,
+        /// openai-responses or gemini.
+        #[arg(long, default_value = "anthropic")]
+        format: provider_format::ApiFormat,
         /// The workspace root: file tools only touch files below it.
         #[arg(long)]
         root: PathBuf,
@@ -99,13 +108,25 @@ fn main() -> ExitCode {
             format,
             strict,
             pool,
-        } => pool_options::definitions(&registry, &pool, format, strict)
-            .and_then(|definitions| print_json(&definitions)),
+        } => match format {
+            provider_format::DefinitionsFormat::Export(target) => {
+                pool_options::definitions(&registry, &pool, target, strict)
+            }
+            provider_format::DefinitionsFormat::Gemini => {
+                provider_format::gemini_definitions(&registry, &pool)
+            }
+        }
+        .and_then(|definitions| print_json(&definitions)),
         Command::Pool { pool } => pool.build(&registry).map(|pool| {
             print!("{}", pool_options::describe_pool(&pool));
         }),
         Command::Search(args) => search::run(&registry, &args),
-        Command::Run { file, root, rebase } => run_file(&registry, &file, &root, rebase.as_deref()),
+        Command::Run {
+            file,
+            format,
+            root,
+            rebase,
+        } => run_file(&registry, &file, format, &root, rebase.as_deref()),
         Command::Demo => demo::run(&registry),
     };
     match outcome {
@@ -157,6 +178,7 @@ fn list(tools: &[Arc<dyn DynTool>]) -> String {
 fn run_file(
     registry: &ToolRegistry,
     file: &Path,
+    format: provider_format::ApiFormat,
     root: &Path,
     rebase: Option<&str>,
 ) -> Result<(), String> {
@@ -164,20 +186,37 @@ fn run_file(
         .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
     let message: serde_json::Value = serde_json::from_str(&text)
         .map_err(|error| format!("{} is not JSON: {error}", file.display()))?;
-    let mut blocks =
-        tool_uses_of(&message).map_err(|error| format!("{}: {error}", file.display()))?;
+    let mut calls = format
+        .read(&message, registry)
+        .map_err(|error| format!("{}: {error}", file.display()))?;
     let workspace = Workspace::new(root)
         .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
     if let Some(prefix) = rebase {
         let target = workspace.root().to_string_lossy().into_owned();
-        for block in &mut blocks {
-            rebase::rebase_strings(&mut block.input, prefix, &target);
+        for input in calls
+            .calls
+            .iter_mut()
+            .filter_map(|call| call.input.as_mut().ok())
+        {
+            rebase::rebase_strings(input, prefix, &target);
         }
     }
+    let blocks = calls.runnable();
     eprint!("{}", plan(registry, &blocks));
-    let results = answer(registry, &blocks, workspace)?;
-    eprintln!("{}", summary(&blocks, &results));
-    print_json(&UserMessage::from_results(results))
+    let results = calls
+        .pair(answer(registry, &blocks, workspace)?)
+        .map_err(|error| error.to_string())?;
+    let named: Vec<ToolUseBlock> = calls
+        .calls
+        .iter()
+        .map(|call| ToolUseBlock {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: serde_json::Value::Null,
+        })
+        .collect();
+    eprintln!("{}", summary(&named, &results));
+    print_json(&format.write(&calls, results, registry)?)
 }
 
 /// One line for stderr: how many calls were answered and which failed, e.g.
