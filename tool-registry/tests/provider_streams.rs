@@ -454,3 +454,33 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_call_cut_by_the_token_limit_fails_as_truncated() {
+    let mut chat = ToolCallStream::new(OpenAiChatStream::default());
+    let mut sink = Vec::new();
+    chat.push_event(&json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "Write", "arguments": "{\"content\": \"long"}}]}}]}), &mut sink);
+    chat.push_event(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}),
+        &mut sink,
+    );
+    assert_eq!(sink.len(), 1, "handed over at finish_reason");
+    assert!(
+        matches!(sink[0].input, Err(ArgumentsError::Truncated { .. })),
+        "{:?}",
+        sink[0]
+    );
+    let mut anthropic = ToolCallStream::new(AnthropicStream::default());
+    anthropic.push_event(&json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}}}), &mut sink);
+    anthropic.push_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"content\": \"lo"}}), &mut sink);
+    anthropic.push_event(
+        &json!({"type": "content_block_stop", "index": 0}),
+        &mut sink,
+    );
+    let calls = anthropic.finish(&mut sink);
+    assert!(
+        matches!(calls.calls[0].input, Err(ArgumentsError::Truncated { .. })),
+        "{:?}",
+        calls.calls[0]
+    );
+}

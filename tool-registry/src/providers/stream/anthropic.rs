@@ -73,7 +73,8 @@ impl CallAssembler for AnthropicStream {
             (Some("content_block_stop"), Some(index)) => match self.open.remove(&index) {
                 Some(open) => {
                     let call = if open.deltas {
-                        open.partial.complete()
+                        // Unfinished JSON at the block's end was cut by `max_tokens`.
+                        open.partial.at_end()
                     } else {
                         let input = match open.start_input {
                             Value::Null => Value::Object(Map::new()),

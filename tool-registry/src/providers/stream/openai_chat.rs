@@ -119,10 +119,9 @@ impl CallAssembler for OpenAiChatStream {
             .get("finish_reason")
             .is_some_and(|reason| !reason.is_null())
         {
-            for slot in 0..self.calls.len() {
-                self.complete(slot, &mut out);
-            }
-            self.open_at.clear();
+            // The model stopped (`tool_calls`, or `length` when cut off by the token limit):
+            // every open call ends here, and one with unfinished JSON fails as truncated.
+            out.extend(self.end());
         }
         out
     }
