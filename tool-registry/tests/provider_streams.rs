@@ -484,3 +484,47 @@ fn a_call_cut_by_the_token_limit_fails_as_truncated() {
         calls.calls[0]
     );
 }
+
+#[test]
+fn gemini_chunks_hand_over_each_call_with_its_chunk() {
+    use tool_registry::providers::gemini::GeminiNames;
+    use tool_registry::providers::stream::GeminiStream;
+    let names = GeminiNames::new(["3d_render", "Read"]);
+    let sent = names.to_gemini("3d_render").to_owned();
+    let chunk = |parts: Value| {
+        format!(
+            "data: {}\r\n\r\n",
+            json!({"candidates": [{"content": {"role": "model", "parts": parts}}]})
+        )
+    };
+    let body = chunk(json!([{"text": "Rendering é"}]))
+        + &chunk(json!([{"functionCall": {"name": sent, "args": {"scene": "cubé"}}}]))
+        + &chunk(
+            json!([{"functionCall": {"id": "c2", "name": "Read", "args": {"file_path": "/a"}}}]),
+        );
+    let split = body.find("Read").unwrap();
+    let mut stream = ToolCallStream::new(GeminiStream::new(names));
+    let mut started = Vec::new();
+    for byte in &body.as_bytes()[..split] {
+        stream
+            .push_bytes(std::slice::from_ref(byte), &mut started)
+            .unwrap();
+    }
+    assert_eq!(
+        started.len(),
+        1,
+        "the first call is out before the second chunk is read"
+    );
+    assert_eq!(started[0].name, "3d_render");
+    stream
+        .push_bytes(&body.as_bytes()[split..], &mut started)
+        .unwrap();
+    let calls = stream.finish(&mut started);
+    let ids: Vec<(&str, bool)> = calls
+        .calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.id_was_sent))
+        .collect();
+    assert_eq!(ids, [("gemini-call-0", false), ("c2", true)]);
+    assert_eq!(calls.calls[0].input, Ok(json!({"scene": "cubé"})));
+}

@@ -30,11 +30,13 @@
 //! ```
 
 mod anthropic;
+mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod sse;
 
 pub use anthropic::AnthropicStream;
+pub use gemini::GeminiStream;
 pub use openai_chat::OpenAiChatStream;
 pub use openai_responses::OpenAiResponsesStream;
 pub use sse::{SseDecoder, SseEvent};
