@@ -19,7 +19,9 @@
 //!   which runs our own search). Source: OpenAI's tool search guide,
 //!   <https://developers.openai.com/api/docs/guides/tools-tool-search>.
 //!
-//! Our ToolSearch tool is left out of these requests: the API's search replaces it.
+//! Our ToolSearch tool is left out of these requests: the API's search replaces it. Anthropic
+//! has no namespace for tools the host runs (its `mcp_toolset` is for MCP servers the API
+//! connects to itself), so there MCP tools stay flat, each named `mcp__server__tool`.
 
 use std::sync::Arc;
 
