@@ -67,14 +67,23 @@ fn content_value(content: ToolResultContent) -> Value {
     match content {
         ToolResultContent::Text(text) => Value::String(text),
         ToolResultContent::Blocks(blocks) => {
-            let kept: Vec<ResultBlock> = blocks
+            let kept: Vec<Value> = blocks
                 .into_iter()
-                .filter(|block| !matches!(block, ResultBlock::Text { text } if text.is_empty()))
+                .filter_map(|block| match block {
+                    ResultBlock::Text { text } if text.is_empty() => None,
+                    ResultBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+                    ResultBlock::Image { source } => {
+                        Some(json!({"type": "image", "source": source}))
+                    }
+                    ResultBlock::ToolReference { tool_name } => {
+                        Some(json!({"type": "tool_reference", "tool_name": tool_name}))
+                    }
+                })
                 .collect();
             if kept.is_empty() {
                 Value::String(String::new())
             } else {
-                serde_json::to_value(kept).unwrap_or_else(|_| Value::String(String::new()))
+                Value::Array(kept)
             }
         }
     }
