@@ -33,7 +33,7 @@ impl OpenAiChatStream {
     fn complete(&mut self, slot: usize, out: &mut Vec<ToolCall>) {
         let slot = &mut self.calls[slot];
         if slot.done.is_none() {
-            let call = slot.partial.complete();
+            let call = slot.partial.at_end();
             slot.done = Some(call.clone());
             out.push(call);
         }
