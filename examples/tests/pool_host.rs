@@ -263,11 +263,11 @@ fn every_format_exports_valid_schemas_for_the_example_tools() {
 
 #[test]
 fn unknown_formats_are_refused() {
-    let (ok, _, stderr) = host(&["definitions", "--format", "gemini"]);
+    let (ok, _, stderr) = host(&["definitions", "--format", "cohere"]);
     assert!(!ok);
     assert!(
         stderr.contains(
-            "unknown format `gemini`; use anthropic, openai-chat, openai-responses or mcp"
+            "unknown format `cohere`; use anthropic, openai-chat, openai-responses, gemini or mcp"
         ),
         "{stderr}"
     );

@@ -43,6 +43,7 @@ pub mod mcp_names;
 pub mod orchestration;
 pub mod permissions;
 pub mod pool;
+pub mod providers;
 pub mod registry;
 pub mod search;
 

@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! tool-host list [--json]                          registered tools and their flags
-//! tool-host definitions [--format F] [--strict]    the `tools` array for a provider (pool options)
+//! tool-host definitions [--format F] [--strict]    the `tools` array for a model API (pool options)
 //! tool-host pool [--json] [--deny R]...            the final tool pool in order (pool options)
 //! tool-host docs --out DIR                         a Markdown page per pool tool, index.md, tools.json
-//! tool-host run FILE [--root DIR] [--compare]      answer an assistant message, or replay a session log
+//! tool-host run FILE [--root DIR] [--format API]   answer an assistant message, or replay a session log
 //! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! ```
@@ -18,6 +18,7 @@ mod docs;
 mod host;
 mod pool_options;
 mod progress;
+mod provider_format;
 mod rebase;
 mod run;
 mod search;
@@ -52,9 +53,9 @@ enum Command {
     },
     /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
     Definitions {
-        /// anthropic, openai-chat, openai-responses or mcp.
+        /// anthropic, openai-chat, openai-responses, gemini or mcp.
         #[arg(long, default_value = "anthropic")]
-        format: tool_registry::export::ExportTarget,
+        format: provider_format::DefinitionsFormat,
         /// OpenAI strict mode for every tool (a tool whose schema cannot be strict is sent
         /// without it, with a warning on stderr naming the field).
         #[arg(long)]
@@ -116,8 +117,15 @@ fn main() -> ExitCode {
             strict,
             json: _,
             pool,
-        } => pool_options::definitions(&registry, &pool, format, strict)
-            .and_then(|definitions| print_json(&definitions)),
+        } => match format {
+            provider_format::DefinitionsFormat::Export(target) => {
+                pool_options::definitions(&registry, &pool, target, strict)
+            }
+            provider_format::DefinitionsFormat::Gemini => {
+                provider_format::gemini_definitions(&registry, &pool)
+            }
+        }
+        .and_then(|definitions| print_json(&definitions)),
         Command::Pool { json, pool } => pool.build(&registry).and_then(|pool| {
             if json {
                 print_json(&pool_options::pool_json(&pool))

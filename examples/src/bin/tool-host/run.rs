@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
 use tool_sdk::blocks::tool_uses_of;
-use tool_sdk::{ToolUseBlock, UserMessage};
+use tool_sdk::{DynTool, ToolUseBlock, UserMessage};
 
 use crate::host::{Host, summary};
 use crate::pool_options::PoolOptions;
 use crate::progress::Display;
+use crate::provider_format::ApiFormat;
 use crate::session;
 
 /// The `run` command's arguments.
@@ -44,6 +46,15 @@ pub struct RunArgs {
     /// object with every turn's results and differences.
     #[arg(long)]
     pub json: bool,
+    /// The model API a single message is in, and its answer is written in: anthropic,
+    /// openai-chat, openai-responses or gemini (a session log is always Anthropic's). For
+    /// anthropic the answer is the user message `{"role":"user","content":[tool_result, ...]}`;
+    /// openai-chat reads a response, an assistant message or a `tool_calls` array and writes
+    /// `tool` messages; openai-responses reads a response or its `output` items and writes
+    /// `function_call_output` items; gemini reads a response, a content or its parts and
+    /// writes a content of `functionResponse` parts.
+    #[arg(long, default_value = "anthropic")]
+    pub format: ApiFormat,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -86,6 +97,9 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     }
     let message: Value = serde_json::from_str(&text)
         .map_err(|error| format!("{} is not JSON: {error}", args.file.display()))?;
+    if args.format != ApiFormat::Anthropic {
+        return answer_in_format(&mut host, &message, args, pool.tools(), &target);
+    }
     let mut blocks =
         tool_uses_of(&message).map_err(|error| format!("{}: {error}", args.file.display()))?;
     rebase(&mut blocks);
@@ -102,6 +116,47 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
         }
     }
     crate::print_json(&UserMessage::from_results(results))
+}
+
+/// Answers a message in another model API's shape (`--format`): reads its calls (a call with
+/// malformed arguments gets its own error result and is not run), answers the rest, and prints
+/// the results in that API's shape.
+fn answer_in_format(
+    host: &mut Host,
+    message: &Value,
+    args: &RunArgs,
+    tools: &[Arc<dyn DynTool>],
+    target: &str,
+) -> Result<(), String> {
+    let mut calls = args
+        .format
+        .read(message, tools)
+        .map_err(|error| format!("{}: {error}", args.file.display()))?;
+    if let Some(prefix) = &args.rebase {
+        for input in calls
+            .calls
+            .iter_mut()
+            .filter_map(|call| call.input.as_mut().ok())
+        {
+            crate::rebase::rebase_strings(input, prefix, target);
+        }
+    }
+    let blocks = calls.runnable();
+    eprint!("{}", host.plan(&blocks));
+    let results = calls
+        .pair(host.answer(&blocks))
+        .map_err(|error| error.to_string())?;
+    let named: Vec<ToolUseBlock> = calls
+        .calls
+        .iter()
+        .map(|call| ToolUseBlock {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: Value::Null,
+        })
+        .collect();
+    eprintln!("{}", summary(&named, &results));
+    crate::print_json(&args.format.write(&calls, results, tools)?)
 }
 
 /// A transcript's recorded `tool_results` by id (empty for a bare message).

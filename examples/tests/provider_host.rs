@@ -1,0 +1,159 @@
+//! `tool-host` with every model API: `definitions --format gemini` passes the offline Gemini
+//! checker for every example tool, and `run --format F` reads that API's assistant message and
+//! prints that API's answer, run as a real child process on real files.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tool_registry::providers::gemini::check::check_function_declaration;
+
+fn host(args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
+        .args(args)
+        .output()
+        .expect("tool-host runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn gemini_definitions_of_every_example_tool_pass_the_checker() {
+    let (ok, stdout, stderr) = host(&["definitions", "--format", "gemini"]);
+    assert!(ok, "{stderr}");
+    let declarations: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = declarations
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Bash",
+            "Edit",
+            "Glob",
+            "Grep",
+            "NotebookEdit",
+            "Read",
+            "TaskStop",
+            "TodoWrite",
+            "Write"
+        ]
+    );
+    for declaration in &declarations {
+        let problems = check_function_declaration(declaration);
+        assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
+        assert!(
+            declaration["parameters"]["properties"].is_object(),
+            "{declaration:#}"
+        );
+    }
+    let (ok, _, stderr) = host(&["definitions", "--format", "cohere"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("use anthropic, openai-chat, openai-responses, gemini or mcp"),
+        "{stderr}"
+    );
+}
+
+/// A Read of `a.txt` and a call whose arguments are broken, in `format`'s shape.
+fn turn(format: &str, path: &str) -> Value {
+    let read = json!({"file_path": path}).to_string();
+    let broken = "{\"file_path\": ";
+    match format {
+        "anthropic" => json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "call_read", "name": "Read", "input": {"file_path": path}},
+            {"type": "tool_use", "id": "call_glob", "name": "Glob", "input": {"pattern": "*.txt"}}
+        ]}),
+        "openai-chat" => {
+            json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_read", "type": "function", "function": {"name": "Read", "arguments": read}},
+                {"id": "call_glob", "type": "function", "function": {"name": "Glob", "arguments": broken}}
+            ]}}]})
+        }
+        "openai-responses" => json!({"output": [
+            {"type": "function_call", "id": "fc_1", "call_id": "call_read", "name": "Read", "arguments": read},
+            {"type": "function_call", "id": "fc_2", "call_id": "call_glob", "name": "Glob", "arguments": broken}
+        ]}),
+        "gemini" => json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": "call_read", "name": "Read", "args": {"file_path": path}}},
+            {"functionCall": {"id": "call_glob", "name": "Glob", "args": {"pattern": "*.txt"}}}
+        ]}}]}),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn run_answers_each_api_in_its_own_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello from a\n").unwrap();
+    let path = dir.path().join("a.txt").to_string_lossy().into_owned();
+    for format in ["anthropic", "openai-chat", "openai-responses", "gemini"] {
+        let file = dir.path().join(format!("{format}.json"));
+        std::fs::write(&file, turn(format, &path).to_string()).unwrap();
+        let (ok, stdout, stderr) = host(&[
+            "run",
+            file.to_str().unwrap(),
+            "--format",
+            format,
+            "--root",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(ok, "{format}: {stderr}");
+        let answer: Value = serde_json::from_str(&stdout).unwrap();
+        let (read, glob) = match format {
+            "anthropic" => {
+                assert_eq!(answer["role"], "user");
+                assert_eq!(answer["content"][0]["tool_use_id"], "call_read");
+                assert_eq!(answer["content"][1]["tool_use_id"], "call_glob");
+                (
+                    answer["content"][0]["content"].clone(),
+                    answer["content"][1].clone(),
+                )
+            }
+            "openai-chat" => {
+                assert_eq!(answer[0]["role"], "tool");
+                assert_eq!(answer[0]["tool_call_id"], "call_read");
+                assert_eq!(answer[1]["tool_call_id"], "call_glob");
+                (answer[0]["content"].clone(), answer[1]["content"].clone())
+            }
+            "openai-responses" => {
+                assert_eq!(answer[0]["type"], "function_call_output");
+                assert_eq!(answer[0]["call_id"], "call_read");
+                assert_eq!(answer[1]["call_id"], "call_glob");
+                (answer[0]["output"].clone(), answer[1]["output"].clone())
+            }
+            _ => {
+                let parts = &answer["parts"];
+                assert_eq!(parts[0]["functionResponse"]["id"], "call_read");
+                assert_eq!(parts[0]["functionResponse"]["name"], "Read");
+                assert_eq!(parts[1]["functionResponse"]["id"], "call_glob");
+                (
+                    parts[0]["functionResponse"]["response"]["output"].clone(),
+                    parts[1].clone(),
+                )
+            }
+        };
+        assert!(
+            read.as_str().unwrap().contains("hello from a"),
+            "{format}: {read}"
+        );
+        if format.starts_with("openai") {
+            assert!(
+                glob.as_str()
+                    .unwrap()
+                    .contains("the arguments of Glob are not valid JSON"),
+                "{format}: {glob}"
+            );
+            assert!(
+                stderr.ends_with("answered 2 tool_use blocks: 1 ok, 1 error (Glob call_glob)\n"),
+                "{format}: {stderr}"
+            );
+        } else {
+            assert!(glob.to_string().contains("a.txt"), "{format}: {glob}");
+        }
+    }
+}

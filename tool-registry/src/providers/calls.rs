@@ -1,0 +1,302 @@
+//! The tool calls of one assistant turn, whatever API they came from, and the rule that pairs
+//! them with their results: one result per call id, in call order.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
+
+use crate::orchestration::messages::tool_use_error;
+use crate::{OrchestratorConfig, TurnState, run_tools};
+
+/// One tool call read from a model's response, in any API's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The call id the results must repeat (`toolu_…`, `call_…`, or for a Gemini call that
+    /// came without one, an id made up from its position, see [`ToolCall::id_was_sent`]).
+    pub id: String,
+    /// The tool name as our pool knows it (Gemini names mapped back already).
+    pub name: String,
+    /// The parsed input object, or why the arguments could not be read. A call whose
+    /// arguments failed is answered with an error result and never run.
+    pub input: Result<Value, ArgumentsError>,
+    /// `false` when the API sent no id and [`ToolCall::id`] was made up (Gemini calls may
+    /// come without one); writers then leave the id out of the answer.
+    pub id_was_sent: bool,
+}
+
+impl ToolCall {
+    /// A call with input already parsed.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input: Ok(input),
+            id_was_sent: true,
+        }
+    }
+
+    /// A call whose `arguments` are JSON text (OpenAI, streamed Anthropic input), parsed now
+    /// with [`parse_arguments`].
+    pub fn from_arguments(id: impl Into<String>, name: impl Into<String>, arguments: &str) -> Self {
+        let name = name.into();
+        Self {
+            id: id.into(),
+            input: parse_arguments(&name, arguments),
+            name,
+            id_was_sent: true,
+        }
+    }
+
+    /// The call as a `tool_use` block for the orchestrator, or `None` when its arguments failed.
+    pub fn to_block(&self) -> Option<ToolUseBlock> {
+        let input = self.input.as_ref().ok()?;
+        Some(ToolUseBlock {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            input: input.clone(),
+        })
+    }
+
+    /// The error result of a call whose arguments failed; `None` when they were read.
+    pub fn argument_error_result(&self) -> Option<ToolResultBlock> {
+        let error = self.input.as_ref().err()?;
+        Some(ToolResultBlock::error(
+            &self.id,
+            tool_use_error(&format!("InputValidationError: {error}")),
+        ))
+    }
+}
+
+/// Why a call's arguments could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentsError {
+    /// The arguments text is not JSON.
+    #[error(
+        "the arguments of {tool} are not valid JSON ({reason}); send the call again with its arguments as one JSON object"
+    )]
+    NotJson {
+        /// The tool called.
+        tool: String,
+        /// What the JSON parser reported (line, column and what it expected).
+        reason: String,
+    },
+    /// The stream ended before the arguments were complete.
+    #[error(
+        "the response ended before the arguments of {tool} were complete ({received} bytes received); send the call again"
+    )]
+    Truncated {
+        /// The tool called.
+        tool: String,
+        /// How many bytes of arguments arrived.
+        received: usize,
+    },
+}
+
+/// Reads a call's `arguments` JSON text: empty text, whitespace only and `null` mean `{}`;
+/// anything else must parse as JSON (an array or a number parses, and is refused later by
+/// input validation, naming the expected object).
+///
+/// # Errors
+/// [`ArgumentsError::NotJson`] naming `tool` and the parser's position.
+pub fn parse_arguments(tool: &str, arguments: &str) -> Result<Value, ArgumentsError> {
+    let text = arguments.trim();
+    if text.is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Null) => Ok(Value::Object(Map::new())),
+        Ok(value) => Ok(value),
+        Err(error) => Err(ArgumentsError::NotJson {
+            tool: tool.to_owned(),
+            reason: error.to_string(),
+        }),
+    }
+}
+
+/// Why results could not be paired with the calls of a turn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResultsError {
+    /// A call has no result.
+    #[error("call `{id}` ({name}) has no result; every call must be answered exactly once")]
+    Missing {
+        /// The call id.
+        id: String,
+        /// The tool called.
+        name: String,
+    },
+    /// A result answers no call of this turn, or answers one twice.
+    #[error("result for `{id}` answers no call of this turn, or answers one twice")]
+    Unexpected {
+        /// The `tool_use_id` of the result.
+        id: String,
+    },
+    /// Two calls of the turn share an id, so their results could not be told apart.
+    #[error("two calls share the id `{id}`; every call id must be unique")]
+    DuplicateCall {
+        /// The shared id.
+        id: String,
+    },
+}
+
+/// The tool calls of one assistant turn, in the order the API listed them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolCalls {
+    /// The calls, in order.
+    pub calls: Vec<ToolCall>,
+}
+
+impl ToolCalls {
+    /// Wraps calls already in order.
+    pub fn new(calls: Vec<ToolCall>) -> Self {
+        Self { calls }
+    }
+
+    /// `true` when the turn has no tool call.
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Number of calls.
+    pub fn len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The calls whose arguments were read, as `tool_use` blocks, in order.
+    pub fn runnable(&self) -> Vec<ToolUseBlock> {
+        self.calls.iter().filter_map(ToolCall::to_block).collect()
+    }
+
+    /// One result per call, in call order: the orchestrator's `results` (in any order, matched
+    /// by `tool_use_id`) for the calls that ran, and an error result for each call whose
+    /// arguments failed (unless `results` already answers it, so pairing results that were
+    /// paired before gives them back unchanged).
+    ///
+    /// # Errors
+    /// [`ResultsError`] when a runnable call has no result, a result answers no call (or one
+    /// twice), or two calls share an id.
+    pub fn pair(
+        &self,
+        results: Vec<ToolResultBlock>,
+    ) -> Result<Vec<ToolResultBlock>, ResultsError> {
+        let mut pending: Vec<Option<ToolResultBlock>> = results.into_iter().map(Some).collect();
+        let mut paired = Vec::with_capacity(self.calls.len());
+        for (index, call) in self.calls.iter().enumerate() {
+            if self.calls[..index].iter().any(|seen| seen.id == call.id) {
+                return Err(ResultsError::DuplicateCall {
+                    id: call.id.clone(),
+                });
+            }
+            let found = pending
+                .iter_mut()
+                .find(|slot| slot.as_ref().is_some_and(|r| r.tool_use_id == call.id))
+                .and_then(Option::take);
+            match (found, call.argument_error_result()) {
+                (Some(result), _) => paired.push(result),
+                (None, Some(error)) => paired.push(error),
+                (None, None) => {
+                    return Err(ResultsError::Missing {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    });
+                }
+            }
+        }
+        if let Some(extra) = pending.into_iter().flatten().next() {
+            return Err(ResultsError::Unexpected {
+                id: extra.tool_use_id,
+            });
+        }
+        Ok(paired)
+    }
+
+    /// Runs the runnable calls with [`run_tools`] and pairs the results: one result per call,
+    /// in call order.
+    ///
+    /// # Errors
+    /// [`ResultsError::DuplicateCall`] when two calls share an id.
+    pub async fn run(
+        &self,
+        tools: &[Arc<dyn DynTool>],
+        turn: TurnState,
+        config: &OrchestratorConfig,
+    ) -> Result<Vec<ToolResultBlock>, ResultsError> {
+        let blocks = self.runnable();
+        let outcome = run_tools(&blocks, tools, turn, config)
+            .collect_results()
+            .await;
+        self.pair(outcome.results)
+    }
+}
+
+impl From<Vec<ToolUseBlock>> for ToolCalls {
+    fn from(blocks: Vec<ToolUseBlock>) -> Self {
+        Self::new(
+            blocks
+                .into_iter()
+                .map(|block| ToolCall::new(block.id, block.name, block.input))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn empty_whitespace_and_null_arguments_mean_an_empty_object() {
+        for text in ["", "  \n\t", "null", " null "] {
+            assert_eq!(parse_arguments("T", text).unwrap(), json!({}), "{text:?}");
+        }
+        assert_eq!(parse_arguments("T", "{\"a\":1}").unwrap(), json!({"a": 1}));
+        let error = parse_arguments("Read", "{\"a\":").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("the arguments of Read are not valid JSON ("),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn pairing_puts_results_in_call_order_and_answers_bad_arguments() {
+        let calls = ToolCalls::new(vec![
+            ToolCall::from_arguments("a", "T", "{}"),
+            ToolCall::from_arguments("b", "T", "{oops"),
+            ToolCall::from_arguments("c", "T", ""),
+        ]);
+        assert_eq!(calls.runnable().len(), 2);
+        let paired = calls
+            .pair(vec![
+                ToolResultBlock::success("c", "3"),
+                ToolResultBlock::success("a", "1"),
+            ])
+            .unwrap();
+        let ids: Vec<&str> = paired.iter().map(|r| r.tool_use_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert!(paired[1].is_error);
+        assert!(
+            paired[1].text().contains("not valid JSON"),
+            "{}",
+            paired[1].text()
+        );
+        assert_eq!(
+            calls.pair(vec![ToolResultBlock::success("a", "1")]),
+            Err(ResultsError::Missing {
+                id: "c".into(),
+                name: "T".into()
+            })
+        );
+        assert_eq!(
+            calls.pair(vec![
+                ToolResultBlock::success("a", "1"),
+                ToolResultBlock::success("c", "3"),
+                ToolResultBlock::success("a", "again"),
+            ]),
+            Err(ResultsError::Unexpected { id: "a".into() })
+        );
+    }
+}

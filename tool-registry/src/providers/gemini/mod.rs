@@ -1,0 +1,284 @@
+//! Gemini `generateContent`: `functionCall` parts in, `functionResponse` parts out, function
+//! declarations with the portable schema profile.
+//!
+//! Reference: <https://ai.google.dev/gemini-api/docs/function-calling> and
+//! <https://ai.google.dev/api/caching#FunctionCall> (`{"id"?,"name","args"}`),
+//! <https://ai.google.dev/api/caching#FunctionResponse> (`{"id"?,"name","response"}`, where
+//! `response` uses the `output` key for a result and `error` for an error, and `parts` may
+//! carry inline media).
+
+pub mod check;
+pub mod schema;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tool_sdk::{DynTool, ToolResultBlock};
+
+use super::ReadError;
+use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::content::{Image, Part, parts};
+use crate::export::SchemaCache;
+use check::is_valid_function_name;
+use schema::{PortableSchemaError, portable_schema};
+
+/// The prefix of the id given to a Gemini call that came without one; the answer then
+/// carries no id, as the call had none.
+pub const MADE_UP_ID_PREFIX: &str = "gemini-call-";
+
+/// Pool names ↔ the names Gemini is sent, for the names Gemini refuses
+/// ([`is_valid_function_name`]): each character outside `a-z A-Z 0-9 _ . -` becomes `_`, a
+/// name not starting with a letter or `_` gets a leading `_`, the result is cut to 64 chars,
+/// and a clash with another name gets `_2`, `_3`, ... Valid names are sent unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GeminiNames {
+    to_gemini: HashMap<String, String>,
+    to_pool: HashMap<String, String>,
+}
+
+impl GeminiNames {
+    /// The map for these pool names.
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let names: Vec<&str> = names.into_iter().collect();
+        let mut map = Self::default();
+        for name in &names {
+            if is_valid_function_name(name) {
+                map.to_pool.insert((*name).to_owned(), (*name).to_owned());
+            }
+        }
+        for name in names {
+            if is_valid_function_name(name) {
+                continue;
+            }
+            let base = mapped(name);
+            let mut candidate = base.clone();
+            let mut n = 2;
+            while map.to_pool.contains_key(&candidate) {
+                let suffix = format!("_{n}");
+                let keep = 64 - suffix.len();
+                candidate = format!("{}{suffix}", &base[..base.len().min(keep)]);
+                n += 1;
+            }
+            map.to_gemini.insert(name.to_owned(), candidate.clone());
+            map.to_pool.insert(candidate, name.to_owned());
+        }
+        map
+    }
+
+    /// The map for a tool list.
+    pub fn for_tools(tools: &[Arc<dyn DynTool>]) -> Self {
+        Self::new(tools.iter().map(|tool| tool.name()))
+    }
+
+    /// The name Gemini is sent for a pool name.
+    pub fn to_gemini<'a>(&'a self, name: &'a str) -> &'a str {
+        self.to_gemini.get(name).map_or(name, String::as_str)
+    }
+
+    /// The pool name of a name Gemini called (unknown names come back unchanged, so the
+    /// orchestrator answers them as unknown tools).
+    pub fn to_pool<'a>(&'a self, name: &'a str) -> &'a str {
+        self.to_pool.get(name).map_or(name, String::as_str)
+    }
+
+    /// `(pool name, Gemini name)` of every renamed tool.
+    pub fn renamed(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.to_gemini.iter().map(|(a, b)| (a.as_str(), b.as_str()))
+    }
+}
+
+fn mapped(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        out.insert(0, '_');
+    }
+    out.truncate(64);
+    out
+}
+
+/// The function declarations of `tools` for Gemini, with the names map used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeminiDeclarations {
+    /// `{"name","description","parameters"?}` per tool, in order; `parameters` is left out
+    /// for a tool without parameters (Gemini refuses an object schema with no properties).
+    pub declarations: Vec<Value>,
+    /// Pool names ↔ sent names; read calls back with it.
+    pub names: GeminiNames,
+}
+
+impl GeminiDeclarations {
+    /// The request's `tools` value: `[{"functionDeclarations":[...]}]`.
+    pub fn tools(&self) -> Value {
+        json!([{"functionDeclarations": self.declarations}])
+    }
+}
+
+/// The Gemini function declarations of `tools`, in order, from the session `cache`'s captured
+/// form of each tool (so they are byte-stable for the session as the other targets are), with
+/// each input schema through [`portable_schema`].
+///
+/// # Errors
+/// [`PortableSchemaError`] naming the first tool and field that cannot be made portable.
+pub fn gemini_declarations(
+    cache: &SchemaCache,
+    tools: &[Arc<dyn DynTool>],
+) -> Result<GeminiDeclarations, PortableSchemaError> {
+    let names = GeminiNames::for_tools(tools);
+    let mut declarations = Vec::with_capacity(tools.len());
+    for tool in tools {
+        let entry = cache.entry(tool.as_ref());
+        let parameters = portable_schema(&entry.name, &entry.input_schema)?;
+        let mut declaration = Map::new();
+        declaration.insert("name".to_owned(), json!(names.to_gemini(&entry.name)));
+        declaration.insert("description".to_owned(), json!(entry.description));
+        let has_properties = parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| !properties.is_empty());
+        if has_properties {
+            declaration.insert("parameters".to_owned(), parameters);
+        }
+        declarations.push(Value::Object(declaration));
+    }
+    Ok(GeminiDeclarations {
+        declarations,
+        names,
+    })
+}
+
+/// The parts of a response (`{"candidates":[{"content":{"parts":..}}]}`, the first
+/// candidate), of a content (`{"role":"model","parts":[..]}`), or the parts array.
+fn parts_of(response: &Value) -> Result<&Vec<Value>, ReadError> {
+    let content = match response.get("candidates") {
+        Some(Value::Array(candidates)) => candidates
+            .first()
+            .and_then(|candidate| candidate.get("content"))
+            .ok_or(ReadError::Shape {
+                expected: "`candidates[0].content`",
+            })?,
+        _ => response,
+    };
+    match content {
+        Value::Array(parts) => Ok(parts),
+        Value::Object(map) => match map.get("parts") {
+            Some(Value::Array(parts)) => Ok(parts),
+            None | Some(Value::Null) => Ok(const { &Vec::new() }),
+            Some(_) => Err(ReadError::Shape {
+                expected: "`parts` to be an array",
+            }),
+        },
+        _ => Err(ReadError::Shape {
+            expected: "a generateContent response, a content or a parts array",
+        }),
+    }
+}
+
+/// The `functionCall` parts of a response, in order, names mapped back with `names`. `args`
+/// missing or `null` means `{}`. A call without an `id` gets [`MADE_UP_ID_PREFIX`] plus its
+/// position among the calls, and is answered without an id.
+///
+/// # Errors
+/// [`ReadError`] when the value has none of the accepted shapes or a `functionCall` has no
+/// string `name`.
+pub fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCalls, ReadError> {
+    let mut calls = Vec::new();
+    for (index, part) in parts_of(response)?.iter().enumerate() {
+        let Some(call) = part.get("functionCall") else {
+            continue;
+        };
+        let name = call
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or(ReadError::Field {
+                item: format!("parts[{index}].functionCall"),
+                field: "name",
+            })?;
+        let input = match call.get("args") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(args) => args.clone(),
+        };
+        let sent = call.get("id").and_then(Value::as_str);
+        let mut read = ToolCall::new(
+            sent.map_or_else(
+                || format!("{MADE_UP_ID_PREFIX}{}", calls.len()),
+                str::to_owned,
+            ),
+            names.to_pool(name),
+            input,
+        );
+        read.id_was_sent = sent.is_some();
+        calls.push(read);
+    }
+    Ok(ToolCalls::new(calls))
+}
+
+/// The content answering `calls`: `{"role":"user","parts":[{"functionResponse":..}, ...]}`,
+/// one part per call in call order, each with the call's `id` (when it had one), the name
+/// Gemini called, and `response` `{"output": text}` or, for an error, `{"error": text}`.
+/// Base64 images go into the function response's `parts` as `inlineData`; image URLs are
+/// listed in the text.
+///
+/// # Errors
+/// [`ResultsError`] as [`ToolCalls::pair`].
+pub fn results_content(
+    calls: &ToolCalls,
+    results: Vec<ToolResultBlock>,
+    names: &GeminiNames,
+) -> Result<Value, ResultsError> {
+    let paired = calls.pair(results)?;
+    let mut out = Vec::with_capacity(paired.len());
+    for (call, result) in calls.calls.iter().zip(paired) {
+        let mut texts = Vec::new();
+        let mut media = Vec::new();
+        for part in parts(&result.content) {
+            match part {
+                Part::Text(text) => texts.push(text),
+                Part::Image(Image::Base64 { media_type, data }) => {
+                    media.push(json!({"inlineData": {"mimeType": media_type, "data": data}}))
+                }
+                Part::Image(Image::Url(url)) => texts.push(format!("Image: {url}")),
+            }
+        }
+        let key = if result.is_error { "error" } else { "output" };
+        let mut response = Map::new();
+        if call.id_was_sent {
+            response.insert("id".to_owned(), json!(call.id));
+        }
+        response.insert("name".to_owned(), json!(names.to_gemini(&call.name)));
+        response.insert("response".to_owned(), json!({key: texts.join("\n")}));
+        if !media.is_empty() {
+            response.insert("parts".to_owned(), Value::Array(media));
+        }
+        out.push(json!({"functionResponse": response}));
+    }
+    Ok(json!({"role": "user", "parts": out}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_names_are_mapped_both_ways_without_clashes() {
+        let names = GeminiNames::new(["Read", "9lives", "_9lives", "-x"]);
+        assert_eq!(names.to_gemini("Read"), "Read");
+        assert_eq!(names.to_gemini("9lives"), "_9lives_2");
+        assert_eq!(names.to_gemini("-x"), "_-x");
+        assert_eq!(names.to_pool("_9lives_2"), "9lives");
+        assert_eq!(names.to_pool("_9lives"), "_9lives");
+        assert_eq!(names.to_pool("unknown"), "unknown");
+        for (_, sent) in names.renamed() {
+            assert!(is_valid_function_name(sent), "{sent}");
+        }
+    }
+}

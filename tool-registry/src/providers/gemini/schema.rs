@@ -1,0 +1,579 @@
+//! The portable schema profile: an input schema rewritten into the OpenAPI 3.0 subset that
+//! Gemini function declarations accept.
+//!
+//! Gemini's `Schema` object (<https://ai.google.dev/api/caching#Schema>, and Vertex AI's
+//! <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>) is a
+//! "select subset" of OpenAPI 3.0: one `type` per schema (`nullable` instead of a `null`
+//! type), string-only `enum`, a few `format`s, `anyOf` but no `$ref`, `oneOf`, `allOf`,
+//! `const`, `additionalProperties` or tuples. [`super::check`] checks the same rules offline.
+
+use serde_json::{Map, Value};
+
+/// The keys a Gemini `Schema` object may carry.
+pub const GEMINI_SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// The types a Gemini `Schema` may name (OpenAPI 3.0 has no `null` type).
+pub const GEMINI_TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
+
+/// The `format`s Gemini accepts, by type: `enum` and `date-time` for strings, `int32` and
+/// `int64` for integers, `float` and `double` for numbers. Others are dropped.
+pub fn is_gemini_format(kind: &str, format: &str) -> bool {
+    matches!(
+        (kind, format),
+        ("string", "enum" | "date-time")
+            | ("integer", "int32" | "int64")
+            | ("number", "float" | "double")
+    )
+}
+
+/// Why a schema cannot be made portable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tool `{tool}`: field `{field}` cannot be sent to Gemini: {reason}; change the field or leave the tool out of Gemini requests"
+)]
+pub struct PortableSchemaError {
+    /// The tool.
+    pub tool: String,
+    /// The field, as a path like `edits[].oldText`; `(root)` for the root.
+    pub field: String,
+    /// What Gemini's schema subset cannot express.
+    pub reason: String,
+}
+
+/// `schema` (an input schema in export shape) rewritten for Gemini:
+///
+/// - `$ref`s into `$defs` / `definitions` are inlined and those keys removed; a type that
+///   refers to itself is an error naming it (Gemini has no references, and no depth cut
+///   would keep every value the tool accepts);
+/// - a `type` array becomes one type plus `"nullable": true` when the other is `null`, or an
+///   `anyOf` of one branch per type;
+/// - `anyOf`/`oneOf` lose their `null` branch (→ `nullable`); one branch left is merged into
+///   the field; only-string-constant branches (schemars' documented unit enums) merge into one
+///   string `enum`; `allOf` branches are merged;
+/// - `const` becomes a one-value `enum`; an `enum` keeps every value and must hold only strings
+///   (plus `null` → `nullable`);
+/// - a field without `type` gets the one its keywords imply (`properties` → object, `items`
+///   → array, string `enum` → string);
+/// - `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` (for integers moved by
+///   one, so the same values pass; for numbers the bound itself becomes allowed);
+/// - `examples` becomes `example` (the first); `format`s Gemini does not know are dropped;
+/// - every other key (`additionalProperties`, `patternProperties`, `$schema`, `$id`,
+///   `deprecated`, `readOnly`, `uniqueItems`, `multipleOf`, ...) is dropped;
+/// - `required` keeps only names listed in `properties`.
+///
+/// # Errors
+/// [`PortableSchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
+/// does not resolve, a boolean schema or one with no inferable type (any value), an `enum` or
+/// `const` with a value that is not a string, an empty `enum`, a tuple (`prefixItems` or an
+/// `items` array), a field whose only type is `null`, a `not`, and `allOf` branches that are
+/// not all objects.
+pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, PortableSchemaError> {
+    let mut converter = Converter {
+        tool,
+        root: schema,
+        // The root is being converted: a `$ref` to `#` is a recursion.
+        inlining: vec!["#".to_owned()],
+    };
+    converter.convert(schema, "").map(Value::Object)
+}
+
+struct Converter<'a> {
+    tool: &'a str,
+    root: &'a Value,
+    inlining: Vec<String>,
+}
+
+fn field_name(path: &str) -> String {
+    if path.is_empty() {
+        "(root)".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// Keywords that belong to one type, for splitting a `type` array into branches.
+fn keyword_type(key: &str) -> Option<&'static str> {
+    match key {
+        "properties"
+        | "required"
+        | "minProperties"
+        | "maxProperties"
+        | "propertyOrdering"
+        | "additionalProperties"
+        | "patternProperties" => Some("object"),
+        "items" | "minItems" | "maxItems" | "prefixItems" => Some("array"),
+        "minLength" | "maxLength" | "pattern" => Some("string"),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            Some("number")
+        }
+        _ => None,
+    }
+}
+
+fn is_null_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("null")
+        || schema.get("const") == Some(&Value::Null)
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().all(Value::is_null) && !values.is_empty())
+}
+
+/// The single string constant of a branch (`{"const":"a"}` or `{"enum":["a"]}`), if it is one.
+fn string_constant(schema: &Map<String, Value>) -> Option<&str> {
+    match (schema.get("const"), schema.get("enum")) {
+        (Some(Value::String(value)), _) => Some(value),
+        (None, Some(Value::Array(values))) if values.len() == 1 => values[0].as_str(),
+        _ => None,
+    }
+}
+
+impl Converter<'_> {
+    fn fail(&self, path: &str, reason: impl Into<String>) -> PortableSchemaError {
+        PortableSchemaError {
+            tool: self.tool.to_owned(),
+            field: field_name(path),
+            reason: reason.into(),
+        }
+    }
+
+    fn convert(
+        &mut self,
+        schema: &Value,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let map = match schema {
+            Value::Object(map) => map,
+            Value::Bool(_) => {
+                return Err(self.fail(
+                    path,
+                    "it is a boolean schema (any value, or none); give it a type",
+                ));
+            }
+            _ => return Err(self.fail(path, "its schema is not an object")),
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            return self.inline(map, reference, path);
+        }
+        let mut map = self.merge_all_of(map.clone(), path)?;
+        if map.contains_key("not") {
+            return Err(self.fail(path, "it uses `not`, which Gemini cannot express"));
+        }
+        if map.contains_key("prefixItems") || matches!(map.get("items"), Some(Value::Array(_))) {
+            return Err(self.fail(path, "it is a tuple (fixed-position array items)"));
+        }
+        if let Some(branches) = map.shift_remove("oneOf") {
+            map.insert("anyOf".to_owned(), branches);
+        }
+        if let Some(Value::Array(branches)) = map.shift_remove("anyOf") {
+            return self.union(map, &branches, path);
+        }
+        if let Some(Value::Array(kinds)) = map.get("type").cloned() {
+            return self.type_array(map, &kinds, path);
+        }
+        self.single(map, path)
+    }
+
+    /// Inlines the target of a `$ref`, converted, with the sibling annotations (such as
+    /// `description`) over it; detects recursion.
+    fn inline(
+        &mut self,
+        map: &Map<String, Value>,
+        reference: &str,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let name = if reference == "#" {
+            self.root
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("(the root)")
+                .to_owned()
+        } else {
+            reference.rsplit('/').next().unwrap_or(reference).to_owned()
+        };
+        if self.inlining.iter().any(|seen| seen == reference) {
+            return Err(self.fail(
+                path,
+                format!(
+                    "the type `{name}` contains itself, and Gemini schemas have no references to express a recursive type"
+                ),
+            ));
+        }
+        let root = self.root;
+        let target = reference
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .ok_or_else(|| self.fail(path, format!("`$ref` {reference} does not resolve")))?;
+        self.inlining.push(reference.to_owned());
+        let converted = self.convert(target, path);
+        self.inlining.pop();
+        let mut merged = converted?;
+        let mut siblings = map.clone();
+        siblings.shift_remove("$ref");
+        for (key, value) in Self::single_keywords(siblings) {
+            merged.insert(key, value);
+        }
+        Ok(merged)
+    }
+
+    fn merge_all_of(
+        &mut self,
+        mut map: Map<String, Value>,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let Some(Value::Array(branches)) = map.shift_remove("allOf") else {
+            return Ok(map);
+        };
+        for branch in &branches {
+            let branch = self.convert(branch, path)?;
+            if branches.len() > 1 && branch.get("type").and_then(Value::as_str) != Some("object") {
+                return Err(self.fail(path, "it is an `allOf` of schemas that are not all objects"));
+            }
+            for (key, value) in branch {
+                match (key.as_str(), map.get_mut(&key)) {
+                    ("properties", Some(Value::Object(properties))) => {
+                        if let Value::Object(more) = value {
+                            for (name, schema) in more {
+                                properties.entry(name).or_insert(schema);
+                            }
+                        }
+                    }
+                    ("required", Some(Value::Array(required))) => {
+                        if let Value::Array(more) = value {
+                            for name in more {
+                                if !required.contains(&name) {
+                                    required.push(name);
+                                }
+                            }
+                        }
+                    }
+                    (_, Some(_)) => {}
+                    (_, None) => {
+                        map.insert(key, value);
+                    }
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    fn union(
+        &mut self,
+        mut outer: Map<String, Value>,
+        branches: &[Value],
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let nullable = branches.iter().any(is_null_schema);
+        let kept: Vec<&Value> = branches.iter().filter(|b| !is_null_schema(b)).collect();
+        if kept.is_empty() {
+            return Err(self.fail(path, "its only type is `null`"));
+        }
+        if kept.len() > 1
+            && let Some(values) = kept
+                .iter()
+                .map(|branch| branch.as_object().and_then(string_constant))
+                .collect::<Option<Vec<&str>>>()
+        {
+            outer.insert("type".to_owned(), Value::String("string".to_owned()));
+            outer.insert(
+                "enum".to_owned(),
+                Value::Array(
+                    values
+                        .into_iter()
+                        .map(|v| Value::String(v.to_owned()))
+                        .collect(),
+                ),
+            );
+            let mut converted = self.single(outer, path)?;
+            if nullable {
+                converted.insert("nullable".to_owned(), Value::Bool(true));
+            }
+            return Ok(converted);
+        }
+        if kept.len() == 1 {
+            let mut branch = self.convert(kept[0], path)?;
+            let outer = Self::single_keywords(outer);
+            for (key, value) in outer {
+                branch.insert(key, value);
+            }
+            if nullable {
+                branch.insert("nullable".to_owned(), Value::Bool(true));
+            }
+            return Ok(branch);
+        }
+        let mut converted = Vec::with_capacity(kept.len());
+        for branch in kept {
+            let branch = self.convert(branch, path)?;
+            if !branch.contains_key("type") {
+                return Err(self.fail(path, "a branch of its union has no single type"));
+            }
+            converted.push(Value::Object(branch));
+        }
+        outer.shift_remove("type");
+        let mut result = Self::single_keywords(outer);
+        result.insert("anyOf".to_owned(), Value::Array(converted));
+        if nullable {
+            result.insert("nullable".to_owned(), Value::Bool(true));
+        }
+        Ok(result)
+    }
+
+    fn type_array(
+        &mut self,
+        mut map: Map<String, Value>,
+        kinds: &[Value],
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let nullable = kinds.iter().any(|kind| kind == "null");
+        let kept: Vec<&str> = kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|kind| *kind != "null")
+            .collect();
+        match kept.as_slice() {
+            [] => Err(self.fail(path, "its only type is `null`")),
+            [one] => {
+                map.insert("type".to_owned(), Value::String((*one).to_owned()));
+                let mut converted = self.single(map, path)?;
+                if nullable {
+                    converted.insert("nullable".to_owned(), Value::Bool(true));
+                }
+                Ok(converted)
+            }
+            several => {
+                map.shift_remove("type");
+                let mut branches = Vec::new();
+                let mut shared = Map::new();
+                let mut typed: Vec<(String, Value)> = Vec::new();
+                for (key, value) in map {
+                    if keyword_type(&key).is_some() {
+                        typed.push((key, value));
+                    } else {
+                        shared.insert(key, value);
+                    }
+                }
+                for kind in several {
+                    let mut branch = Map::new();
+                    branch.insert("type".to_owned(), Value::String((*kind).to_owned()));
+                    for (key, value) in &typed {
+                        let belongs = keyword_type(key)
+                            .is_some_and(|t| t == *kind || (t == "number" && *kind == "integer"));
+                        if belongs {
+                            branch.insert(key.clone(), value.clone());
+                        }
+                    }
+                    branches.push(Value::Object(self.single(branch, path)?));
+                }
+                let mut result = Self::single_keywords(shared);
+                result.insert("anyOf".to_owned(), Value::Array(branches));
+                if nullable {
+                    result.insert("nullable".to_owned(), Value::Bool(true));
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    /// A schema with at most one type: infers the type and converts every keyword.
+    fn single(
+        &mut self,
+        mut map: Map<String, Value>,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        if let Some(value) = map.shift_remove("const") {
+            map.insert("enum".to_owned(), Value::Array(vec![value]));
+        }
+        let mut nullable = map.get("nullable") == Some(&Value::Bool(true));
+        if let Some(Value::Array(values)) = map.get_mut("enum") {
+            if values.iter().any(Value::is_null) {
+                nullable = true;
+                values.retain(|value| !value.is_null());
+            }
+            if values.is_empty() {
+                return Err(self.fail(path, "its `enum` is empty"));
+            }
+            if let Some(bad) = values.iter().find(|value| !value.is_string()) {
+                return Err(self.fail(
+                    path,
+                    format!(
+                        "its `enum` holds the non-string value {bad}, and Gemini enums hold strings only"
+                    ),
+                ));
+            }
+        }
+        let kind = match map.get("type") {
+            Some(Value::String(kind)) => kind.to_ascii_lowercase(),
+            Some(_) => return Err(self.fail(path, "its `type` is not a string")),
+            None if map.contains_key("enum") => "string".to_owned(),
+            None if map.contains_key("properties") || map.contains_key("required") => {
+                "object".to_owned()
+            }
+            None if map.contains_key("items") => "array".to_owned(),
+            None => {
+                return Err(self.fail(
+                    path,
+                    "it has no type (it accepts any JSON value), and Gemini needs one type per field",
+                ));
+            }
+        };
+        if kind == "null" {
+            return Err(self.fail(path, "its only type is `null`"));
+        }
+        if !GEMINI_TYPES.contains(&kind.as_str()) {
+            return Err(self.fail(
+                path,
+                format!("its type `{kind}` is not an OpenAPI 3.0 type"),
+            ));
+        }
+        if map.contains_key("enum") && kind != "string" {
+            return Err(self.fail(
+                path,
+                format!("it is a `{kind}` with an `enum`, and Gemini enums hold strings only"),
+            ));
+        }
+        let mut out = Map::new();
+        out.insert("type".to_owned(), Value::String(kind.clone()));
+        if let Some(Value::String(format)) = map.get("format")
+            && is_gemini_format(&kind, format)
+        {
+            out.insert("format".to_owned(), Value::String(format.clone()));
+        }
+        if nullable {
+            out.insert("nullable".to_owned(), Value::Bool(true));
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            let mut converted = Map::new();
+            for (name, property) in properties {
+                converted.insert(
+                    name.clone(),
+                    Value::Object(self.convert(property, &child(path, name))?),
+                );
+            }
+            let required: Vec<Value> = tool_sdk::schema::required_names(&map)
+                .into_iter()
+                .filter(|name| converted.contains_key(name))
+                .map(Value::String)
+                .collect();
+            out.insert("properties".to_owned(), Value::Object(converted));
+            if !required.is_empty() {
+                out.insert("required".to_owned(), Value::Array(required));
+            }
+        }
+        if kind == "array"
+            && let Some(items) = map.get("items")
+        {
+            out.insert(
+                "items".to_owned(),
+                Value::Object(self.convert(items, &format!("{path}[]"))?),
+            );
+        }
+        Self::bounds(&map, &kind, &mut out);
+        for (key, value) in Self::single_keywords(map) {
+            out.entry(key).or_insert(value);
+        }
+        Ok(out)
+    }
+
+    /// The keywords that carry over unchanged: annotations, string and collection bounds.
+    fn single_keywords(map: Map<String, Value>) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (key, value) in map {
+            match key.as_str() {
+                "title" | "description" | "pattern" if value.is_string() => {
+                    out.insert(key, value);
+                }
+                "enum" | "default" | "example" | "propertyOrdering" => {
+                    out.insert(key, value);
+                }
+                "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
+                | "maxProperties"
+                    if value.is_u64() =>
+                {
+                    out.insert(key, value);
+                }
+                "examples" => {
+                    if let Some(first) = value.as_array().and_then(|v| v.first()) {
+                        out.insert("example".to_owned(), first.clone());
+                    }
+                }
+                "nullable" if value == Value::Bool(true) => {
+                    out.insert(key, value);
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn bounds(map: &Map<String, Value>, kind: &str, out: &mut Map<String, Value>) {
+        if kind != "integer" && kind != "number" {
+            return;
+        }
+        for (inclusive, exclusive, step) in [
+            ("minimum", "exclusiveMinimum", 1.0),
+            ("maximum", "exclusiveMaximum", -1.0),
+        ] {
+            let mut bound = map
+                .get(inclusive)
+                .and_then(Value::as_f64)
+                .map(|b| (b, map[inclusive].clone()));
+            if let Some(limit) = map.get(exclusive).and_then(Value::as_f64) {
+                let moved = if kind == "integer" && limit.fract() == 0.0 {
+                    limit + step
+                } else {
+                    limit
+                };
+                let tighter = bound
+                    .as_ref()
+                    .is_none_or(|(b, _)| if step > 0.0 { moved > *b } else { moved < *b });
+                if tighter {
+                    bound = Some((moved, number(moved)));
+                }
+            }
+            if let Some((_, value)) = bound {
+                out.insert(inclusive.to_owned(), value);
+            }
+        }
+    }
+}
+
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        let integer = value as i64;
+        Value::from(integer)
+    } else {
+        serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+    }
+}

@@ -1,0 +1,66 @@
+//! One module per model API: read a response's tool calls (whole, or streamed through
+//! [`stream`]) into [`ToolCalls`], run them, and write the turn's results back in that API's
+//! shape. Also the Gemini declarations with the portable schema profile ([`gemini`]) and the
+//! provider-side tool search exports ([`tool_search`]).
+//!
+//! Every API follows the same rules: a call's arguments given as JSON text are parsed once
+//! ([`parse_arguments`]: empty, whitespace and `null` mean `{}`); arguments that are not JSON
+//! fail that call alone, answered with an error result and never run; the answer holds every
+//! call id exactly once, in call order ([`ToolCalls::pair`]); no empty text block is written.
+//!
+//! ```
+//! use serde_json::json;
+//! use tool_registry::providers::{openai_chat, ToolCalls};
+//! use tool_sdk::ToolResultBlock;
+//!
+//! let response = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+//!     {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": "{\"file_path\":\"/a\"}"}},
+//!     {"id": "call_2", "type": "function", "function": {"name": "Read", "arguments": "{\"file_path\":"}}
+//! ]}}]});
+//! let calls = openai_chat::read_calls(&response).unwrap();
+//! assert_eq!(calls.runnable().len(), 1); // call_2 is answered with an error, never run
+//! let results = vec![ToolResultBlock::success("call_1", "1\tline one")];
+//! let messages = openai_chat::results_messages(&calls, results).unwrap();
+//! assert_eq!(messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "1\tline one"}));
+//! assert_eq!(messages[1]["tool_call_id"], "call_2");
+//! ```
+
+pub mod anthropic;
+mod calls;
+mod content;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod stream;
+pub mod tool_search;
+
+pub use calls::{ArgumentsError, ResultsError, ToolCall, ToolCalls, parse_arguments};
+pub use content::tool_reference_text;
+
+/// Why a response could not be read (a call's bad arguments are not this: they fail that call
+/// alone).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The value does not have the API's shape.
+    #[error("expected {expected}")]
+    Shape {
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// A call lacks a field it cannot be answered without.
+    #[error("{item} has no string `{field}`")]
+    Field {
+        /// The call, as a path like `tool_calls[1]`.
+        item: String,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A call of a kind this crate does not run.
+    #[error("{item} is a `{kind}` call; only function calls are read")]
+    Unsupported {
+        /// The call, as a path.
+        item: String,
+        /// Its `type`.
+        kind: String,
+    },
+}

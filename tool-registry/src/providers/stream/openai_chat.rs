@@ -1,0 +1,151 @@
+//! OpenAI Chat Completions streaming
+//! (<https://platform.openai.com/docs/api-reference/chat-streaming>): each chunk's
+//! `choices[0].delta.tool_calls` holds pieces keyed by `index`; the first piece of a call
+//! carries its `id` and `function.name`, later ones only `function.arguments` text.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{CallAssembler, Partial};
+use crate::providers::calls::{ToolCall, ToolCalls};
+
+/// Assembles Chat Completions tool calls from stream chunks (the first choice).
+///
+/// A piece with an `id` different from the open call at its `index` finishes that call and
+/// starts a new one (some compatible servers reuse indices); a piece without `id` continues
+/// the open call at its index. A call is handed over as soon as its arguments close one JSON
+/// object (nesting and strings tracked, so a `}` inside a string does not count), or when it
+/// is replaced, or at the chunk with a `finish_reason`, or at the end of the stream.
+#[derive(Debug, Default)]
+pub struct OpenAiChatStream {
+    calls: Vec<Slot>,
+    open_at: HashMap<u64, usize>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    partial: Partial,
+    done: Option<ToolCall>,
+}
+
+impl OpenAiChatStream {
+    fn complete(&mut self, slot: usize, out: &mut Vec<ToolCall>) {
+        let slot = &mut self.calls[slot];
+        if slot.done.is_none() {
+            let call = slot.partial.at_end();
+            slot.done = Some(call.clone());
+            out.push(call);
+        }
+    }
+}
+
+impl CallAssembler for OpenAiChatStream {
+    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+        let mut out = Vec::new();
+        let Some(choice) = event
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|choices| {
+                choices
+                    .iter()
+                    .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+            })
+        else {
+            return out;
+        };
+        let pieces = choice
+            .get("delta")
+            .and_then(|delta| delta.get("tool_calls"))
+            .and_then(Value::as_array);
+        for (position, piece) in pieces.into_iter().flatten().enumerate() {
+            let index = piece
+                .get("index")
+                .and_then(Value::as_u64)
+                .unwrap_or(position as u64);
+            let id = piece
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty());
+            let function = piece.get("function");
+            let name = function.and_then(|f| f.get("name")).and_then(Value::as_str);
+            let arguments = function
+                .and_then(|f| f.get("arguments"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let current = self.open_at.get(&index).copied();
+            let slot = match (current, id) {
+                (Some(slot), Some(id)) if self.calls[slot].partial.id != id => {
+                    self.complete(slot, &mut out);
+                    None
+                }
+                (Some(slot), _) => Some(slot),
+                (None, _) => None,
+            };
+            let slot = slot.unwrap_or_else(|| {
+                let partial = Partial {
+                    id: id.map_or_else(|| format!("call_index_{index}"), str::to_owned),
+                    ..Partial::default()
+                };
+                self.calls.push(Slot {
+                    partial,
+                    done: None,
+                });
+                let slot = self.calls.len() - 1;
+                self.open_at.insert(index, slot);
+                slot
+            });
+            let entry = &mut self.calls[slot];
+            if let Some(name) = name
+                && entry.partial.name.is_empty()
+            {
+                name.clone_into(&mut entry.partial.name);
+            }
+            if entry.done.is_some() {
+                if !arguments.trim().is_empty() {
+                    tracing::warn!(
+                        id = %entry.partial.id,
+                        "arguments arrived after the call's JSON object had closed; ignored"
+                    );
+                }
+                continue;
+            }
+            entry.partial.append(arguments);
+            if entry.partial.scan.is_complete_container() {
+                self.complete(slot, &mut out);
+            }
+        }
+        if choice
+            .get("finish_reason")
+            .is_some_and(|reason| !reason.is_null())
+        {
+            // The model stopped (`tool_calls`, or `length` when cut off by the token limit):
+            // every open call ends here, and one with unfinished JSON fails as truncated.
+            out.extend(self.end());
+        }
+        out
+    }
+
+    fn end(&mut self) -> Vec<ToolCall> {
+        let mut out = Vec::new();
+        for slot in &mut self.calls {
+            if slot.done.is_none() {
+                let call = slot.partial.at_end();
+                slot.done = Some(call.clone());
+                out.push(call);
+            }
+        }
+        self.open_at.clear();
+        out
+    }
+
+    fn take_calls(&mut self) -> ToolCalls {
+        self.open_at.clear();
+        ToolCalls::new(
+            std::mem::take(&mut self.calls)
+                .into_iter()
+                .filter_map(|slot| slot.done)
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,287 @@
+//! Provider-side tool search: deferred tools sent with `defer_loading: true` and the API's own
+//! search tool, instead of (or besides) our client-side ToolSearch tool (SPEC §3, §4).
+//!
+//! The pool, the deferred set ([`is_deferred_tool`]) and the deferred-tools delta stay as they
+//! are; a host picks per request which search the model gets:
+//!
+//! - **Anthropic** ([`anthropic_tool_search_request`]): every deferred tool carries
+//!   `"defer_loading": true`, and the server tool `{"type":"tool_search_tool_bm25_20251119",
+//!   "name":"tool_search_tool_bm25"}` (or the `regex` variant) is added; the request must
+//!   send the beta header [`ANTHROPIC_TOOL_SEARCH_BETA`]. Source: Anthropic's tool search
+//!   tool guide, <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>,
+//!   and the SDK types `BetaToolSearchToolBm25_20251119` / `BetaToolSearchToolRegex_20251119`.
+//! - **OpenAI Responses** ([`openai_tool_search_request`]): deferred functions carry
+//!   `"defer_loading": true`, MCP tools are grouped into one `{"type":"namespace"}` per server
+//!   (`defer_loading` goes on the functions inside, not on the namespace), and a
+//!   `{"type":"tool_search"}` tool is added, hosted by OpenAI or executed by the client
+//!   (`"execution":"client"`): the model then emits `tool_search_call` items, answered with
+//!   `tool_search_output` items listing the loaded definitions ([`answer_tool_search_call`],
+//!   which runs our own search). Source: OpenAI's tool search guide,
+//!   <https://developers.openai.com/api/docs/guides/tools-tool-search>.
+//!
+//! Our ToolSearch tool is left out of these requests: the API's search replaces it. Anthropic
+//! has no namespace for tools the host runs (its `mcp_toolset` is for MCP servers the API
+//! connects to itself), so there MCP tools stay flat, each named `mcp__server__tool`.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tool_sdk::DynTool;
+
+use crate::export::{ExportTarget, RenderRequest, SchemaCache, StrictSchemaError};
+use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
+
+/// The `anthropic-beta` header value a request with Anthropic's tool search tool must send.
+pub const ANTHROPIC_TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
+
+/// Which of Anthropic's server-side searches the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnthropicToolSearch {
+    /// `tool_search_tool_bm25_20251119`: natural-language queries ranked by BM25.
+    #[default]
+    Bm25,
+    /// `tool_search_tool_regex_20251119`: the model writes Python `re.search` patterns.
+    Regex,
+}
+
+impl AnthropicToolSearch {
+    /// The server tool definition: `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`
+    /// or the regex one.
+    pub fn definition(self) -> Value {
+        match self {
+            Self::Bm25 => {
+                json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+            }
+            Self::Regex => {
+                json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+            }
+        }
+    }
+}
+
+/// The tools of an Anthropic request using server-side tool search, and the beta header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnthropicToolSearchRequest {
+    /// The `tools` array: the search tool first, then the pool in order (without our
+    /// ToolSearch), deferred tools with `"defer_loading": true`.
+    pub tools: Vec<Value>,
+    /// The `anthropic-beta` header value to send ([`ANTHROPIC_TOOL_SEARCH_BETA`]).
+    pub beta_header: &'static str,
+}
+
+/// The `tools` of an Anthropic request in which `search` finds the deferred tools of `pool`
+/// (by [`is_deferred_tool`] under `rules`), rendered through the session `cache` with
+/// `request`'s other choices (`cache_control`, `strict`).
+///
+/// # Errors
+/// As [`SchemaCache::render`].
+pub fn anthropic_tool_search_request(
+    cache: &SchemaCache,
+    pool: &[Arc<dyn DynTool>],
+    rules: &DeferralRules,
+    search: AnthropicToolSearch,
+    request: &RenderRequest,
+) -> Result<AnthropicToolSearchRequest, StrictSchemaError> {
+    let tools = without_tool_search(pool);
+    let mut request = request.clone();
+    request.defer_loading = tools
+        .iter()
+        .filter(|tool| is_deferred_tool(tool.as_ref(), rules))
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    let mut definitions = vec![search.definition()];
+    definitions.extend(cache.render(&tools, ExportTarget::Anthropic, &request)?);
+    Ok(AnthropicToolSearchRequest {
+        tools: definitions,
+        beta_header: ANTHROPIC_TOOL_SEARCH_BETA,
+    })
+}
+
+fn without_tool_search(pool: &[Arc<dyn DynTool>]) -> Vec<Arc<dyn DynTool>> {
+    pool.iter()
+        .filter(|tool| tool.name() != TOOL_SEARCH_NAME || tool.meta().is_mcp)
+        .cloned()
+        .collect()
+}
+
+/// Who runs OpenAI's `tool_search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenAiToolSearch {
+    /// `{"type":"tool_search"}`: OpenAI searches the deferred definitions itself.
+    #[default]
+    Hosted,
+    /// `{"type":"tool_search","execution":"client",...}`: the model emits
+    /// `tool_search_call` items and the host answers them ([`answer_tool_search_call`]).
+    Client,
+}
+
+/// The parameters of the client-executed `tool_search` tool: the same query forms as our
+/// ToolSearch (SPEC §3.2).
+fn client_search_tool() -> Value {
+    json!({
+        "type": "tool_search",
+        "execution": "client",
+        "description": "Finds deferred tools by keywords, or by exact names with \"select:Name1,Name2\", and loads their definitions.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Keywords, \"+word\" to require a word in the name, or \"select:\" followed by comma-separated names."},
+                "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Most matches returned for a keyword query (default 5)."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }
+    })
+}
+
+/// The `tools` array of an OpenAI Responses request with tool search over `pool`: non-MCP
+/// tools as functions in pool order (deferred ones with `"defer_loading": true`), then one
+/// `namespace` per MCP server (in order of first appearance) holding its tools, each with
+/// `"defer_loading": true` when deferred, then the `tool_search` tool. Function names stay the
+/// pool names (`mcp__server__tool` inside a namespace too), so calls come back unchanged.
+///
+/// # Errors
+/// As [`SchemaCache::render`] (strict mode under [`crate::export::StrictPolicy::Error`]).
+pub fn openai_tool_search_request(
+    cache: &SchemaCache,
+    pool: &[Arc<dyn DynTool>],
+    rules: &DeferralRules,
+    search: OpenAiToolSearch,
+    request: &RenderRequest,
+) -> Result<Vec<Value>, StrictSchemaError> {
+    let tools = without_tool_search(pool);
+    let definitions = cache.render(&tools, ExportTarget::OpenAiResponses, request)?;
+    let mut out = Vec::new();
+    let mut namespaces: Vec<(String, Vec<Value>)> = Vec::new();
+    for (tool, mut definition) in tools.iter().zip(definitions) {
+        if is_deferred_tool(tool.as_ref(), rules) {
+            definition["defer_loading"] = Value::Bool(true);
+        }
+        match tool.meta().mcp_info.as_ref().filter(|_| tool.meta().is_mcp) {
+            Some(info) => {
+                let server = info.server_name.clone();
+                match namespaces.iter_mut().find(|(name, _)| *name == server) {
+                    Some((_, members)) => members.push(definition),
+                    None => namespaces.push((server, vec![definition])),
+                }
+            }
+            None => out.push(definition),
+        }
+    }
+    for (server, members) in namespaces {
+        out.push(json!({
+            "type": "namespace",
+            "name": namespace_name(&server),
+            "description": format!("Tools of the MCP server {server}."),
+            "tools": members,
+        }));
+    }
+    out.push(match search {
+        OpenAiToolSearch::Hosted => json!({"type": "tool_search"}),
+        OpenAiToolSearch::Client => client_search_tool(),
+    });
+    Ok(out)
+}
+
+/// A namespace name from a server name: characters outside `a-z A-Z 0-9 _ -` become `_`.
+fn namespace_name(server: &str) -> String {
+    server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A client-executed `tool_search_call` item of a Responses output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSearchCall {
+    /// Its `call_id`, repeated by the output.
+    pub call_id: String,
+    /// The `query` argument.
+    pub query: String,
+    /// The `max_results` argument, 5 when absent.
+    pub max_results: usize,
+}
+
+/// The client-executed `tool_search_call` items of a Responses output, in order (hosted ones,
+/// which OpenAI answers, are skipped).
+///
+/// # Errors
+/// [`super::ReadError`] when there is no item array, or such a call lacks a `call_id` or a
+/// string `query` (its `arguments` may be an object or JSON text).
+pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
+    let mut calls = Vec::new();
+    for (index, item) in super::openai_responses::output_items(response)?
+        .iter()
+        .enumerate()
+    {
+        if item.get("type").and_then(Value::as_str) != Some("tool_search_call")
+            || item.get("execution").and_then(Value::as_str) != Some("client")
+        {
+            continue;
+        }
+        let field = |field: &'static str| super::ReadError::Field {
+            item: format!("output[{index}]"),
+            field,
+        };
+        let call_id = item
+            .get("call_id")
+            .and_then(Value::as_str)
+            .ok_or(field("call_id"))?;
+        let arguments = match item.get("arguments") {
+            Some(Value::String(text)) => {
+                super::parse_arguments("tool_search", text).map_err(|_| field("arguments"))?
+            }
+            Some(other) => other.clone(),
+            None => Value::Object(Map::new()),
+        };
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .ok_or(field("arguments.query"))?;
+        let max_results = arguments
+            .get("max_results")
+            .and_then(Value::as_u64)
+            .map_or(5, |n| usize::try_from(n.clamp(1, 100)).unwrap_or(5));
+        calls.push(ToolSearchCall {
+            call_id: call_id.to_owned(),
+            query: query.to_owned(),
+            max_results,
+        });
+    }
+    Ok(calls)
+}
+
+/// Answers a client-executed `tool_search_call` with our search over `state`'s pool:
+/// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}` with the
+/// Responses function definition of every match (rendered through `cache`, with
+/// `"defer_loading": true` kept off so the definitions load).
+///
+/// # Errors
+/// As [`SchemaCache::render`].
+pub fn answer_tool_search_call(
+    call: &ToolSearchCall,
+    state: &SearchState,
+    cache: &SchemaCache,
+    request: &RenderRequest,
+) -> Result<Value, StrictSchemaError> {
+    let output = state.search(&call.query, call.max_results);
+    let mut matched: Vec<Arc<dyn DynTool>> = Vec::new();
+    for name in &output.matches {
+        if let Some(tool) = state.pool().iter().find(|tool| tool.name() == name) {
+            matched.push(Arc::clone(tool));
+        }
+    }
+    let tools = cache.render(&matched, ExportTarget::OpenAiResponses, request)?;
+    Ok(json!({
+        "type": "tool_search_output",
+        "call_id": call.call_id,
+        "execution": "client",
+        "tools": tools,
+    }))
+}

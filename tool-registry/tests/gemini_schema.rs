@@ -1,0 +1,305 @@
+//! The Gemini schema profile: every fixture tool (MCP `tools/list` captures and Claude Code's
+//! own schemas) and the shapes schemars derives for common Rust types export to declarations
+//! that pass the offline checker written from Gemini's documented rules; what cannot be made
+//! portable fails naming the tool and the field.
+
+mod providers_support;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
+use tool_registry::export::{SchemaCache, export_input_schema};
+use tool_registry::providers::gemini::check::check_function_declaration;
+use tool_registry::providers::gemini::gemini_declarations;
+use tool_registry::providers::gemini::schema::{PortableSchemaError, portable_schema};
+use tool_sdk::DynTool;
+
+use providers_support::{fixtures, read_json};
+
+fn assert_portable(label: &str, declaration: &Value) {
+    let problems = check_function_declaration(declaration);
+    assert!(
+        problems.is_empty(),
+        "{label}: {problems:#?}\n{declaration:#}"
+    );
+}
+
+#[test]
+fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
+    let Some(dir) = fixtures("every_fixture_tool_exports_a_declaration_gemini_accepts") else {
+        return;
+    };
+    let mut tools: Vec<Arc<dyn DynTool>> = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("mcp-tools-lists"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    for file in files {
+        let list = read_json(&file);
+        let list = list.get("response").unwrap_or(&list);
+        let server = file.file_stem().unwrap().to_string_lossy().into_owned();
+        tools.extend(mcp_tools_from_list(&server, list, &McpImportOptions::default()).unwrap());
+    }
+    let schemas = read_json(&dir.join("claude-code-tool-schemas.json"));
+    let mut entries: Vec<Value> = schemas["tools"].as_array().unwrap().clone();
+    for variant in schemas["version_variants"]
+        .as_object()
+        .into_iter()
+        .flat_map(|v| v.values())
+    {
+        if let Some(more) = variant.get("tools").and_then(Value::as_array) {
+            entries.extend(
+                more.iter()
+                    .filter(|t| t.get("input_schema").is_some())
+                    .cloned(),
+            );
+        }
+    }
+    for entry in &entries {
+        let definition = json!({
+            "name": entry["name"],
+            "description": entry.get("description_first_sentence_paraphrased").or(entry.get("description")).cloned().unwrap_or(json!("A tool.")),
+            "input_schema": entry["input_schema"],
+        });
+        tools.push(Arc::new(
+            DynamicTool::from_json(&definition, ToolHandler::fixed_text("ok")).unwrap(),
+        ));
+    }
+    assert!(tools.len() > 50, "{} tools", tools.len());
+    let cache = SchemaCache::new();
+    // One tool at a time: Claude Code's versions repeat names.
+    for tool in &tools {
+        let exported = gemini_declarations(&cache, std::slice::from_ref(tool))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_portable(tool.name(), &exported.declarations[0]);
+        assert_eq!(
+            exported
+                .names
+                .to_pool(exported.declarations[0]["name"].as_str().unwrap()),
+            tool.name()
+        );
+    }
+    // Byte-stable for the session.
+    let first = gemini_declarations(&cache, &tools[..5]).unwrap();
+    let again = gemini_declarations(&cache, &tools[..5]).unwrap();
+    assert_eq!(first.tools().to_string(), again.tools().to_string());
+}
+
+/// Where to look.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Scope {
+    /// Only this directory.
+    Here,
+    /// Everything below it.
+    Below,
+}
+
+/// One edit.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Edit {
+    old_text: String,
+    new_text: String,
+}
+
+/// A shape with a tag.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Target {
+    /// A file.
+    File { path: String },
+    /// A URL.
+    Url {
+        url: String,
+        timeout_ms: Option<u32>,
+    },
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum Lines {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+/// The common shapes schemars derives.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Common {
+    text: String,
+    maybe: Option<String>,
+    count: u64,
+    small: Option<i32>,
+    ratio: f64,
+    flag: bool,
+    letter: char,
+    tags: Vec<String>,
+    edits: Vec<Edit>,
+    scope: Scope,
+    maybe_scope: Option<Scope>,
+    target: Target,
+    lines: Lines,
+    #[schemars(range(min = 1, max = 10))]
+    bounded: u8,
+    #[schemars(length(min = 1, max = 64), regex(pattern = r"^[a-z]+$"))]
+    slug: String,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Node {
+    name: String,
+    children: Vec<Node>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct WithMap {
+    env: HashMap<String, String>,
+    by_name: BTreeMap<String, Edit>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct WithTuple {
+    pair: (String, u32),
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct WithAny {
+    anything: Value,
+}
+
+fn portable<T: JsonSchema>(tool: &str) -> Result<Value, PortableSchemaError> {
+    let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
+    portable_schema(tool, &export_input_schema(&schema))
+}
+
+#[test]
+fn schemars_common_shapes_become_portable() {
+    let parameters = portable::<Common>("Common").unwrap();
+    assert_portable(
+        "Common",
+        &json!({"name": "Common", "description": "d", "parameters": parameters}),
+    );
+    let properties = &parameters["properties"];
+    assert_eq!(
+        properties["maybe"],
+        json!({"type": "string", "nullable": true})
+    );
+    assert_eq!(
+        properties["scope"]["enum"],
+        json!(["here", "below"]),
+        "{parameters:#}"
+    );
+    assert_eq!(properties["scope"]["type"], "string");
+    assert_eq!(
+        properties["maybe_scope"]["nullable"], true,
+        "{parameters:#}"
+    );
+    assert_eq!(properties["maybe_scope"]["enum"], json!(["here", "below"]));
+    assert_eq!(properties["target"]["anyOf"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        properties["target"]["anyOf"][0]["properties"]["kind"]["enum"],
+        json!(["file"])
+    );
+    assert_eq!(
+        properties["edits"]["items"]["required"],
+        json!(["old_text", "new_text"])
+    );
+    assert_eq!(properties["count"]["minimum"], 0);
+    assert_eq!(
+        properties["count"].get("format"),
+        None,
+        "uint64 is not a Gemini format"
+    );
+    assert_eq!(properties["small"]["format"], "int32");
+    assert_eq!(properties["bounded"]["minimum"], 1);
+    assert_eq!(properties["bounded"]["maximum"], 10);
+    assert_eq!(properties["slug"]["pattern"], "^[a-z]+$");
+    assert_eq!(properties["lines"]["anyOf"][1]["items"]["type"], "integer");
+    let with_map = portable::<WithMap>("WithMap").unwrap();
+    assert_portable(
+        "WithMap",
+        &json!({"name": "WithMap", "parameters": with_map}),
+    );
+    assert_eq!(with_map["properties"]["env"], json!({"type": "object"}));
+}
+
+#[test]
+fn what_gemini_cannot_express_fails_naming_the_tool_and_field() {
+    let error = portable::<Node>("Tree").unwrap_err();
+    assert_eq!(error.tool, "Tree");
+    assert_eq!(error.field, "children[]");
+    assert!(error.reason.contains("`Node` contains itself"), "{error}");
+    let error = portable::<WithTuple>("Pair").unwrap_err();
+    assert_eq!(
+        (error.field.as_str(), error.reason.as_str()),
+        ("pair", "it is a tuple (fixed-position array items)")
+    );
+    let error = portable::<WithAny>("Any").unwrap_err();
+    assert_eq!(error.field, "anything");
+    assert_eq!(
+        error.to_string(),
+        "tool `Any`: field `anything` cannot be sent to Gemini: it is a boolean schema (any value, or none); give it a type; change the field or leave the tool out of Gemini requests"
+    );
+    let numbers =
+        json!({"type": "object", "properties": {"level": {"type": "integer", "enum": [1, 2, 3]}}});
+    let error = portable_schema("Level", &numbers).unwrap_err();
+    assert_eq!(error.field, "level");
+    assert!(error.reason.contains("non-string value 1"), "{error}");
+}
+
+#[test]
+fn json_schema_keywords_map_onto_the_openapi_subset() {
+    let schema = json!({
+        "type": "object",
+        "$defs": {"Mode": {"type": "string", "enum": ["a", "b", null]}},
+        "properties": {
+            "mode": {"$ref": "#/$defs/Mode", "description": "The mode."},
+            "either": {"type": ["string", "integer"], "minLength": 1, "minimum": 0},
+            "exact": {"const": "only"},
+            "above": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+            "when": {"type": "string", "format": "date-time"},
+            "link": {"type": "string", "format": "uri"},
+            "ex": {"type": "string", "examples": ["x", "y"]},
+            "both": {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "string"}}}]}
+        },
+        "required": ["mode", "gone"],
+        "additionalProperties": false
+    });
+    let portable = portable_schema("Map", &schema).unwrap();
+    assert_portable("Map", &json!({"name": "Map", "parameters": portable}));
+    let p = &portable["properties"];
+    assert_eq!(
+        p["mode"],
+        json!({"type": "string", "nullable": true, "enum": ["a", "b"], "description": "The mode."})
+    );
+    assert_eq!(
+        p["either"],
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]})
+    );
+    assert_eq!(p["exact"], json!({"type": "string", "enum": ["only"]}));
+    assert_eq!(
+        p["above"],
+        json!({"type": "integer", "minimum": 1, "maximum": 9})
+    );
+    assert_eq!(p["when"]["format"], "date-time");
+    assert_eq!(p["link"], json!({"type": "string"}));
+    assert_eq!(p["ex"], json!({"type": "string", "example": "x"}));
+    assert_eq!(p["both"]["required"], json!(["a"]));
+    assert_eq!(portable["required"], json!(["mode"]));
+    assert!(portable.get("$defs").is_none() && portable.get("additionalProperties").is_none());
+}
