@@ -1,10 +1,12 @@
-//! One call through every outcome of SPEC §5.4: unknown tool, stopped before start, invalid
-//! input (with the schema-not-sent hint), `validate_input`, a PreToolUse stop, permission,
-//! the call (its error text per step 7), panics anywhere (step 8), and the large-result
-//! processing of SPEC §9 on success.
+//! [`CallRunner`]: one call through every outcome of SPEC §5.4, in the reference's order:
+//! unknown tool, stopped before start, invalid input (with the schema-not-sent hint),
+//! `validate_input`, PreToolUse observers, permission, the call itself (its error text per
+//! step 7), panics anywhere (step 8), and the large-result processing of SPEC §9 on success.
+//! Each call runs in a `tool_call` tracing span.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures::FutureExt as _;
 use serde_json::Value;
@@ -12,13 +14,22 @@ use tool_sdk::{
     ContextModifier, DynTool, Extensions, InputError, InterruptBehavior, ProgressSink, ToolCall,
     ToolResultBlock, ToolUseContext, ValidationResult,
 };
+use tracing::Instrument as _;
 
+use super::config::OrchestratorConfig;
 use super::messages;
-use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision};
-use super::orchestrator::{Inner, Signals};
+use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
-use super::permission::{self, PermissionOutcome};
 use super::persistence;
+use super::turn::Signals;
+use crate::permissions::{
+    CanUseTool, PermissionDecision, ToolPermissionContext, decide_permission,
+};
+
+/// Gives the schema-not-sent hint for a tool whose input failed to parse (SPEC §8.3), or
+/// `None`. The text is appended inside the `<tool_use_error>` wrapper, so it should start with
+/// its own blank line (`"\n\n..."`).
+pub type SchemaHintFn = Arc<dyn Fn(&dyn DynTool) -> Option<String> + Send + Sync>;
 
 /// What one call produced.
 #[derive(Debug)]
@@ -29,6 +40,10 @@ pub struct CallOutcome {
     pub context_modifier: Option<ContextModifier>,
     /// Messages the tool asked to append after the result.
     pub new_messages: Vec<Value>,
+    /// `true` when the call's tool declares [`tool_sdk::MaxResultSize::Unbounded`] results,
+    /// which the per-message budget of SPEC §9 never persists; `false` for every other tool
+    /// and for calls that reached no tool.
+    pub exempt_from_budget: bool,
 }
 
 impl CallOutcome {
@@ -38,41 +53,101 @@ impl CallOutcome {
             result: ToolResultBlock::error(id, text),
             context_modifier: None,
             new_messages: Vec::new(),
+            exempt_from_budget: false,
         }
     }
 }
 
-pub(crate) fn panicked(what: &str, payload: &(dyn std::any::Any + Send)) -> String {
-    format!("{what} panicked: {}", super::panic_text(payload))
+/// Runs prepared calls: holds everything a call's steps read (the permission context and
+/// host prompt, the configuration, the observers, the schema-not-sent hint) and nothing else.
+#[derive(Clone)]
+pub(crate) struct CallRunner {
+    /// The rules and mode every call is checked against (SPEC §6).
+    pub(crate) permissions: ToolPermissionContext,
+    /// The host's permission prompt, asked when the pipeline ends in "ask".
+    pub(crate) can_use_tool: Option<Arc<dyn CanUseTool>>,
+    pub(crate) config: OrchestratorConfig,
+    pub(crate) observers: Vec<Arc<dyn ToolObserver>>,
+    pub(crate) schema_hint: Option<SchemaHintFn>,
 }
 
-impl Inner {
-    /// Runs a prepared call (SPEC §5.4). Never panics; always one result for the id.
-    pub(crate) async fn run_prepared(
+impl CallRunner {
+    pub(crate) fn new(config: OrchestratorConfig) -> Self {
+        Self {
+            permissions: ToolPermissionContext::default(),
+            can_use_tool: None,
+            config,
+            observers: Vec::new(),
+            schema_hint: None,
+        }
+    }
+
+    /// Runs a prepared call (SPEC §5.4) inside a `tool_call` span recording the tool name as
+    /// sent, the `tool_use` id, the outcome (`success` or `error`) and the duration in
+    /// microseconds. Never panics; always one result for the id.
+    pub(crate) async fn run(
         &self,
         call: PreparedCall,
         extensions: Arc<Extensions>,
         signals: &Signals,
         progress: Option<ProgressSink>,
     ) -> CallOutcome {
-        let PreparedCall {
-            block,
-            tool,
-            parsed,
-            ..
-        } = call;
-        let (Some(tool), Some(parsed)) = (tool, parsed) else {
-            return CallOutcome::error(&block.id, messages::no_such_tool(&block.name));
+        let span = tracing::debug_span!(
+            "tool_call",
+            tool = %call.block.name,
+            tool_use_id = %call.block.id,
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        if span.is_disabled() {
+            return self.run_steps(call, extensions, signals, progress).await;
+        }
+        let started = Instant::now();
+        let outcome = self
+            .run_steps(call, extensions, signals, progress)
+            .instrument(span.clone())
+            .await;
+        let outcome_label = if outcome.result.is_error {
+            "error"
+        } else {
+            "success"
         };
-        if let Some(text) = stopped_before_start(signals) {
+        span.record("outcome", outcome_label);
+        span.record(
+            "duration_us",
+            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        );
+        outcome
+    }
+
+    async fn run_steps(
+        &self,
+        call: PreparedCall,
+        extensions: Arc<Extensions>,
+        signals: &Signals,
+        progress: Option<ProgressSink>,
+    ) -> CallOutcome {
+        let PreparedCall { block, prepared } = call;
+        // Step 1: the tool.
+        let (tool, parsed) = match prepared {
+            Prepared::Unknown => {
+                return CallOutcome::error(&block.id, messages::no_such_tool(&block.name));
+            }
+            Prepared::Invalid { tool, error } => (tool, Err(error)),
+            Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
+            Prepared::Ready { tool, call, .. } => (tool, Ok(Ok(call))),
+        };
+        // Step 2: stopped before the call starts.
+        if let Some(text) = signals.stopped_before_start() {
             return CallOutcome::error(&block.id, text);
         }
+        // Step 3: the input fits the schema.
         let parsed = match parsed {
-            Ok(parsed) => parsed,
-            Err(Prepared::Invalid(error)) => {
+            Ok(Ok(parsed)) => parsed,
+            Err(error) => {
                 return CallOutcome::error(&block.id, self.invalid_input(&*tool, &error));
             }
-            Err(Prepared::Panicked(text)) => {
+            Ok(Err(text)) => {
                 let message = format!("parsing the input panicked: {text}");
                 return CallOutcome::error(
                     &block.id,
@@ -88,7 +163,7 @@ impl Inner {
             ctx = ctx.with_progress(sink);
         }
         let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input)).catch_unwind();
-        let stop = stop_signal(signals, behavior);
+        let stop = signals.stopped_while_running(behavior);
         // The stop signal goes first: a call that sees the abort through its own token and
         // returns in the same instant still counts as unfinished (SPEC §5.5).
         tokio::select! {
@@ -98,7 +173,7 @@ impl Inner {
                 CallOutcome::error(&block.id, text)
             }
             outcome = work => outcome.unwrap_or_else(|payload| {
-                let message = panicked("the tool", &*payload);
+                let message = messages::panicked("the tool", &*payload);
                 CallOutcome::error(&block.id, messages::error_calling_tool(tool.name(), &message))
             }),
         }
@@ -117,6 +192,8 @@ impl Inner {
         )
     }
 
+    /// Parses a replacement input (from an observer or a permission answer) as the model's
+    /// input is parsed; the error text is the input-validation error.
     fn reparse(&self, tool: &dyn DynTool, mut input: Value) -> Result<Box<dyn ToolCall>, String> {
         if self.config.lenient_input_tools.contains(tool.name()) {
             drop_unknown_keys(&mut input, tool.input_schema());
@@ -135,9 +212,11 @@ impl Inner {
     ) -> CallOutcome {
         let id = ctx.tool_use_id().to_owned();
         let name = tool.name();
+        // Step 4: the tool's own input check.
         if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
             return CallOutcome::error(&id, messages::tool_use_error(&message));
         }
+        // Step 5: PreToolUse observers.
         for observer in &self.observers {
             let event = PreToolUse {
                 tool_name: name.to_owned(),
@@ -165,31 +244,40 @@ impl Inner {
                     }
                 }
                 Err(payload) => {
-                    let message = panicked("a PreToolUse observer", &*payload);
+                    let message = messages::panicked("a PreToolUse observer", &*payload);
                     return CallOutcome::error(&id, messages::error_calling_tool(name, &message));
                 }
             }
         }
-        match permission::decide(self, &**tool, &*parsed, &input, &ctx).await {
-            PermissionOutcome::Allow(None) => {}
-            PermissionOutcome::Allow(Some(updated)) => match self.reparse(&**tool, updated.clone())
-            {
+        // Step 6: permission.
+        match permission(
+            &self.permissions,
+            self.can_use_tool.as_deref(),
+            &**tool,
+            &*parsed,
+            &input,
+            &ctx,
+        )
+        .await
+        {
+            Ok(None) => {}
+            Ok(Some(updated)) => match self.reparse(&**tool, updated.clone()) {
                 Ok(replaced) => (parsed, input) = (replaced, updated),
                 Err(text) => return CallOutcome::error(&id, text),
             },
-            PermissionOutcome::Refuse(message) => return CallOutcome::error(&id, message),
+            Err(message) => return CallOutcome::error(&id, message),
         }
         let observed = if self.observers.is_empty() {
             Value::Null
         } else {
             observable(&*parsed, &input)
         };
+        // Steps 7 and 9: the call, and its result.
+        let declared = tool.meta().max_result_size_chars;
         let mut outcome = match parsed.call(ctx).await {
             Ok(output) => {
-                let threshold = persistence::persistence_threshold(
-                    tool.meta().max_result_size_chars,
-                    self.config.max_result_size_chars,
-                );
+                let threshold =
+                    persistence::persistence_threshold(declared, self.config.max_result_size_chars);
                 let content = persistence::process_result(
                     output.content,
                     name,
@@ -201,10 +289,12 @@ impl Inner {
                     result: ToolResultBlock::success(id.clone(), content),
                     context_modifier: output.context_modifier,
                     new_messages: output.new_messages,
+                    exempt_from_budget: declared.chars().is_none(),
                 }
             }
             Err(error) => CallOutcome::error(&id, error.to_model_text()),
         };
+        // PostToolUse observers see the final result.
         if !self.observers.is_empty() {
             let event = PostToolUse {
                 tool_name: name.to_owned(),
@@ -216,7 +306,7 @@ impl Inner {
                     .catch_unwind()
                     .await
                 {
-                    let message = panicked("a PostToolUse observer", &*payload);
+                    let message = messages::panicked("a PostToolUse observer", &*payload);
                     outcome = CallOutcome::error(&id, messages::error_calling_tool(name, &message));
                     break;
                 }
@@ -226,47 +316,30 @@ impl Inner {
     }
 }
 
+/// SPEC §5.4 step 6 over the permission pipeline ([`decide_permission`]): `Ok` to run the call
+/// (with a replacement input when `Some`), or `Err` with the model's error text, unwrapped. A
+/// deny sends its message; an "ask" that no host answered is refused with
+/// [`messages::approval_unavailable`].
+async fn permission(
+    permissions: &ToolPermissionContext,
+    host: Option<&dyn CanUseTool>,
+    tool: &dyn DynTool,
+    call: &dyn ToolCall,
+    input: &Value,
+    ctx: &ToolUseContext,
+) -> Result<Option<Value>, String> {
+    match decide_permission(tool, call, input, ctx, permissions, host).await {
+        PermissionDecision::Allow { updated_input, .. } => Ok(updated_input),
+        PermissionDecision::Deny { message, .. } => Err(message),
+        PermissionDecision::Ask { message, .. } => {
+            Err(messages::approval_unavailable(tool.name(), &message))
+        }
+    }
+}
+
 /// The observable input: a clone with the tool's derived fields added.
 fn observable(call: &dyn ToolCall, input: &Value) -> Value {
     let mut copy = input.clone();
     call.backfill_observable_input(&mut copy);
     copy
-}
-
-/// SPEC §5.4 step 2 (and §5.5 for a sibling failure): the text for a call stopped before it
-/// started, or `None` when it may start.
-pub(crate) fn stopped_before_start(signals: &Signals) -> Option<String> {
-    if signals.abort.is_cancelled() || signals.interrupt.is_cancelled() {
-        return Some(messages::CANCEL_MESSAGE.to_owned());
-    }
-    match &signals.sibling {
-        Some(sibling) if sibling.token.is_cancelled() => Some(sibling.message()),
-        _ => None,
-    }
-}
-
-/// Resolves with the error text once a running call must stop (SPEC §5.5).
-async fn stop_signal(signals: &Signals, behavior: InterruptBehavior) -> String {
-    let interrupt = async {
-        match behavior {
-            InterruptBehavior::Cancel => signals.interrupt.cancelled().await,
-            InterruptBehavior::Block => std::future::pending().await,
-        }
-    };
-    let sibling = async {
-        match &signals.sibling {
-            Some(sibling) => {
-                sibling.token.cancelled().await;
-                sibling.message()
-            }
-            None => std::future::pending().await,
-        }
-    };
-    // A hard abort wins over an interrupt, and both over a sibling failure.
-    tokio::select! {
-        biased;
-        () = signals.abort.cancelled() => messages::REJECT_MESSAGE.to_owned(),
-        () = interrupt => messages::REJECT_MESSAGE.to_owned(),
-        text = sibling => text,
-    }
 }
