@@ -82,9 +82,10 @@ impl CallRunner {
         }
     }
 
-    /// Runs a prepared call (SPEC §5.4) inside a `tool_call` span recording the tool name as
+    /// Runs a prepared call (SPEC §5.4) in a `tool_call` span recording the tool name as
     /// sent, the `tool_use` id, the outcome (`success` or `error`) and the duration in
-    /// microseconds. Never panics; always one result for the id.
+    /// microseconds; the span is entered while the call runs. Never panics; always one result
+    /// for the id. When no subscriber wants the span, nothing is recorded and no clock is read.
     pub(crate) async fn run(
         &self,
         call: PreparedCall,
@@ -92,46 +93,20 @@ impl CallRunner {
         signals: &Signals,
         progress: Option<ProgressSink>,
     ) -> CallOutcome {
+        let PreparedCall { block, prepared } = call;
         let span = tracing::debug_span!(
             "tool_call",
-            tool = %call.block.name,
-            tool_use_id = %call.block.id,
+            tool = %block.name,
+            tool_use_id = %block.id,
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
-        if span.is_disabled() {
-            return self.run_steps(call, extensions, signals, progress).await;
-        }
-        let started = Instant::now();
-        let outcome = self
-            .run_steps(call, extensions, signals, progress)
-            .instrument(span.clone())
-            .await;
-        let outcome_label = if outcome.result.is_error {
-            "error"
-        } else {
-            "success"
-        };
-        span.record("outcome", outcome_label);
-        span.record(
-            "duration_us",
-            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-        );
-        outcome
-    }
-
-    async fn run_steps(
-        &self,
-        call: PreparedCall,
-        extensions: Arc<Extensions>,
-        signals: &Signals,
-        progress: Option<ProgressSink>,
-    ) -> CallOutcome {
-        let PreparedCall { block, prepared } = call;
+        let timing = CallTiming::start(&span);
         // Step 1: the tool.
         let (tool, parsed) = match prepared {
             Prepared::Unknown => {
-                return CallOutcome::error(&block.id, messages::no_such_tool(&block.name));
+                let text = messages::no_such_tool(&block.name);
+                return timing.finish(CallOutcome::error(&block.id, text));
             }
             Prepared::Invalid { tool, error } => (tool, Err(error)),
             Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
@@ -139,20 +114,19 @@ impl CallRunner {
         };
         // Step 2: stopped before the call starts.
         if let Some(text) = signals.stopped_before_start() {
-            return CallOutcome::error(&block.id, text);
+            return timing.finish(CallOutcome::error(&block.id, text));
         }
         // Step 3: the input fits the schema.
         let parsed = match parsed {
             Ok(Ok(parsed)) => parsed,
             Err(error) => {
-                return CallOutcome::error(&block.id, self.invalid_input(&*tool, &error));
+                let text = self.invalid_input(&*tool, &error);
+                return timing.finish(CallOutcome::error(&block.id, text));
             }
             Ok(Err(text)) => {
                 let message = format!("parsing the input panicked: {text}");
-                return CallOutcome::error(
-                    &block.id,
-                    messages::error_calling_tool(tool.name(), &message),
-                );
+                let text = messages::error_calling_tool(tool.name(), &message);
+                return timing.finish(CallOutcome::error(&block.id, text));
             }
         };
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
@@ -162,11 +136,14 @@ impl CallRunner {
         if let Some(sink) = progress {
             ctx = ctx.with_progress(sink);
         }
-        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input)).catch_unwind();
+        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
+        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input))
+            .catch_unwind()
+            .instrument(span);
         let stop = signals.stopped_while_running(behavior);
         // The stop signal goes first: a call that sees the abort through its own token and
         // returns in the same instant still counts as unfinished (SPEC §5.5).
-        tokio::select! {
+        let outcome = tokio::select! {
             biased;
             text = stop => {
                 token.cancel();
@@ -176,7 +153,8 @@ impl CallRunner {
                 let message = messages::panicked("the tool", &*payload);
                 CallOutcome::error(&block.id, messages::error_calling_tool(tool.name(), &message))
             }),
-        }
+        };
+        timing.finish(outcome)
     }
 
     /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
@@ -311,6 +289,36 @@ impl CallRunner {
                     break;
                 }
             }
+        }
+        outcome
+    }
+}
+
+/// The `tool_call` span of one call and, when a subscriber wants it, when the call started.
+struct CallTiming {
+    span: tracing::Span,
+    started: Option<Instant>,
+}
+
+impl CallTiming {
+    fn start(span: &tracing::Span) -> Self {
+        Self {
+            span: span.clone(),
+            started: (!span.is_disabled()).then(Instant::now),
+        }
+    }
+
+    /// Records the outcome (`success` or `error`) and the duration on the span.
+    fn finish(self, outcome: CallOutcome) -> CallOutcome {
+        if let Some(started) = self.started {
+            let label = if outcome.result.is_error {
+                "error"
+            } else {
+                "success"
+            };
+            self.span.record("outcome", label);
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            self.span.record("duration_us", micros);
         }
         outcome
     }

@@ -48,6 +48,7 @@ impl ToolLookup {
 
     /// The pool tool answering `name` (primary name or alias, exact), else an alias-fallback
     /// tool answering it as an alias.
+    #[inline]
     pub(crate) fn find(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         match self.index.get(name) {
             Some(&position) => Some(&self.tools[position]),
