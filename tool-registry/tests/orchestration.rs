@@ -1,9 +1,12 @@
 //! Orchestration over real tools: batching, ordering, panics, errors and context modifiers.
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use common::Log;
 use serde_json::json;
 use tool_registry::orchestration::messages;
 use tool_registry::{
@@ -35,10 +38,6 @@ impl Tool for Slow {
         Ok(ToolResult::new(self.tag))
     }
 }
-
-/// A counter that remembers the order of writes.
-#[derive(Default, Clone)]
-struct Log(Vec<String>);
 
 /// Appends `entry` to the log through a context modifier; fails when `fail` is set.
 #[tool(name = "Append", max_result_size_chars = 1_000, concurrency_safe = Self::safe)]

@@ -2,17 +2,17 @@
 //! random cancellation points: every `tool_use` id gets exactly one result, results come back
 //! in block order, batches follow SPEC §5.1 and context modifiers SPEC §5.2.
 
+mod common;
+
 use std::time::Duration;
 
+use common::Log;
 use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::json;
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState, describe_batches};
 use tool_sdk::prelude::*;
 use tool_sdk::{ToolUseBlock, dyn_tool};
-
-#[derive(Default, Clone)]
-struct Log(Vec<String>);
 
 /// Sleeps, then answers with the log it saw and appends its id through a modifier.
 #[tool(name = "Op", max_result_size_chars = 10_000, concurrency_safe = Self::safe)]

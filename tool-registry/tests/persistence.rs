@@ -2,11 +2,19 @@
 
 mod common;
 
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use common::{all_tools, blocks, texts};
-use serde_json::json;
+use serde_json::{Value, json};
 use tool_registry::orchestration::persistence::{self, PREVIEW_SIZE_CHARS};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
-use tool_sdk::{MaxResultSize, ResultBlock, ToolResultBlock, ToolResultContent};
+use tool_sdk::prelude::*;
+use tool_sdk::{
+    DynTool, InputError, MaxResultSize, ResultBlock, ToolCall, ToolMeta, ToolResultBlock,
+    ToolResultContent, dyn_tool,
+};
 
 async fn big(dir: Option<&std::path::Path>, size: usize) -> String {
     let config = OrchestratorConfig {
@@ -128,7 +136,7 @@ fn the_message_budget_persists_the_largest_results_first() {
     ];
     // Fresh total 600 (e is unbounded, d an error); limit 350: b (300) goes, then 300 ≤ 350.
     let replaced =
-        persistence::enforce_message_budget(&mut results, 350, dir.path(), |id| id == "e");
+        persistence::enforce_message_budget(&mut results, 350, dir.path(), |index| index == 4);
     assert_eq!(replaced, 1);
     assert!(results[1].text().starts_with("<persisted-output>"));
     assert_eq!(results[0].text(), "a".repeat(100));
@@ -160,4 +168,122 @@ async fn the_budget_applies_when_collecting_a_turn() {
             .starts_with("<persisted-output>\nThe output is too large to show here (80 bytes).")
     );
     assert_eq!(texts[1], "y".repeat(60));
+}
+
+/// Returns `size` chars of `d`; never persisted (the reference's Read tool declares the same).
+#[tool(
+    name = "Dump",
+    aliases = ["OldDump"],
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = unbounded
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Dump {
+    /// How many chars to return.
+    size: usize,
+}
+
+impl Tool for Dump {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("d".repeat(self.size)))
+    }
+}
+
+#[tokio::test]
+async fn the_budget_leaves_an_unbounded_tool_alone_also_when_reached_through_an_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OrchestratorConfig {
+        message_budget_chars: Some(100),
+        ..OrchestratorConfig::default().with_result_dir(dir.path())
+    };
+    // Dump is not in the pool: the old name reaches it through the alias fallback only.
+    let outcome = Orchestrator::new(&all_tools(), config)
+        .with_alias_fallback(&[dyn_tool::<Dump>()])
+        .run_tools(
+            blocks(json!([
+                {"id": "d1", "name": "OldDump", "input": {"size": 500}},
+                {"id": "s1", "name": "Sleep", "input": {"ms": 1, "tag": "x".repeat(80)}},
+                {"id": "s2", "name": "Sleep", "input": {"ms": 1, "tag": "y".repeat(60)}},
+            ])),
+            TurnState::default(),
+        )
+        .collect_results()
+        .await;
+    let texts = texts(&outcome);
+    assert_eq!(
+        texts[0],
+        "d".repeat(500),
+        "an unbounded result was persisted"
+    );
+    assert!(texts[1].starts_with("<persisted-output>"), "{}", texts[1]);
+    assert_eq!(texts[2], "y".repeat(60));
+    assert!(!dir.path().join("d1.txt").exists());
+}
+
+/// A pool tool that counts how often anything asks for its metadata (names, aliases, limits).
+struct Counted {
+    inner: Arc<dyn DynTool>,
+    asked: Arc<AtomicUsize>,
+}
+
+impl DynTool for Counted {
+    fn meta(&self) -> &ToolMeta {
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        self.inner.meta()
+    }
+    fn prompt(&self) -> Cow<'_, str> {
+        self.inner.prompt()
+    }
+    fn input_schema(&self) -> &Value {
+        self.inner.input_schema()
+    }
+    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+        self.inner.parse_input(input)
+    }
+}
+
+/// How often the pool's tools were asked for their metadata while a turn of `calls` Sleep
+/// calls ran and was collected, with or without the message budget.
+async fn metadata_reads(calls: usize, budget: bool) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let pool: Vec<Arc<dyn DynTool>> = all_tools()
+        .into_iter()
+        .map(|inner| {
+            Arc::new(Counted {
+                inner,
+                asked: Arc::clone(&asked),
+            }) as Arc<dyn DynTool>
+        })
+        .collect();
+    let config = OrchestratorConfig {
+        message_budget_chars: budget.then_some(1_000_000),
+        ..OrchestratorConfig::default().with_result_dir(dir.path())
+    };
+    let orchestrator = Orchestrator::new(&pool, config);
+    let blocks: Vec<_> = (0..calls)
+        .map(|i| json!({"id": format!("toolu_{i}"), "name": "Sleep", "input": {"ms": 0, "tag": "t"}}))
+        .collect();
+    let before = asked.load(Ordering::Relaxed);
+    let outcome = orchestrator
+        .run_tools(self::blocks(Value::Array(blocks)), TurnState::default())
+        .collect_results()
+        .await;
+    assert_eq!(outcome.results.len(), calls);
+    asked.load(Ordering::Relaxed) - before
+}
+
+#[tokio::test]
+async fn the_budget_looks_no_tool_up_again() {
+    // Whatever a call reads of its tool, the budget adds nothing: it uses what each call's
+    // outcome says, not a second lookup per result (which grew with the batch times the pool).
+    for calls in [1, 20] {
+        assert_eq!(
+            metadata_reads(calls, true).await,
+            metadata_reads(calls, false).await,
+            "{calls} calls"
+        );
+    }
 }

@@ -43,7 +43,7 @@ use proc_macro::TokenStream;
 /// | key | required | meaning |
 /// |---|---|---|
 /// | `name = "Glob"` | yes | the name the model calls; `^[A-Za-z0-9_-]{1,64}$`, not `mcp__...` |
-/// | `max_result_size_chars = 100_000` or `unbounded` | yes | results longer than this many chars are persisted (SPEC §9); not `0` |
+/// | `max_result_size_chars = 100_000` or `unbounded` | yes | results longer than this many chars, or than the host's cap (50,000 by default) if that is lower, are persisted (SPEC §9); not `0` |
 /// | `description = "..."` | unless there is a doc comment | what the model reads |
 /// | `aliases = ["Old"]` | no | other names the tool answers to (SPEC §1.3) |
 /// | `search_hint = "3 to 10 words"` | no | a capability phrase for ToolSearch, no trailing period |

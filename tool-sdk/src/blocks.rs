@@ -132,25 +132,6 @@ pub enum ResultBlock {
     },
 }
 
-/// A block of an assistant message. Blocks other than `tool_use` are kept as raw JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum AssistantBlock {
-    /// A `tool_use` block.
-    ToolUse(TaggedToolUse),
-    /// Any other block (`text`, `thinking`, `redacted_thinking`, ...), unchanged.
-    Other(Value),
-}
-
-/// A `tool_use` block with its `"type":"tool_use"` tag, as it appears in a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename = "tool_use")]
-pub struct TaggedToolUse {
-    /// The block.
-    #[serde(flatten)]
-    pub block: ToolUseBlock,
-}
-
 /// The `tool_use` blocks of an assistant message's `content` array, in order.
 ///
 /// Accepts the array itself, `{"content":[...]}` or `{"role":"assistant","content":[...]}`

@@ -15,8 +15,11 @@ use crate::result::{ToolError, ToolResult};
 
 /// A tool's result-size limit, `max_result_size_chars` (SPEC §1.1, §9).
 ///
-/// Results longer than the effective threshold (`min(limit, 50_000)` chars) are persisted to
-/// disk and replaced by a preview. `Unbounded` is the reference's `Infinity`: never persisted.
+/// A successful result longer than the effective threshold is persisted to disk and replaced
+/// by a preview when the host's orchestrator has a result directory. The threshold is
+/// `min(limit, cap)` chars, where `cap` is the orchestrator's `max_result_size_chars` (50,000
+/// by default, SPEC §9 `getPersistenceThreshold`). `Unbounded` is the reference's `Infinity`:
+/// never persisted, not even by the per-message budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MaxResultSize {
     /// At most this many chars (never 0; `#[tool]` rejects 0 at compile time).

@@ -1,9 +1,9 @@
 //! [`Grep`]: regular-expression search over the workspace's files, with ripgrep's own
 //! libraries and Claude Code's output modes.
 
+mod mode;
 mod sink;
 
-use std::borrow::Cow;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
@@ -13,41 +13,13 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
-use schemars::{Schema, SchemaGenerator, json_schema};
 use tool_sdk::CancellationToken;
 use tool_sdk::prelude::*;
 
+pub use self::mode::OutputMode;
 use self::sink::FileSink;
 use super::{io_error, run_blocking};
 use crate::workspace::Workspace;
-
-/// What Grep reports (`output_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputMode {
-    /// Matching lines, `path:line:text`, with optional context lines `path-line-text`.
-    Content,
-    /// The paths of files with at least one match (the default).
-    #[default]
-    FilesWithMatches,
-    /// `path:count` per file with matches, then a total.
-    Count,
-}
-
-/// A plain string enum, as in Claude Code's schema. (A derived schema would be a `oneOf`
-/// of documented constants, because the variants carry docs.)
-impl JsonSchema for OutputMode {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("OutputMode")
-    }
-
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "enum": ["content", "files_with_matches", "count"],
-        })
-    }
-}
 
 /// A powerful search tool built on ripgrep's libraries.
 ///

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
-use super::cache::CachedTool;
+use super::captured::CachedTool;
 
 /// The base definition from a captured tool: `name`, `description`, `input_schema`, and
 /// `"strict": true` only when the tool asks for it.

@@ -5,96 +5,32 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use serde_json::Value;
-use tool_sdk::{DeclaredFlag, DynTool};
+use tool_sdk::DynTool;
 
-use super::schema::export_input_schema;
-use super::strict::{StrictPolicy, StrictSchemaError, strict_schema};
-use super::{anthropic, mcp, openai};
+use super::captured::CachedTool;
+use super::strict::{StrictPolicy, StrictSchemaError};
+use super::target::{ExportTarget, definition};
 use crate::pool::is_mcp_tool;
 
-/// The four hints of an MCP `annotations` object, resolved fail-closed (SPEC §10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResolvedHints {
-    /// `readOnlyHint`: true only when read-only is declared for every input.
-    pub read_only: bool,
-    /// `destructiveHint`: as declared; undeclared (or per-input) → `true` unless read-only.
-    pub destructive: bool,
-    /// `idempotentHint`: as declared; undeclared → `true` only for read-only tools.
-    pub idempotent: bool,
-    /// `openWorldHint`: as declared; undeclared → `true`.
-    pub open_world: bool,
-}
-
-impl ResolvedHints {
-    /// The hints of `tool`'s declared flags.
-    pub fn of(tool: &dyn DynTool) -> Self {
-        let meta = tool.meta();
-        let read_only = meta.read_only.for_every_input();
-        let or = |flag: DeclaredFlag, undeclared: bool| match flag {
-            DeclaredFlag::Always => true,
-            DeclaredFlag::Never => false,
-            DeclaredFlag::Default | DeclaredFlag::PerInput => undeclared,
-        };
-        Self {
-            read_only,
-            destructive: or(meta.destructive, !read_only),
-            idempotent: or(meta.idempotent, read_only),
-            open_world: or(meta.open_world, true),
-        }
-    }
-}
-
-/// What is captured of one tool at its first render: everything every target needs.
+/// A captured tool and its renders, each made once: the base definition per target as a
+/// value and as compact JSON text, and the two OpenAI strict-mode forms.
 #[derive(Debug)]
-pub struct CachedTool {
-    /// The exported name.
-    pub name: String,
-    /// The description sent (the tool's prompt).
-    pub description: String,
-    /// The input schema in export shape ([`export_input_schema`]).
-    pub input_schema: Value,
-    /// Whether the tool asked for strict schema adherence.
-    pub strict: bool,
-    /// The display title, if any.
-    pub title: Option<String>,
-    /// The MCP annotation hints.
-    pub hints: ResolvedHints,
-    /// The output schema, if the tool has one.
-    pub output_schema: Option<Value>,
+struct Entry {
+    tool: Arc<CachedTool>,
     rendered: [OnceLock<Rendered>; 4],
     rendered_strict: [OnceLock<Result<Rendered, StrictSchemaError>>; 2],
-    strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
 }
 
-impl CachedTool {
-    /// Captures `tool` now.
-    pub fn capture(tool: &dyn DynTool) -> Self {
+impl Entry {
+    fn new(tool: CachedTool) -> Self {
         Self {
-            name: tool.name().to_owned(),
-            description: tool.prompt().into_owned(),
-            input_schema: export_input_schema(tool.input_schema()),
-            strict: tool.meta().strict,
-            title: tool.meta().title.as_deref().map(str::to_owned),
-            hints: ResolvedHints::of(tool),
-            output_schema: tool.output_schema().cloned(),
+            tool: Arc::new(tool),
             rendered: Default::default(),
             rendered_strict: Default::default(),
-            strict_schema: OnceLock::new(),
         }
     }
 
-    /// The input schema transformed for OpenAI strict mode, computed once.
-    ///
-    /// # Errors
-    /// [`StrictSchemaError`] when the schema has a map or a tuple.
-    pub fn strict_input_schema(&self) -> Result<&Value, &StrictSchemaError> {
-        self.strict_schema
-            .get_or_init(|| strict_schema(&self.name, &self.input_schema))
-            .as_ref()
-    }
-
-    /// The base definition for `target` (no per-request fields), rendered once as a value and
-    /// as compact JSON text.
+    /// The base definition for `target` (no per-request fields), rendered once.
     ///
     /// # Errors
     /// [`StrictSchemaError`] for an OpenAI target with `strict` under [`StrictPolicy::Error`].
@@ -104,16 +40,12 @@ impl CachedTool {
         strict: bool,
         policy: StrictPolicy,
     ) -> Result<&Rendered, StrictSchemaError> {
-        let openai = matches!(
-            target,
-            ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses
-        );
-        if openai && (self.strict || strict) {
-            let chat = target == ExportTarget::OpenAiChat;
-            let slot = &self.rendered_strict[usize::from(!chat)];
+        let tool = &*self.tool;
+        if target.is_openai() && (tool.strict || strict) {
+            let slot = &self.rendered_strict[usize::from(target != ExportTarget::OpenAiChat)];
             match slot.get_or_init(|| {
-                self.strict_input_schema()
-                    .map(|schema| Rendered::new(openai::definition(self, chat, Some(schema))))
+                tool.strict_input_schema()
+                    .map(|schema| Rendered::new(definition(tool, target, Some(schema))))
                     .map_err(Clone::clone)
             }) {
                 Ok(rendered) => return Ok(rendered),
@@ -121,14 +53,8 @@ impl CachedTool {
                 Err(error) => tracing::warn!(%error, "sending the tool without strict mode"),
             }
         }
-        Ok(self.rendered[target as usize].get_or_init(|| {
-            Rendered::new(match target {
-                ExportTarget::Anthropic => anthropic::definition(self),
-                ExportTarget::OpenAiChat => openai::definition(self, true, None),
-                ExportTarget::OpenAiResponses => openai::definition(self, false, None),
-                ExportTarget::Mcp => mcp::definition(self),
-            })
-        }))
+        Ok(self.rendered[target as usize]
+            .get_or_init(|| Rendered::new(definition(tool, target, None))))
     }
 }
 
@@ -143,36 +69,6 @@ impl Rendered {
     fn new(value: Value) -> Self {
         let json = value.to_string();
         Self { value, json }
-    }
-}
-
-/// Which API the definitions are for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ExportTarget {
-    /// Anthropic Messages API `tools`: `{"name","description","input_schema"}`.
-    Anthropic = 0,
-    /// OpenAI Chat Completions: `{"type":"function","function":{...}}`.
-    OpenAiChat = 1,
-    /// OpenAI Responses: `{"type":"function","name",...}`.
-    OpenAiResponses = 2,
-    /// MCP `tools/list`: `{"name","title","description","inputSchema","annotations",...}`.
-    Mcp = 3,
-}
-
-impl std::str::FromStr for ExportTarget {
-    type Err = String;
-
-    /// `anthropic`, `openai-chat`, `openai-responses` or `mcp`.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "anthropic" => Ok(Self::Anthropic),
-            "openai-chat" => Ok(Self::OpenAiChat),
-            "openai-responses" => Ok(Self::OpenAiResponses),
-            "mcp" => Ok(Self::Mcp),
-            other => Err(format!(
-                "unknown format `{other}`; use anthropic, openai-chat, openai-responses or mcp"
-            )),
-        }
     }
 }
 
@@ -225,17 +121,17 @@ pub struct SchemaCache {
 #[derive(Debug, Default)]
 struct CacheState {
     /// The captured entries by SPEC §8.4 key.
-    entries: HashMap<String, Arc<CachedTool>>,
+    entries: HashMap<String, Arc<Entry>>,
     /// The entry of each tool instance already rendered, by the address of its `Arc`. The
     /// `Weak` keeps that allocation from being freed and its address reused for another tool
     /// while the entry exists, so an address found here is the same instance.
-    by_instance: HashMap<usize, (Weak<dyn DynTool>, Arc<CachedTool>)>,
+    by_instance: HashMap<usize, (Weak<dyn DynTool>, Arc<Entry>)>,
     /// `by_instance`'s size at which dropped instances are swept out next.
     sweep_at: usize,
 }
 
 impl CacheState {
-    fn remember(&mut self, tool: &Arc<dyn DynTool>, entry: &Arc<CachedTool>) {
+    fn remember(&mut self, tool: &Arc<dyn DynTool>, entry: &Arc<Entry>) {
         // Instances come and go (MCP tools are rebuilt on reconnects, a pool may be collected
         // anew each turn): sweep out the dropped ones whenever the map has doubled since the
         // last sweep, at amortised O(1). Until a sweep, a dropped instance's allocation (the
@@ -275,20 +171,24 @@ impl SchemaCache {
 
     /// The captured entry of `tool`, capturing it now on a miss.
     pub fn entry(&self, tool: &dyn DynTool) -> Arc<CachedTool> {
+        Arc::clone(&self.keyed_entry(tool).tool)
+    }
+
+    fn keyed_entry(&self, tool: &dyn DynTool) -> Arc<Entry> {
         let key = cache_key(tool);
         if let Some(entry) = self.read().entries.get(&key) {
             return Arc::clone(entry);
         }
-        let captured = Arc::new(CachedTool::capture(tool));
+        let captured = Arc::new(Entry::new(CachedTool::capture(tool)));
         Arc::clone(self.write().entries.entry(key).or_insert(captured))
     }
 
     /// [`SchemaCache::entry`] for an instance, found by identity after its first time when its
     /// key would hold its schema (a tool keyed by name alone is cheaper to key than to
     /// remember).
-    fn instance_entry(&self, tool: &Arc<dyn DynTool>) -> Arc<CachedTool> {
+    fn instance_entry(&self, tool: &Arc<dyn DynTool>) -> Arc<Entry> {
         if !tool.has_json_schema() {
-            return self.entry(tool.as_ref());
+            return self.keyed_entry(tool.as_ref());
         }
         if let Some((_, entry)) = self.read().by_instance.get(&instance_address(tool)) {
             return Arc::clone(entry);
@@ -299,7 +199,7 @@ impl SchemaCache {
             Some(entry) => Arc::clone(entry),
             None => {
                 drop(state);
-                let captured = Arc::new(CachedTool::capture(tool.as_ref()));
+                let captured = Arc::new(Entry::new(CachedTool::capture(tool.as_ref())));
                 state = self.write();
                 Arc::clone(state.entries.entry(key).or_insert(captured))
             }
@@ -398,7 +298,7 @@ impl SchemaCache {
             let entry = self.instance_entry(tool);
             let rendered = entry.base(target, request.strict, request.strict_policy)?;
             let extra = PerRequest {
-                defer_loading: anthropic && deferred.contains(entry.name.as_str()),
+                defer_loading: anthropic && deferred.contains(entry.tool.name.as_str()),
                 cache_control: request
                     .cache_control
                     .as_ref()

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::cache::CachedTool;
+use super::captured::CachedTool;
 
 /// The `tools/list` entry of a captured tool: `title` when known; `outputSchema` only when the
 /// tool has one whose root is `{"type":"object"}` (MCP requires that), in export shape; and

@@ -4,12 +4,16 @@
 
 mod anthropic;
 mod cache;
+mod captured;
 mod mcp;
 mod openai;
 mod schema;
 mod strict;
+mod target;
 
 pub use anthropic::{anthropic_tool_definition, anthropic_tools};
-pub use cache::{CachedTool, ExportTarget, RenderRequest, ResolvedHints, SchemaCache, cache_key};
+pub use cache::{RenderRequest, SchemaCache, cache_key};
+pub use captured::{CachedTool, ResolvedHints};
 pub use schema::export_input_schema;
 pub use strict::{StrictPolicy, StrictSchemaError, strict_schema};
+pub use target::ExportTarget;

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::cache::CachedTool;
+use super::captured::CachedTool;
 
 /// The definition of a captured tool. `strict_schema` is the strict-mode schema when strict
 /// mode applies (then `"strict": true`), else `None` (`"strict": false` and the plain schema;

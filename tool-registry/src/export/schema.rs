@@ -2,6 +2,7 @@
 //! `anyOf`/`oneOf`/`allOf`, and `{"type":"object","properties":{}}` for a tool without fields.
 
 use serde_json::{Map, Value};
+use tool_sdk::schema::required_names;
 
 /// `schema` in the shape every provider accepts:
 ///
@@ -61,26 +62,12 @@ pub fn export_input_schema(schema: &Value) -> Value {
     Value::Object(ordered)
 }
 
-fn required_of(schema: &Value) -> Vec<String> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_required: bool) {
     let mut properties = match root.shift_remove("properties") {
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let mut required = required_of(&Value::Object(root.clone()));
+    let mut required = required_names(root);
     let mut common: Option<Vec<String>> = None;
     for branch in branches {
         if let Some(Value::Object(branch_properties)) = branch.get("properties") {
@@ -90,7 +77,7 @@ fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_require
                     .or_insert_with(|| schema.clone());
             }
         }
-        let branch_required = required_of(branch);
+        let branch_required = branch.as_object().map(required_names).unwrap_or_default();
         if all_required {
             for name in branch_required {
                 if !required.contains(&name) {

@@ -70,3 +70,20 @@ pub fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -
         "<persisted-output>\nThe output is too large to show here ({size}). All of it was saved to: {path}\n\nPreview (first 2KB):\n{preview}{tail}</persisted-output>"
     )
 }
+
+/// The text of a panic payload (`&str` or `String`), or a note that it had none.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "(no panic message)".to_owned()
+    }
+}
+
+/// SPEC §5.4 step 8's message for a panic in `what` (`"the tool"`, `"a PreToolUse observer"`):
+/// `"WHAT panicked: PAYLOAD"`.
+pub(crate) fn panicked(what: &str, payload: &(dyn std::any::Any + Send)) -> String {
+    format!("{what} panicked: {}", panic_text(payload))
+}

@@ -7,27 +7,96 @@ use std::sync::Arc;
 use tool_sdk::{DynTool, InputError, ToolCall, ToolUseBlock};
 
 use super::config::OrchestratorConfig;
-use crate::pool::find_tool_by_name;
+use super::lookup::ToolLookup;
+use super::messages;
 
 /// One `tool_use` block, looked up and parsed once.
 pub struct PreparedCall {
     /// The block as the model sent it.
     pub block: ToolUseBlock,
-    /// The tool it names, if any answers to that name or alias.
-    pub tool: Option<Arc<dyn DynTool>>,
-    /// The parsed call, or why the input was refused (`None` when there is no tool).
-    pub parsed: Option<Result<Box<dyn ToolCall>, Prepared>>,
-    /// Whether this call may run alongside other concurrency-safe calls.
-    pub is_concurrency_safe: bool,
+    /// What the lookup and the parse found.
+    pub prepared: Prepared,
 }
 
-/// Why a call could not be prepared.
-#[derive(Debug)]
+/// What looking up and parsing one block found (SPEC §5.4 steps 1 and 3).
 pub enum Prepared {
-    /// The input does not fit the schema.
-    Invalid(InputError),
-    /// Parsing panicked; the payload text.
-    Panicked(String),
+    /// No tool answers to the block's name or alias.
+    Unknown,
+    /// The input does not fit the tool's schema.
+    Invalid {
+        /// The tool the block names.
+        tool: Arc<dyn DynTool>,
+        /// What is wrong with the input.
+        error: InputError,
+    },
+    /// Parsing the input panicked.
+    Panicked {
+        /// The tool the block names.
+        tool: Arc<dyn DynTool>,
+        /// The panic payload's text.
+        message: String,
+    },
+    /// The call is parsed and may run.
+    Ready {
+        /// The tool the block names.
+        tool: Arc<dyn DynTool>,
+        /// The parsed call.
+        call: Box<dyn ToolCall>,
+        /// Whether the tool says this input may run alongside other concurrency-safe calls
+        /// (a panic there counts as no).
+        is_concurrency_safe: bool,
+    },
+}
+
+impl PreparedCall {
+    /// The tool the block names, unless it is unknown.
+    pub fn tool(&self) -> Option<&Arc<dyn DynTool>> {
+        match &self.prepared {
+            Prepared::Unknown => None,
+            Prepared::Invalid { tool, .. }
+            | Prepared::Panicked { tool, .. }
+            | Prepared::Ready { tool, .. } => Some(tool),
+        }
+    }
+
+    /// Whether this call may run alongside other concurrency-safe calls: only a ready call
+    /// whose tool says so.
+    pub fn is_concurrency_safe(&self) -> bool {
+        matches!(
+            self.prepared,
+            Prepared::Ready {
+                is_concurrency_safe: true,
+                ..
+            }
+        )
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unknown => f.write_str("Unknown"),
+            Self::Invalid { tool, error } => f
+                .debug_struct("Invalid")
+                .field("tool", &tool.name())
+                .field("error", error)
+                .finish(),
+            Self::Panicked { tool, message } => f
+                .debug_struct("Panicked")
+                .field("tool", &tool.name())
+                .field("message", message)
+                .finish(),
+            Self::Ready {
+                tool,
+                is_concurrency_safe,
+                ..
+            } => f
+                .debug_struct("Ready")
+                .field("tool", &tool.name())
+                .field("is_concurrency_safe", is_concurrency_safe)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 impl std::fmt::Debug for PreparedCall {
@@ -35,8 +104,8 @@ impl std::fmt::Debug for PreparedCall {
         f.debug_struct("PreparedCall")
             .field("id", &self.block.id)
             .field("name", &self.block.name)
-            .field("is_concurrency_safe", &self.is_concurrency_safe)
-            .finish_non_exhaustive()
+            .field("prepared", &self.prepared)
+            .finish()
     }
 }
 
@@ -53,7 +122,9 @@ pub struct Batch {
 /// concurrency-safe only if its tool exists, its input parses, and the tool says so for that
 /// input (a panic there counts as unsafe). Consecutive safe calls share a batch; every other
 /// call is a batch of its own. Block order is kept. Every tool parses strictly; see
-/// [`partition_tool_calls_with`] for the lenient opt-out.
+/// [`partition_tool_calls_with`] for the lenient opt-out, and
+/// [`Orchestrator::partition`](super::Orchestrator::partition) for the same over an
+/// orchestrator's pool and alias fallback.
 pub fn partition_tool_calls(blocks: &[ToolUseBlock], tools: &[Arc<dyn DynTool>]) -> Vec<Batch> {
     partition_tool_calls_with(blocks, tools, &OrchestratorConfig::default())
 }
@@ -65,27 +136,22 @@ pub fn partition_tool_calls_with(
     tools: &[Arc<dyn DynTool>],
     config: &OrchestratorConfig,
 ) -> Vec<Batch> {
-    partition_by(
-        blocks,
-        |name| find_tool_by_name(tools, name).cloned(),
-        config,
-    )
+    partition(blocks, &ToolLookup::new(tools), config)
 }
 
-pub(crate) fn partition_by(
+pub(crate) fn partition(
     blocks: &[ToolUseBlock],
-    find: impl Fn(&str) -> Option<Arc<dyn DynTool>>,
+    lookup: &ToolLookup,
     config: &OrchestratorConfig,
 ) -> Vec<Batch> {
     let mut batches: Vec<Batch> = Vec::new();
     for block in blocks {
-        let call = prepare_call_by(block, &find, config);
+        let call = prepare(block, lookup, config);
+        let safe = call.is_concurrency_safe();
         match batches.last_mut() {
-            Some(last) if call.is_concurrency_safe && last.is_concurrency_safe => {
-                last.calls.push(call)
-            }
+            Some(last) if safe && last.is_concurrency_safe => last.calls.push(call),
             _ => batches.push(Batch {
-                is_concurrency_safe: call.is_concurrency_safe,
+                is_concurrency_safe: safe,
                 calls: vec![call],
             }),
         }
@@ -93,49 +159,41 @@ pub(crate) fn partition_by(
     batches
 }
 
-/// Looks up and parses one block (the per-block step of [`partition_tool_calls_with`]).
-pub fn prepare_call(
+/// Looks up and parses one block: the per-block step of [`partition`].
+pub(crate) fn prepare(
     block: &ToolUseBlock,
-    tools: &[Arc<dyn DynTool>],
+    lookup: &ToolLookup,
     config: &OrchestratorConfig,
 ) -> PreparedCall {
-    prepare_call_by(
-        block,
-        |name| find_tool_by_name(tools, name).cloned(),
-        config,
-    )
-}
-
-pub(crate) fn prepare_call_by(
-    block: &ToolUseBlock,
-    find: impl Fn(&str) -> Option<Arc<dyn DynTool>>,
-    config: &OrchestratorConfig,
-) -> PreparedCall {
-    let tool = find(&block.name);
-    let parsed = tool.as_ref().map(|tool| {
-        let mut input = block.input.clone();
-        if config.lenient_input_tools.contains(tool.name()) {
-            drop_unknown_keys(&mut input, tool.input_schema());
+    let Some(tool) = lookup.find(&block.name).cloned() else {
+        return PreparedCall {
+            block: block.clone(),
+            prepared: Prepared::Unknown,
+        };
+    };
+    let mut input = block.input.clone();
+    if config.lenient_input_tools.contains(tool.name()) {
+        drop_unknown_keys(&mut input, tool.input_schema());
+    }
+    let prepared = match catch_unwind(AssertUnwindSafe(|| tool.parse_input(input))) {
+        Ok(Ok(call)) => {
+            let is_concurrency_safe =
+                catch_unwind(AssertUnwindSafe(|| call.is_concurrency_safe())).unwrap_or(false);
+            Prepared::Ready {
+                tool,
+                call,
+                is_concurrency_safe,
+            }
         }
-        match catch_unwind(AssertUnwindSafe(|| tool.parse_input(input))) {
-            Ok(Ok(call)) => Ok(call),
-            Ok(Err(error)) => Err(Prepared::Invalid(error)),
-            Err(payload) => Err(Prepared::Panicked(crate::orchestration::panic_text(
-                &*payload,
-            ))),
-        }
-    });
-    let is_concurrency_safe = match &parsed {
-        Some(Ok(call)) => {
-            catch_unwind(AssertUnwindSafe(|| call.is_concurrency_safe())).unwrap_or(false)
-        }
-        _ => false,
+        Ok(Err(error)) => Prepared::Invalid { tool, error },
+        Err(payload) => Prepared::Panicked {
+            tool,
+            message: messages::panic_text(&*payload),
+        },
     };
     PreparedCall {
         block: block.clone(),
-        tool,
-        parsed,
-        is_concurrency_safe,
+        prepared,
     }
 }
 

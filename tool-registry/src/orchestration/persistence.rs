@@ -170,23 +170,24 @@ fn write_exclusive(dir: &Path, path: &PathBuf, text: &str) -> std::io::Result<()
 
 /// SPEC §9 aggregate budget, for one message: while the chars of the eligible results exceed
 /// `limit`, the largest is saved to `dir` and replaced. Eligible: not an error, not empty, no
-/// image, not already a `<persisted-output>` block, and its tool not unbounded
-/// (`unbounded(id)` says so). Returns how many results were replaced.
+/// image, not already a `<persisted-output>` block, and not exempt (`exempt(index)` is true
+/// for the result at `index` whose tool declares unbounded results). Returns how many results
+/// were replaced.
 pub fn enforce_message_budget(
     results: &mut [ToolResultBlock],
     limit: usize,
     dir: &Path,
-    unbounded: impl Fn(&str) -> bool,
+    exempt: impl Fn(usize) -> bool,
 ) -> usize {
     let mut fresh: Vec<(usize, usize)> = results
         .iter()
         .enumerate()
-        .filter(|(_, r)| {
+        .filter(|(index, r)| {
             !r.is_error
                 && !is_empty_content(&r.content)
                 && !has_image(&r.content)
                 && !r.text().starts_with("<persisted-output>")
-                && !unbounded(&r.tool_use_id)
+                && !exempt(*index)
         })
         .map(|(index, r)| (index, content_size(&r.content)))
         .collect();

@@ -2,6 +2,7 @@
 //! one result per call, and context changes; and collecting that stream into the user message.
 
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -12,19 +13,18 @@ use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tool_sdk::{
-    ContextModifier, DynTool, Extensions, ProgressSink, ToolProgress, ToolResultBlock,
-    ToolUseBlock, UserMessage,
+    ContextModifier, Extensions, ProgressSink, ToolProgress, ToolResultBlock, ToolUseBlock,
+    UserMessage,
 };
 
+use super::call::{CallOutcome, CallRunner};
 use super::config::OrchestratorConfig;
 use super::messages;
-use super::orchestrator::{Inner, Orchestrator, Signals, TurnState};
 use super::partition::{Batch, PreparedCall};
 use super::persistence;
-use super::tool_use::CallOutcome;
-use crate::pool::find_tool_by_name;
+use super::turn::{Signals, TurnState};
 
-/// What [`Orchestrator::run_tools`] streams (SPEC §5.2).
+/// What [`Orchestrator::run_tools`](super::Orchestrator::run_tools) streams (SPEC §5.2).
 #[derive(Debug)]
 pub enum ToolUseUpdate {
     /// A running call reported progress (delivered at once, SPEC §5.5).
@@ -79,15 +79,68 @@ impl TurnOutcome {
 /// without answering a block (which only a bug could cause), a synthetic error result is
 /// yielded for it before the stream ends.
 pub struct ToolUseStream {
-    updates: UnboundedReceiver<ToolUseUpdate>,
+    updates: UnboundedReceiver<Sent>,
     /// The turn's driver when the stream was built outside a runtime: spawned on the first
     /// poll (so the stream may be handed to `block_on`).
     start: Option<BoxFuture<'static, ()>>,
     driver: Option<AbortOnDrop<()>>,
-    orchestrator: Orchestrator,
-    pub(crate) blocks: Vec<ToolUseBlock>,
+    /// The per-message budget and the directory results are persisted into, when both are
+    /// configured.
+    budget: Option<(usize, PathBuf)>,
+    blocks: Vec<ToolUseBlock>,
     answered: Vec<bool>,
+    /// Per block: its call's tool declares unbounded results (from its [`CallOutcome`]).
+    exempt_from_budget: Vec<bool>,
     extensions: Extensions,
+}
+
+/// What a turn's driver sends its [`ToolUseStream`]: an update, and for a result whether the
+/// message budget must leave it alone.
+pub(crate) struct Sent {
+    update: ToolUseUpdate,
+    exempt_from_budget: bool,
+}
+
+/// The sending side of a [`ToolUseStream`].
+#[derive(Clone)]
+pub(crate) struct UpdateSender(UnboundedSender<Sent>);
+
+/// A channel from a turn's driver to its [`ToolUseStream`].
+pub(crate) fn update_channel() -> (UpdateSender, UnboundedReceiver<Sent>) {
+    let (sender, receiver) = unbounded_channel();
+    (UpdateSender(sender), receiver)
+}
+
+impl UpdateSender {
+    fn send(&self, update: ToolUseUpdate, exempt_from_budget: bool) {
+        // The stream was dropped: the turn is being stopped, so nobody needs the update.
+        let _ = self.0.send(Sent {
+            update,
+            exempt_from_budget,
+        });
+    }
+
+    /// Sends the result of the call at `index`. Its context modifier, if still there, is
+    /// dropped: the caller applies modifiers.
+    pub(crate) fn result(&self, index: usize, outcome: CallOutcome) {
+        let update = ToolUseUpdate::Result {
+            index,
+            result: outcome.result,
+            new_messages: outcome.new_messages,
+        };
+        self.send(update, outcome.exempt_from_budget);
+    }
+
+    /// Sends the host state after modifiers were applied.
+    pub(crate) fn context_changed(&self, extensions: &Extensions) {
+        self.send(ToolUseUpdate::ContextChanged(extensions.clone()), false);
+    }
+
+    /// A progress sink forwarding each report as a [`ToolUseUpdate::Progress`].
+    pub(crate) fn progress_sink(&self) -> ProgressSink {
+        let sender = self.clone();
+        Arc::new(move |report| sender.send(ToolUseUpdate::Progress(report), false))
+    }
 }
 
 impl std::fmt::Debug for ToolUseStream {
@@ -101,8 +154,8 @@ impl std::fmt::Debug for ToolUseStream {
 
 impl ToolUseStream {
     pub(crate) fn new(
-        orchestrator: Orchestrator,
-        updates: UnboundedReceiver<ToolUseUpdate>,
+        config: &OrchestratorConfig,
+        updates: UnboundedReceiver<Sent>,
         driver: BoxFuture<'static, ()>,
         blocks: Vec<ToolUseBlock>,
         extensions: Extensions,
@@ -112,12 +165,14 @@ impl ToolUseStream {
             Ok(handle) => (None, Some(AbortOnDrop(handle.spawn(driver)))),
             Err(_) => (Some(driver), None),
         };
+        let budget = config.message_budget_chars.zip(config.result_dir.clone());
         Self {
             updates,
             start,
             driver,
-            orchestrator,
+            budget,
             answered: vec![false; blocks.len()],
+            exempt_from_budget: vec![false; blocks.len()],
             blocks,
             extensions,
         }
@@ -126,6 +181,7 @@ impl ToolUseStream {
     pub(crate) fn push_block(&mut self, block: ToolUseBlock) {
         self.blocks.push(block);
         self.answered.push(false);
+        self.exempt_from_budget.push(false);
     }
 
     /// Drives the stream to its end and returns the results in `tool_use` order, applying the
@@ -150,35 +206,24 @@ impl ToolUseStream {
             }
         }
         let mut results = Vec::with_capacity(slots.len());
+        let mut exempt = Vec::with_capacity(slots.len());
         let mut new_messages = Vec::new();
-        for (result, messages) in slots.into_iter().flatten() {
-            results.push(result);
-            new_messages.extend(messages);
+        for (index, slot) in slots.into_iter().enumerate() {
+            if let Some((result, messages)) = slot {
+                results.push(result);
+                exempt.push(self.exempt_from_budget.get(index).copied().unwrap_or(false));
+                new_messages.extend(messages);
+            }
         }
-        self.apply_budget(&mut results);
+        if let Some((limit, dir)) = &self.budget {
+            persistence::enforce_message_budget(&mut results, *limit, dir, |index| exempt[index]);
+        }
         TurnOutcome {
             results,
             new_messages,
             extensions: self.extensions.clone(),
             progress,
         }
-    }
-
-    fn apply_budget(&self, results: &mut [ToolResultBlock]) {
-        let config: &OrchestratorConfig = self.orchestrator.config();
-        let (Some(limit), Some(dir)) = (config.message_budget_chars, config.result_dir.as_deref())
-        else {
-            return;
-        };
-        let tools = self.orchestrator.tools();
-        let unbounded = |id: &str| {
-            self.blocks
-                .iter()
-                .find(|block| block.id == id)
-                .and_then(|block| find_tool_by_name(tools, &block.name))
-                .is_some_and(|tool| tool.meta().max_result_size_chars.chars().is_none())
-        };
-        persistence::enforce_message_budget(results, limit, dir, unbounded);
     }
 
     fn synthesize_missing(&mut self) -> Option<ToolUseUpdate> {
@@ -205,11 +250,17 @@ impl Stream for ToolUseStream {
             self.driver = Some(AbortOnDrop(tokio::spawn(driver)));
         }
         match self.updates.poll_recv(cx) {
-            Poll::Ready(Some(update)) => {
+            Poll::Ready(Some(Sent {
+                update,
+                exempt_from_budget,
+            })) => {
                 match &update {
                     ToolUseUpdate::Result { index, .. } => {
                         if let Some(answered) = self.answered.get_mut(*index) {
                             *answered = true;
+                        }
+                        if let Some(exempt) = self.exempt_from_budget.get_mut(*index) {
+                            *exempt = exempt_from_budget;
                         }
                     }
                     ToolUseUpdate::ContextChanged(extensions) => {
@@ -225,63 +276,39 @@ impl Stream for ToolUseStream {
     }
 }
 
-impl Orchestrator {
-    /// Runs every block of one assistant message (SPEC §5.2) and streams the updates.
-    ///
-    /// Blocks are batched once, up front ([`Orchestrator::partition`], SPEC §5.1). A
-    /// concurrency-safe batch runs at most [`OrchestratorConfig::effective_concurrency`] calls
-    /// at once, each in its own tokio task and each seeing the state from before the batch;
-    /// results are streamed as calls finish, and afterwards the batch's context modifiers are
-    /// applied in block order and one [`ToolUseUpdate::ContextChanged`] follows. Any other call
-    /// runs alone; its modifier is applied at once and followed by a `ContextChanged`. Every
-    /// block gets exactly one result, also when `turn.abort` or `turn.interrupt` fires.
-    ///
-    /// Calls start at once when this is called inside a tokio runtime, otherwise when the
-    /// stream is first polled (which must be inside one: calls are tokio tasks).
-    pub fn run_tools(&self, blocks: Vec<ToolUseBlock>, turn: TurnState) -> ToolUseStream {
-        let batches = self.partition(&blocks);
-        let (sender, updates) = unbounded_channel();
-        let extensions = turn.extensions.clone();
-        let driver = Box::pin(drive(Arc::clone(&self.inner), batches, turn, sender));
-        ToolUseStream::new(self.clone(), updates, driver, blocks, extensions)
-    }
-}
-
-/// [`Orchestrator::run_tools`] with no observers and no schema hint: runs `blocks` against
-/// `tools` under `config`. Collect with [`ToolUseStream::collect_results`] to get one
-/// `tool_result` per block in block order.
-pub fn run_tools(
-    blocks: &[ToolUseBlock],
-    tools: &[Arc<dyn DynTool>],
+/// Starts running `batches` (the partition of `blocks`) as [`Orchestrator::run_tools`]
+/// describes, and returns the stream of their updates.
+///
+/// [`Orchestrator::run_tools`]: super::Orchestrator::run_tools
+pub(crate) fn start(
+    runner: Arc<CallRunner>,
+    batches: Vec<Batch>,
+    blocks: Vec<ToolUseBlock>,
     turn: TurnState,
-    config: &OrchestratorConfig,
 ) -> ToolUseStream {
-    Orchestrator::new(tools, config.clone()).run_tools(blocks.to_vec(), turn)
-}
-
-pub(crate) fn progress_sink(sender: &UnboundedSender<ToolUseUpdate>) -> ProgressSink {
-    let sender = sender.clone();
-    Arc::new(move |report| {
-        let _ = sender.send(ToolUseUpdate::Progress(report));
-    })
+    let (sender, updates) = update_channel();
+    let extensions = turn.extensions.clone();
+    let config = runner.config.clone();
+    let driver = Box::pin(drive(runner, batches, turn, sender));
+    ToolUseStream::new(&config, updates, driver, blocks, extensions)
 }
 
 /// Applies a modifier; a panic in it is logged and leaves the rest of the turn running.
 pub(crate) fn apply_modifier(modifier: ContextModifier, extensions: &mut Extensions) {
     if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(|| modifier.apply(extensions)))
     {
-        tracing::error!(panic = %super::panic_text(&*payload), "a context modifier panicked");
+        tracing::error!(panic = %messages::panic_text(&*payload), "a context modifier panicked");
     }
 }
 
 async fn drive(
-    inner: Arc<Inner>,
+    runner: Arc<CallRunner>,
     batches: Vec<Batch>,
     turn: TurnState,
-    sender: UnboundedSender<ToolUseUpdate>,
+    sender: UpdateSender,
 ) {
     let signals = Signals::of(&turn);
-    let sink = progress_sink(&sender);
+    let sink = sender.progress_sink();
     let mut extensions = turn.extensions;
     let mut first = 0;
     for batch in batches {
@@ -289,40 +316,30 @@ async fn drive(
         if batch.is_concurrency_safe {
             let snapshot = Arc::new(extensions.clone());
             let mut modifiers: Vec<Option<ContextModifier>> = (0..count).map(|_| None).collect();
-            let tasks =
-                batch.calls.into_iter().enumerate().map(|(offset, call)| {
-                    spawn_call(&inner, call, &snapshot, &signals, &sink, offset)
-                });
+            let tasks = batch.calls.into_iter().enumerate().map(|(offset, call)| {
+                spawn_call(&runner, call, &snapshot, &signals, &sink, offset)
+            });
             let mut running =
-                stream::iter(tasks).buffer_unordered(inner.config.effective_concurrency());
-            while let Some((offset, outcome)) = running.next().await {
-                modifiers[offset] = outcome.context_modifier;
-                send_result(
-                    &sender,
-                    first + offset,
-                    outcome.result,
-                    outcome.new_messages,
-                );
+                stream::iter(tasks).buffer_unordered(runner.config.effective_concurrency());
+            while let Some((offset, mut outcome)) = running.next().await {
+                modifiers[offset] = outcome.context_modifier.take();
+                sender.result(first + offset, outcome);
             }
             for modifier in modifiers.into_iter().flatten() {
                 apply_modifier(modifier, &mut extensions);
             }
-            let _ = sender.send(ToolUseUpdate::ContextChanged(extensions.clone()));
+            sender.context_changed(&extensions);
         } else {
             for (offset, call) in batch.calls.into_iter().enumerate() {
                 let snapshot = Arc::new(extensions.clone());
-                let outcome = inner
-                    .run_prepared(call, snapshot, &signals, Some(Arc::clone(&sink)))
+                let mut outcome = runner
+                    .run(call, snapshot, &signals, Some(Arc::clone(&sink)))
                     .await;
-                send_result(
-                    &sender,
-                    first + offset,
-                    outcome.result,
-                    outcome.new_messages,
-                );
-                if let Some(modifier) = outcome.context_modifier {
+                let modifier = outcome.context_modifier.take();
+                sender.result(first + offset, outcome);
+                if let Some(modifier) = modifier {
                     apply_modifier(modifier, &mut extensions);
-                    let _ = sender.send(ToolUseUpdate::ContextChanged(extensions.clone()));
+                    sender.context_changed(&extensions);
                 }
             }
         }
@@ -330,23 +347,10 @@ async fn drive(
     }
 }
 
-fn send_result(
-    sender: &UnboundedSender<ToolUseUpdate>,
-    index: usize,
-    result: ToolResultBlock,
-    new_messages: Vec<Value>,
-) {
-    let _ = sender.send(ToolUseUpdate::Result {
-        index,
-        result,
-        new_messages,
-    });
-}
-
 /// Starts one call in its own task (aborted if the returned future is dropped) and resolves
 /// with `(tag, outcome)`; a panic that escaped the call becomes its error result.
 pub(crate) fn spawn_call(
-    inner: &Arc<Inner>,
+    runner: &Arc<CallRunner>,
     call: PreparedCall,
     extensions: &Arc<Extensions>,
     signals: &Signals,
@@ -355,23 +359,21 @@ pub(crate) fn spawn_call(
 ) -> impl Future<Output = (usize, CallOutcome)> + Send + 'static {
     let id = call.block.id.clone();
     let name = call.block.name.clone();
-    let (inner, extensions, signals, sink) = (
-        Arc::clone(inner),
+    let (runner, extensions, signals, sink) = (
+        Arc::clone(runner),
         Arc::clone(extensions),
         signals.clone(),
         Arc::clone(sink),
     );
     let task = AbortOnDrop(tokio::spawn(async move {
-        inner
-            .run_prepared(call, extensions, &signals, Some(sink))
-            .await
+        runner.run(call, extensions, &signals, Some(sink)).await
     }));
     async move {
         let outcome = match task.join().await {
             Ok(outcome) => outcome,
             Err(error) => {
                 let message = if error.is_panic() {
-                    super::tool_use::panicked("the tool", &*error.into_panic())
+                    messages::panicked("the tool", &*error.into_panic())
                 } else {
                     "the call's task was stopped".to_owned()
                 };

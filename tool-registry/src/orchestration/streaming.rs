@@ -11,11 +11,18 @@ use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tool_sdk::{Extensions, ToolUseBlock};
 
+use super::call::{CallOutcome, CallRunner};
+use super::lookup::ToolLookup;
 use super::messages;
-use super::orchestrator::{Inner, Orchestrator, SiblingAbort, Signals, TurnState};
-use super::partition::PreparedCall;
-use super::run::{ToolUseStream, ToolUseUpdate, apply_modifier, progress_sink, spawn_call};
-use super::tool_use::CallOutcome;
+use super::partition::{PreparedCall, prepare};
+use super::run::{
+    ToolUseStream, TurnOutcome, UpdateSender, apply_modifier, spawn_call, update_channel,
+};
+use super::turn::{SiblingAbort, Signals, TurnState};
+
+/// Says whether a tool (by primary name) is shell-class: its error results cancel the running
+/// siblings in the streaming executor (SPEC §5.5; default: the tool named `Bash`).
+pub type ShellToolPredicate = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// Longest call summary, in chars, in the sibling-cancelled message (SPEC §5.5).
 pub const SUMMARY_CHARS: usize = 40;
@@ -32,9 +39,10 @@ pub const SUMMARY_CHARS: usize = 40;
 /// - results come out in arrival order, except that only a running *non-safe* call holds back
 ///   the results after it; progress comes out at once;
 /// - only the context modifiers of non-safe calls are applied (at once, when they finish);
-/// - an error result of a shell-class tool ([`Orchestrator::with_shell_tools`], default `Bash`)
+/// - an error result of a shell-class tool ([`Orchestrator::with_shell_tools`](super::Orchestrator::with_shell_tools), default `Bash`)
 ///   cancels every call that has not finished, each told which call failed;
-/// - [`TurnState::abort`] / [`TurnState::interrupt`] act as in [`Orchestrator::run_tools`].
+/// - [`TurnState::abort`] / [`TurnState::interrupt`] act as in
+///   [`Orchestrator::run_tools`](super::Orchestrator::run_tools).
 pub struct StreamingToolExecutor {
     commands: Option<UnboundedSender<Command>>,
     stream: ToolUseStream,
@@ -54,25 +62,22 @@ enum Command {
     Discard,
 }
 
-impl Orchestrator {
-    /// A streaming executor for one assistant response (SPEC §5.5). Called inside a tokio
-    /// runtime, calls start as blocks are added; called outside one, they start when the
-    /// [`updates`](StreamingToolExecutor::updates) are first polled inside one.
-    pub fn streaming(&self, turn: TurnState) -> StreamingToolExecutor {
-        let (commands, receiver) = unbounded_channel();
-        let (sender, updates) = unbounded_channel();
-        let extensions = turn.extensions.clone();
-        let driver = Box::pin(drive(
-            Arc::clone(&self.inner),
-            self.clone(),
-            turn,
-            receiver,
-            sender,
-        ));
-        StreamingToolExecutor {
-            commands: Some(commands),
-            stream: ToolUseStream::new(self.clone(), updates, driver, Vec::new(), extensions),
-        }
+/// Starts a streaming executor over `lookup` with `runner` (see
+/// [`Orchestrator::streaming`](super::Orchestrator::streaming)).
+pub(crate) fn start(
+    lookup: Arc<ToolLookup>,
+    runner: Arc<CallRunner>,
+    is_shell_tool: ShellToolPredicate,
+    turn: TurnState,
+) -> StreamingToolExecutor {
+    let (commands, receiver) = unbounded_channel();
+    let (sender, updates) = update_channel();
+    let extensions = turn.extensions.clone();
+    let config = runner.config.clone();
+    let driver = Box::pin(drive(lookup, runner, is_shell_tool, turn, receiver, sender));
+    StreamingToolExecutor {
+        commands: Some(commands),
+        stream: ToolUseStream::new(&config, updates, driver, Vec::new(), extensions),
     }
 }
 
@@ -106,7 +111,7 @@ impl StreamingToolExecutor {
     }
 
     /// [`finish`](Self::finish)es and collects every result in arrival order.
-    pub async fn collect_results(mut self) -> super::run::TurnOutcome {
+    pub async fn collect_results(mut self) -> TurnOutcome {
         self.finish();
         self.stream.collect_results().await
     }
@@ -131,28 +136,31 @@ struct Entry {
 }
 
 struct Driver {
-    inner: Arc<Inner>,
-    orchestrator: Orchestrator,
+    lookup: Arc<ToolLookup>,
+    runner: Arc<CallRunner>,
+    is_shell_tool: ShellToolPredicate,
     signals: Signals,
     sibling: SiblingAbort,
     extensions: Extensions,
-    sender: UnboundedSender<ToolUseUpdate>,
+    sender: UpdateSender,
     entries: Vec<Entry>,
 }
 
 async fn drive(
-    inner: Arc<Inner>,
-    orchestrator: Orchestrator,
+    lookup: Arc<ToolLookup>,
+    runner: Arc<CallRunner>,
+    is_shell_tool: ShellToolPredicate,
     turn: TurnState,
     mut commands: UnboundedReceiver<Command>,
-    sender: UnboundedSender<ToolUseUpdate>,
+    sender: UpdateSender,
 ) {
     let sibling = SiblingAbort::default();
     let mut signals = Signals::of(&turn);
     signals.sibling = Some(sibling.clone());
     let mut driver = Driver {
-        inner,
-        orchestrator,
+        lookup,
+        runner,
+        is_shell_tool,
         signals,
         sibling,
         extensions: turn.extensions,
@@ -191,13 +199,13 @@ async fn drive(
 
 impl Driver {
     fn add(&mut self, block: &ToolUseBlock) {
-        let call = self.orchestrator.prepare(block);
-        let unknown = call.tool.is_none();
+        let call = prepare(block, &self.lookup, &self.runner.config);
+        let unknown = call.tool().is_none();
         let mut entry = Entry {
             id: block.id.clone(),
             name: block.name.clone(),
             input: block.input.clone(),
-            safe: unknown || call.is_concurrency_safe,
+            safe: unknown || call.is_concurrency_safe(),
             status: Status::Queued(Box::new(call)),
             context_changed: false,
         };
@@ -212,7 +220,7 @@ impl Driver {
 
     /// Starts queued calls in order while the start rule allows (SPEC §5.5).
     fn start_ready(&mut self, running: &mut Running) {
-        let sink = progress_sink(&self.sender);
+        let sink = self.sender.progress_sink();
         for index in 0..self.entries.len() {
             if !matches!(self.entries[index].status, Status::Queued(_)) {
                 continue;
@@ -238,7 +246,7 @@ impl Driver {
             };
             let snapshot = Arc::new(self.extensions.clone());
             running.push(Box::pin(spawn_call(
-                &self.inner,
+                &self.runner,
                 *call,
                 &snapshot,
                 &self.signals,
@@ -256,7 +264,7 @@ impl Driver {
 
     fn finished(&mut self, index: usize, mut outcome: CallOutcome) {
         let entry = &mut self.entries[index];
-        if outcome.result.is_error && self.orchestrator.is_shell_tool(&entry.name) {
+        if outcome.result.is_error && is_shell(&self.is_shell_tool, &entry.name) {
             self.sibling
                 .fire(call_description(&entry.name, &entry.input));
         }
@@ -279,15 +287,9 @@ impl Driver {
                     else {
                         unreachable!("matched Done above");
                     };
-                    let _ = self.sender.send(ToolUseUpdate::Result {
-                        index,
-                        result: outcome.result,
-                        new_messages: outcome.new_messages,
-                    });
+                    self.sender.result(index, outcome);
                     if entry.context_changed {
-                        let _ = self
-                            .sender
-                            .send(ToolUseUpdate::ContextChanged(self.extensions.clone()));
+                        self.sender.context_changed(&self.extensions);
                     }
                 }
                 Status::Running if !entry.safe => break,
@@ -308,6 +310,11 @@ impl Driver {
         }
         self.yield_ready();
     }
+}
+
+/// Whether `name` is shell-class under `predicate`; a panic in it counts as "no".
+fn is_shell(predicate: &ShellToolPredicate, name: &str) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| predicate(name))).unwrap_or(false)
 }
 
 /// `NAME(summary)` of a call for the sibling-cancelled message (SPEC §5.5): the summary is the

@@ -9,6 +9,11 @@
 //! - [`validate_rules`] reports every problem in a settings file's rules (SPEC §6.5).
 //! - [`decide_permission`] is the per-call pipeline orchestration runs: deny rule → ask rule →
 //!   `check_permissions` → allow rule → mode → the host's [`CanUseTool`].
+//!
+//! One name per answer along that pipeline: a tool's own opinion is
+//! [`tool_sdk::PermissionResult`] (from `check_permissions`); the host user's answer to a
+//! prompt is a [`HostAnswer`]; the pipeline's verdict is a [`PermissionDecision`], which the
+//! orchestrator turns into running the call or into its error result (SPEC §5.4 step 6).
 
 mod context;
 mod matching;

@@ -17,7 +17,7 @@
 //! # How a host opts in
 //!
 //! `#[tool]` registers ToolSearch like any tool, but [`ToolRegistry::collect`](crate::ToolRegistry::collect)
-//! leaves it out: in the reference ToolSearch is part of the base tools only when the
+//! leaves it out ([`is_opt_in_registration`](crate::registry::is_opt_in_registration)): in the reference ToolSearch is part of the base tools only when the
 //! optimistic gate (SPEC §4.3) is on, and that gate depends on host configuration. A host that
 //! wants search calls [`insert_tool_search`] on its tool list with its [`ToolSearchConfig`], and
 //! inserts a [`SearchState`] for the pool into the host state:
@@ -56,7 +56,7 @@ mod tool;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use tool_sdk::{DynTool, ToolRegistration};
+use tool_sdk::DynTool;
 
 pub use cache::{DescriptionCache, utf16_cmp};
 pub use config::{
@@ -85,13 +85,6 @@ pub use tool::{
     LOCATION_BLOCK, LOCATION_DELTA, MISSING_STATE, MaxResults, PROMPT_HEAD, PROMPT_TAIL,
     ToolSearch, tool_search_prompt, tool_search_tool,
 };
-
-/// `true` for the registration of this module's own [`ToolSearch`], which
-/// [`ToolRegistry::collect`](crate::ToolRegistry::collect) leaves out (see the module docs).
-pub fn is_opt_in_registration(registration: &ToolRegistration) -> bool {
-    registration.name == TOOL_SEARCH_NAME
-        && registration.site.module_path.starts_with(module_path!())
-}
 
 /// Adds the ToolSearch tool ([`tool_search_tool`]) to `tools` when the optimistic gate of
 /// `config` is on (SPEC §4.3) and no tool answers to `ToolSearch` yet. It goes where the pool

@@ -10,6 +10,11 @@ use tool_registry::TurnOutcome;
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, InterruptBehavior, ToolUseBlock, dyn_tool};
 
+/// Host state that records the order of writes: the ids or entries context modifiers
+/// appended, so tests can check SPEC §5.2's modifier order.
+#[derive(Debug, Default, Clone)]
+pub struct Log(pub Vec<String>);
+
 /// One to-do entry.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TodoItem {

@@ -7,7 +7,7 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 use tool_sdk::CancellationToken;
 
-use super::OutputMode;
+use super::mode::OutputMode;
 
 /// Longest line shown, in bytes, as Claude Code's `rg --max-columns 500`; longer lines are
 /// replaced by a note.

@@ -1,0 +1,88 @@
+//! The captured form of one tool (SPEC §8.4): everything any export target needs, read from
+//! the tool once, so later renders do not depend on the tool any more.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use tool_sdk::{DeclaredFlag, DynTool};
+
+use super::schema::export_input_schema;
+use super::strict::{StrictSchemaError, strict_schema};
+
+/// The four hints of an MCP `annotations` object, resolved fail-closed (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedHints {
+    /// `readOnlyHint`: true only when read-only is declared for every input.
+    pub read_only: bool,
+    /// `destructiveHint`: as declared; undeclared (or per-input) → `true` unless read-only.
+    pub destructive: bool,
+    /// `idempotentHint`: as declared; undeclared → `true` only for read-only tools.
+    pub idempotent: bool,
+    /// `openWorldHint`: as declared; undeclared → `true`.
+    pub open_world: bool,
+}
+
+impl ResolvedHints {
+    /// The hints of `tool`'s declared flags.
+    pub fn of(tool: &dyn DynTool) -> Self {
+        let meta = tool.meta();
+        let read_only = meta.read_only.for_every_input();
+        let or = |flag: DeclaredFlag, undeclared: bool| match flag {
+            DeclaredFlag::Always => true,
+            DeclaredFlag::Never => false,
+            DeclaredFlag::Default | DeclaredFlag::PerInput => undeclared,
+        };
+        Self {
+            read_only,
+            destructive: or(meta.destructive, !read_only),
+            idempotent: or(meta.idempotent, read_only),
+            open_world: or(meta.open_world, true),
+        }
+    }
+}
+
+/// What is captured of one tool at its first render: everything every target needs.
+#[derive(Debug)]
+pub struct CachedTool {
+    /// The exported name.
+    pub name: String,
+    /// The description sent (the tool's prompt).
+    pub description: String,
+    /// The input schema in export shape ([`export_input_schema`]).
+    pub input_schema: Value,
+    /// Whether the tool asked for strict schema adherence.
+    pub strict: bool,
+    /// The display title, if any.
+    pub title: Option<String>,
+    /// The MCP annotation hints.
+    pub hints: ResolvedHints,
+    /// The output schema, if the tool has one.
+    pub output_schema: Option<Value>,
+    strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
+}
+
+impl CachedTool {
+    /// Captures `tool` now.
+    pub fn capture(tool: &dyn DynTool) -> Self {
+        Self {
+            name: tool.name().to_owned(),
+            description: tool.prompt().into_owned(),
+            input_schema: export_input_schema(tool.input_schema()),
+            strict: tool.meta().strict,
+            title: tool.meta().title.as_deref().map(str::to_owned),
+            hints: ResolvedHints::of(tool),
+            output_schema: tool.output_schema().cloned(),
+            strict_schema: OnceLock::new(),
+        }
+    }
+
+    /// The input schema transformed for OpenAI strict mode, computed once.
+    ///
+    /// # Errors
+    /// [`StrictSchemaError`] when the schema has a map or a tuple.
+    pub fn strict_input_schema(&self) -> Result<&Value, &StrictSchemaError> {
+        self.strict_schema
+            .get_or_init(|| strict_schema(&self.name, &self.input_schema))
+            .as_ref()
+    }
+}

@@ -1,0 +1,353 @@
+//! [`CallRunner`]: one call through every outcome of SPEC §5.4, in the reference's order:
+//! unknown tool, stopped before start, invalid input (with the schema-not-sent hint),
+//! `validate_input`, PreToolUse observers, permission, the call itself (its error text per
+//! step 7), panics anywhere (step 8), and the large-result processing of SPEC §9 on success.
+//! Each call runs in a `tool_call` tracing span.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt as _;
+use serde_json::Value;
+use tool_sdk::{
+    ContextModifier, DynTool, Extensions, InputError, InterruptBehavior, ProgressSink, ToolCall,
+    ToolResultBlock, ToolUseContext, ValidationResult,
+};
+use tracing::Instrument as _;
+
+use super::config::OrchestratorConfig;
+use super::messages;
+use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
+use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
+use super::persistence;
+use super::turn::Signals;
+use crate::permissions::{
+    CanUseTool, PermissionDecision, ToolPermissionContext, decide_permission,
+};
+
+/// Gives the schema-not-sent hint for a tool whose input failed to parse (SPEC §8.3), or
+/// `None`. The text is appended inside the `<tool_use_error>` wrapper, so it should start with
+/// its own blank line (`"\n\n..."`).
+pub type SchemaHintFn = Arc<dyn Fn(&dyn DynTool) -> Option<String> + Send + Sync>;
+
+/// What one call produced.
+#[derive(Debug)]
+pub struct CallOutcome {
+    /// The `tool_result` for the call's `tool_use` id.
+    pub result: ToolResultBlock,
+    /// The call's context modifier, if it succeeded with one.
+    pub context_modifier: Option<ContextModifier>,
+    /// Messages the tool asked to append after the result.
+    pub new_messages: Vec<Value>,
+    /// `true` when the call's tool declares [`tool_sdk::MaxResultSize::Unbounded`] results,
+    /// which the per-message budget of SPEC §9 never persists; `false` for every other tool
+    /// and for calls that reached no tool.
+    pub exempt_from_budget: bool,
+}
+
+impl CallOutcome {
+    /// An error outcome whose content is `text`, unchanged.
+    pub fn error(id: &str, text: String) -> Self {
+        Self {
+            result: ToolResultBlock::error(id, text),
+            context_modifier: None,
+            new_messages: Vec::new(),
+            exempt_from_budget: false,
+        }
+    }
+}
+
+/// Runs prepared calls: holds everything a call's steps read (the permission context and
+/// host prompt, the configuration, the observers, the schema-not-sent hint) and nothing else.
+#[derive(Clone)]
+pub(crate) struct CallRunner {
+    /// The rules and mode every call is checked against (SPEC §6).
+    pub(crate) permissions: ToolPermissionContext,
+    /// The host's permission prompt, asked when the pipeline ends in "ask".
+    pub(crate) can_use_tool: Option<Arc<dyn CanUseTool>>,
+    pub(crate) config: OrchestratorConfig,
+    pub(crate) observers: Vec<Arc<dyn ToolObserver>>,
+    pub(crate) schema_hint: Option<SchemaHintFn>,
+}
+
+impl CallRunner {
+    pub(crate) fn new(config: OrchestratorConfig) -> Self {
+        Self {
+            permissions: ToolPermissionContext::default(),
+            can_use_tool: None,
+            config,
+            observers: Vec::new(),
+            schema_hint: None,
+        }
+    }
+
+    /// Runs a prepared call (SPEC §5.4) in a `tool_call` span recording the tool name as
+    /// sent, the `tool_use` id, the outcome (`success` or `error`) and the duration in
+    /// microseconds; the span is entered while the call runs. Never panics; always one result
+    /// for the id. When no subscriber wants the span, nothing is recorded and no clock is read.
+    pub(crate) async fn run(
+        &self,
+        call: PreparedCall,
+        extensions: Arc<Extensions>,
+        signals: &Signals,
+        progress: Option<ProgressSink>,
+    ) -> CallOutcome {
+        let PreparedCall { block, prepared } = call;
+        let span = tracing::debug_span!(
+            "tool_call",
+            tool = %block.name,
+            tool_use_id = %block.id,
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        let timing = CallTiming::start(&span);
+        // Step 1: the tool.
+        let (tool, parsed) = match prepared {
+            Prepared::Unknown => {
+                let text = messages::no_such_tool(&block.name);
+                return timing.finish(CallOutcome::error(&block.id, text));
+            }
+            Prepared::Invalid { tool, error } => (tool, Err(error)),
+            Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
+            Prepared::Ready { tool, call, .. } => (tool, Ok(Ok(call))),
+        };
+        // Step 2: stopped before the call starts.
+        if let Some(text) = signals.stopped_before_start() {
+            return timing.finish(CallOutcome::error(&block.id, text));
+        }
+        // Step 3: the input fits the schema.
+        let parsed = match parsed {
+            Ok(Ok(parsed)) => parsed,
+            Err(error) => {
+                let text = self.invalid_input(&*tool, &error);
+                return timing.finish(CallOutcome::error(&block.id, text));
+            }
+            Ok(Err(text)) => {
+                let message = format!("parsing the input panicked: {text}");
+                let text = messages::error_calling_tool(tool.name(), &message);
+                return timing.finish(CallOutcome::error(&block.id, text));
+            }
+        };
+        let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
+            .unwrap_or(InterruptBehavior::Block);
+        let token = signals.abort.child_token();
+        let mut ctx = ToolUseContext::new(block.id.as_str(), token.clone(), extensions);
+        if let Some(sink) = progress {
+            ctx = ctx.with_progress(sink);
+        }
+        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
+        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input))
+            .catch_unwind()
+            .instrument(span);
+        let stop = signals.stopped_while_running(behavior);
+        // The stop signal goes first: a call that sees the abort through its own token and
+        // returns in the same instant still counts as unfinished (SPEC §5.5).
+        let outcome = tokio::select! {
+            biased;
+            text = stop => {
+                token.cancel();
+                CallOutcome::error(&block.id, text)
+            }
+            outcome = work => outcome.unwrap_or_else(|payload| {
+                let message = messages::panicked("the tool", &*payload);
+                CallOutcome::error(&block.id, messages::error_calling_tool(tool.name(), &message))
+            }),
+        };
+        timing.finish(outcome)
+    }
+
+    /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
+    fn invalid_input(&self, tool: &dyn DynTool, error: &InputError) -> String {
+        let hint = self.schema_hint.as_ref().and_then(|hint| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| hint(tool)))
+                .ok()
+                .flatten()
+        });
+        messages::input_validation_error(
+            &error.format_for(tool.name()),
+            hint.as_deref().unwrap_or(""),
+        )
+    }
+
+    /// Parses a replacement input (from an observer or a permission answer) as the model's
+    /// input is parsed; the error text is the input-validation error.
+    fn reparse(&self, tool: &dyn DynTool, mut input: Value) -> Result<Box<dyn ToolCall>, String> {
+        if self.config.lenient_input_tools.contains(tool.name()) {
+            drop_unknown_keys(&mut input, tool.input_schema());
+        }
+        tool.parse_input(input)
+            .map_err(|error| self.invalid_input(tool, &error))
+    }
+
+    /// Steps 4–9 of SPEC §5.4, once the call may start.
+    async fn execute(
+        &self,
+        tool: &Arc<dyn DynTool>,
+        mut parsed: Box<dyn ToolCall>,
+        ctx: ToolUseContext,
+        mut input: Value,
+    ) -> CallOutcome {
+        let id = ctx.tool_use_id().to_owned();
+        let name = tool.name();
+        // Step 4: the tool's own input check.
+        if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
+            return CallOutcome::error(&id, messages::tool_use_error(&message));
+        }
+        // Step 5: PreToolUse observers.
+        for observer in &self.observers {
+            let event = PreToolUse {
+                tool_name: name.to_owned(),
+                tool_use_id: id.clone(),
+                input: observable(&*parsed, &input),
+            };
+            let decision = AssertUnwindSafe(observer.pre_tool_use(&event))
+                .catch_unwind()
+                .await;
+            match decision {
+                Ok(PreToolUseDecision::Continue) => {}
+                Ok(PreToolUseDecision::Stop { reason }) => {
+                    tracing::debug!(
+                        tool = name,
+                        id,
+                        reason,
+                        "a PreToolUse observer stopped the call"
+                    );
+                    return CallOutcome::error(&id, messages::CANCEL_MESSAGE.to_owned());
+                }
+                Ok(PreToolUseDecision::ReplaceInput(replacement)) => {
+                    match self.reparse(&**tool, replacement.clone()) {
+                        Ok(replaced) => (parsed, input) = (replaced, replacement),
+                        Err(text) => return CallOutcome::error(&id, text),
+                    }
+                }
+                Err(payload) => {
+                    let message = messages::panicked("a PreToolUse observer", &*payload);
+                    return CallOutcome::error(&id, messages::error_calling_tool(name, &message));
+                }
+            }
+        }
+        // Step 6: permission.
+        match permission(
+            &self.permissions,
+            self.can_use_tool.as_deref(),
+            &**tool,
+            &*parsed,
+            &input,
+            &ctx,
+        )
+        .await
+        {
+            Ok(None) => {}
+            Ok(Some(updated)) => match self.reparse(&**tool, updated.clone()) {
+                Ok(replaced) => (parsed, input) = (replaced, updated),
+                Err(text) => return CallOutcome::error(&id, text),
+            },
+            Err(message) => return CallOutcome::error(&id, message),
+        }
+        let observed = if self.observers.is_empty() {
+            Value::Null
+        } else {
+            observable(&*parsed, &input)
+        };
+        // Steps 7 and 9: the call, and its result.
+        let declared = tool.meta().max_result_size_chars;
+        let mut outcome = match parsed.call(ctx).await {
+            Ok(output) => {
+                let threshold =
+                    persistence::persistence_threshold(declared, self.config.max_result_size_chars);
+                let content = persistence::process_result(
+                    output.content,
+                    name,
+                    &id,
+                    threshold,
+                    self.config.result_dir.as_deref(),
+                );
+                CallOutcome {
+                    result: ToolResultBlock::success(id.clone(), content),
+                    context_modifier: output.context_modifier,
+                    new_messages: output.new_messages,
+                    exempt_from_budget: declared.chars().is_none(),
+                }
+            }
+            Err(error) => CallOutcome::error(&id, error.to_model_text()),
+        };
+        // PostToolUse observers see the final result.
+        if !self.observers.is_empty() {
+            let event = PostToolUse {
+                tool_name: name.to_owned(),
+                input: observed,
+                result: outcome.result.clone(),
+            };
+            for observer in &self.observers {
+                if let Err(payload) = AssertUnwindSafe(observer.post_tool_use(&event))
+                    .catch_unwind()
+                    .await
+                {
+                    let message = messages::panicked("a PostToolUse observer", &*payload);
+                    outcome = CallOutcome::error(&id, messages::error_calling_tool(name, &message));
+                    break;
+                }
+            }
+        }
+        outcome
+    }
+}
+
+/// The `tool_call` span of one call and, when a subscriber wants it, when the call started.
+struct CallTiming {
+    span: tracing::Span,
+    started: Option<Instant>,
+}
+
+impl CallTiming {
+    fn start(span: &tracing::Span) -> Self {
+        Self {
+            span: span.clone(),
+            started: (!span.is_disabled()).then(Instant::now),
+        }
+    }
+
+    /// Records the outcome (`success` or `error`) and the duration on the span.
+    fn finish(self, outcome: CallOutcome) -> CallOutcome {
+        if let Some(started) = self.started {
+            let label = if outcome.result.is_error {
+                "error"
+            } else {
+                "success"
+            };
+            self.span.record("outcome", label);
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            self.span.record("duration_us", micros);
+        }
+        outcome
+    }
+}
+
+/// SPEC §5.4 step 6 over the permission pipeline ([`decide_permission`]): `Ok` to run the call
+/// (with a replacement input when `Some`), or `Err` with the model's error text, unwrapped. A
+/// deny sends its message; an "ask" that no host answered is refused with
+/// [`messages::approval_unavailable`].
+async fn permission(
+    permissions: &ToolPermissionContext,
+    host: Option<&dyn CanUseTool>,
+    tool: &dyn DynTool,
+    call: &dyn ToolCall,
+    input: &Value,
+    ctx: &ToolUseContext,
+) -> Result<Option<Value>, String> {
+    match decide_permission(tool, call, input, ctx, permissions, host).await {
+        PermissionDecision::Allow { updated_input, .. } => Ok(updated_input),
+        PermissionDecision::Deny { message, .. } => Err(message),
+        PermissionDecision::Ask { message, .. } => {
+            Err(messages::approval_unavailable(tool.name(), &message))
+        }
+    }
+}
+
+/// The observable input: a clone with the tool's derived fields added.
+fn observable(call: &dyn ToolCall, input: &Value) -> Value {
+    let mut copy = input.clone();
+    call.backfill_observable_input(&mut copy);
+    copy
+}

@@ -1,0 +1,100 @@
+//! What the host hands to a turn ([`TurnState`]) and the stop signals each call watches
+//! (SPEC §5.4 step 2, §5.5).
+
+use std::sync::{Arc, OnceLock};
+
+use tool_sdk::{CancellationToken, Extensions, InterruptBehavior};
+
+use super::messages;
+
+/// What the host hands to a turn: the state tools may read and change, and the two stop
+/// signals (SPEC §5.5).
+#[derive(Debug, Clone, Default)]
+pub struct TurnState {
+    /// Host state. Context modifiers returned by tools edit it (SPEC §5.2).
+    pub extensions: Extensions,
+    /// A hard abort. Calls not yet started answer with the cancel message (SPEC §5.4 step 2);
+    /// running calls are stopped and answer with the reject message (SPEC §5.5), whatever
+    /// their `interrupt_behavior`.
+    pub abort: CancellationToken,
+    /// A user interrupt (the user sent a new message). Calls not yet started answer with the
+    /// cancel message; running calls whose `interrupt_behavior` is `Cancel` are stopped with
+    /// the reject message; running `Block` calls finish normally (SPEC §5.5).
+    pub interrupt: CancellationToken,
+}
+
+/// The stop signals one call watches.
+#[derive(Clone, Default)]
+pub(crate) struct Signals {
+    pub(crate) abort: CancellationToken,
+    pub(crate) interrupt: CancellationToken,
+    pub(crate) sibling: Option<SiblingAbort>,
+}
+
+impl Signals {
+    pub(crate) fn of(turn: &TurnState) -> Self {
+        Self {
+            abort: turn.abort.clone(),
+            interrupt: turn.interrupt.clone(),
+            sibling: None,
+        }
+    }
+
+    /// SPEC §5.4 step 2 (and §5.5 for a sibling failure): the text for a call stopped before
+    /// it started, or `None` when it may start.
+    pub(crate) fn stopped_before_start(&self) -> Option<String> {
+        if self.abort.is_cancelled() || self.interrupt.is_cancelled() {
+            return Some(messages::CANCEL_MESSAGE.to_owned());
+        }
+        match &self.sibling {
+            Some(sibling) if sibling.token.is_cancelled() => Some(sibling.message()),
+            _ => None,
+        }
+    }
+
+    /// Resolves with the error text once a running call whose tool answers `behavior` must
+    /// stop (SPEC §5.5).
+    pub(crate) async fn stopped_while_running(&self, behavior: InterruptBehavior) -> String {
+        let interrupt = async {
+            match behavior {
+                InterruptBehavior::Cancel => self.interrupt.cancelled().await,
+                InterruptBehavior::Block => std::future::pending().await,
+            }
+        };
+        let sibling = async {
+            match &self.sibling {
+                Some(sibling) => {
+                    sibling.token.cancelled().await;
+                    sibling.message()
+                }
+                None => std::future::pending().await,
+            }
+        };
+        // A hard abort wins over an interrupt, and both over a sibling failure.
+        tokio::select! {
+            biased;
+            () = self.abort.cancelled() => messages::REJECT_MESSAGE.to_owned(),
+            () = interrupt => messages::REJECT_MESSAGE.to_owned(),
+            text = sibling => text,
+        }
+    }
+}
+
+/// Fired when a shell-class call fails in the streaming executor; carries the failed call's
+/// `NAME(summary)`.
+#[derive(Clone, Default)]
+pub(crate) struct SiblingAbort {
+    pub(crate) token: CancellationToken,
+    pub(crate) description: Arc<OnceLock<Option<String>>>,
+}
+
+impl SiblingAbort {
+    pub(crate) fn fire(&self, description: Option<String>) {
+        let _ = self.description.set(description);
+        self.token.cancel();
+    }
+
+    pub(crate) fn message(&self) -> String {
+        messages::sibling_errored(self.description.get().cloned().flatten().as_deref())
+    }
+}
