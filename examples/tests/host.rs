@@ -219,3 +219,61 @@ fn run_checks_calls_against_content_rules() {
     assert_eq!(results[1]["content"], "keep.txt");
     assert!(results[1].get("is_error").is_none(), "{stdout}");
 }
+
+#[test]
+fn run_deny_rules_cover_every_part_and_wrapper_of_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    let commands = [
+        "ls && rm a0.txt",
+        "ls; rm a1.txt",
+        "FOO=1 rm a2.txt",
+        "\\rm a3.txt",
+        "'rm' a4.txt",
+        "echo $(rm a5.txt)",
+        "command rm a6.txt",
+        "env nice -n 1 rm a7.txt",
+        "sh -c 'rm a8.txt'",
+    ];
+    let mut blocks = Vec::new();
+    for (index, command) in commands.iter().enumerate() {
+        std::fs::write(root.join(format!("a{index}.txt")), "x").unwrap();
+        blocks.push(serde_json::json!({
+            "type": "tool_use", "id": format!("toolu_{index}"), "name": "Bash",
+            "input": {"command": command}
+        }));
+    }
+    // An allow rule does not let a chained writer through either.
+    std::fs::write(root.join("b.txt"), "x").unwrap();
+    blocks.push(serde_json::json!({
+        "type": "tool_use", "id": "toolu_git", "name": "Bash",
+        "input": {"command": "git status; rm b.txt < /dev/null"}
+    }));
+    let file = dir.path().join("turn.json");
+    std::fs::write(&file, Value::Array(blocks).to_string()).unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--deny",
+        "Bash(rm *)",
+        "--allow",
+        "Bash(git *)",
+    ]);
+    assert!(ok, "{stderr}");
+    let message: Value = serde_json::from_str(&stdout).unwrap();
+    let results = message["content"].as_array().unwrap();
+    for (index, command) in commands.iter().enumerate() {
+        assert_eq!(results[index]["is_error"], true, "{command}: {stdout}");
+        assert!(
+            root.join(format!("a{index}.txt")).exists(),
+            "the denied {command:?} ran"
+        );
+    }
+    assert!(
+        root.join("b.txt").exists(),
+        "Bash(git *) allowed a chained rm"
+    );
+}

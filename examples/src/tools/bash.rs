@@ -129,10 +129,12 @@ impl Tool for Bash {
     }
 
     fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
-        let command = self.command.clone();
-        Some(PermissionMatcher::new(move |rule| {
-            rules::rule_covers(rule, &command)
-        }))
+        let allowed = self.command.clone();
+        let restricted = self.command.clone();
+        Some(PermissionMatcher::per_behavior(
+            move |rule| rules::rule_covers(rule, &allowed),
+            move |rule| rules::rule_restricts(rule, &restricted),
+        ))
     }
 
     fn is_search_or_read_command(&self) -> SearchOrRead {
