@@ -210,6 +210,7 @@ fn run_checks_calls_against_content_rules() {
         root.to_str().unwrap(),
         "--deny",
         "Bash(rm *)",
+        "--run-bash",
     ]);
     assert!(ok, "{stderr}");
     let message: Value = serde_json::from_str(&stdout).unwrap();
@@ -261,6 +262,7 @@ fn run_deny_rules_cover_every_part_and_wrapper_of_a_command() {
         "Bash(rm *)",
         "--allow",
         "Bash(git *)",
+        "--run-bash",
     ]);
     assert!(ok, "{stderr}");
     let message: Value = serde_json::from_str(&stdout).unwrap();
@@ -275,5 +277,54 @@ fn run_deny_rules_cover_every_part_and_wrapper_of_a_command() {
     assert!(
         root.join("b.txt").exists(),
         "Bash(git *) allowed a chained rm"
+    );
+}
+
+#[test]
+fn run_refuses_bash_unless_asked_and_rebases_paths_inside_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("tests")).unwrap();
+    std::fs::write(project.join("tests/a.txt"), "x").unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    let file = dir.path().join("turn.json");
+    let command = format!("rm -r {}/tests/", project.display());
+    let turn = serde_json::json!([
+        {"type": "tool_use", "id": "toolu_rm", "name": "Bash", "input": {"command": command}}
+    ]);
+    std::fs::write(&file, turn.to_string()).unwrap();
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            file.to_str().unwrap(),
+            "--root",
+            root.to_str().unwrap(),
+            "--rebase",
+            project.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let refused = args(&[]);
+    let refused: Vec<&str> = refused.iter().map(String::as_str).collect();
+    let (ok, stdout, stderr) = host(&refused);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("--run-bash"), "{stderr}");
+    let message: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(message["content"][0]["is_error"], true, "{stdout}");
+    assert!(root.join("tests").exists(), "Bash ran without --run-bash");
+
+    let opted = args(&["--run-bash"]);
+    let opted: Vec<&str> = opted.iter().map(String::as_str).collect();
+    let (ok, stdout, stderr) = host(&opted);
+    assert!(ok, "{stderr}");
+    assert!(
+        project.join("tests/a.txt").exists(),
+        "the real directory was deleted"
+    );
+    assert!(
+        !root.join("tests").exists(),
+        "the rebased command did not run: {stdout}"
     );
 }

@@ -8,6 +8,7 @@ use clap::Args;
 use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{ToolUseBlock, UserMessage};
 
@@ -44,6 +45,11 @@ pub struct RunArgs {
     /// object with every turn's results and differences.
     #[arg(long)]
     pub json: bool,
+    /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
+    /// command holds its own paths and runs against the real filesystem, where `--rebase`
+    /// cannot confine it.
+    #[arg(long)]
+    pub run_bash: bool,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -72,7 +78,19 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     }
     let target = workspace.root().to_string_lossy().into_owned();
     let pool = args.pool.build(registry)?;
-    let permissions = args.pool.permission_context(registry)?;
+    let mut permissions = args.pool.permission_context(registry)?;
+    if !args.run_bash {
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Deny,
+            "Bash",
+            &AliasTable::from_tools(pool.tools()),
+        );
+        eprintln!(
+            "Bash calls are refused: recorded shell commands would run against the real \
+             filesystem (pass --run-bash to run them)"
+        );
+    }
     let mut host = Host::new(pool.tools(), workspace, permissions, Display::detect(false))?;
     let rebase = |blocks: &mut Vec<ToolUseBlock>| {
         if let Some(prefix) = &args.rebase {
