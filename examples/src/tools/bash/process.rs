@@ -51,6 +51,12 @@ impl GroupGuard {
         Self { pgid }
     }
 
+    /// Stops guarding: to call once the leader was reaped and the group killed, since the
+    /// pgid may then be reused by an unrelated process group.
+    pub fn disarm(&mut self) {
+        self.pgid = None;
+    }
+
     /// Sends SIGKILL to every process of the group now.
     pub fn kill(&self) {
         if let Some(pgid) = self.pgid {
@@ -95,11 +101,17 @@ pub async fn run(
 ) -> std::io::Result<Finished> {
     let started = Instant::now();
     let mut child = shell_command(command, cwd).spawn()?;
-    let guard = GroupGuard::new(&child);
-    let stdout = child.stdout.take().map(collect);
-    let stderr = child.stderr.take().map(collect);
-    let stdout = tokio::spawn(async move { maybe(stdout).await });
-    let stderr = tokio::spawn(async move { maybe(stderr).await });
+    let mut guard = GroupGuard::new(&child);
+    let stdout_capture = SharedCapture::default();
+    let stderr_capture = SharedCapture::default();
+    let stdout_reader = child
+        .stdout
+        .take()
+        .map(|pipe| tokio::spawn(collect(pipe, stdout_capture.clone())));
+    let stderr_reader = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(collect(pipe, stderr_capture.clone())));
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
@@ -124,21 +136,47 @@ pub async fn run(
         }
     };
     // Background children of the command may hold the pipes open: kill the rest of the group
-    // so reading ends.
+    // so reading ends. The leader is reaped, so its pgid may be reused once the group is
+    // empty: this is the last kill, and the guard is disarmed right after it.
     guard.kill();
-    let stdout = stdout.await.unwrap_or_default();
-    let stderr = stderr.await.unwrap_or_default();
+    guard.disarm();
+    // A child that left the group (`setsid cmd &`) may keep the pipes open for ever: read
+    // what is there for a short while, then stop reading.
+    for reader in [stdout_reader, stderr_reader].into_iter().flatten() {
+        let abort = reader.abort_handle();
+        if tokio::time::timeout(READ_GRACE, reader).await.is_err() {
+            abort.abort();
+        }
+    }
     Ok(Finished {
-        stdout: stdout.into_text(),
-        stderr: stderr.into_text(),
+        stdout: stdout_capture.take().into_text(),
+        stderr: stderr_capture.take().into_text(),
         ending,
     })
 }
 
-async fn maybe(reader: Option<impl Future<Output = Capture>>) -> Capture {
-    match reader {
-        Some(reader) => reader.await,
-        None => Capture::default(),
+/// How long output is still read after the command exited and its group was killed.
+const READ_GRACE: Duration = Duration::from_millis(300);
+
+/// A [`Capture`] that a reader task fills while the caller may stop it at any time.
+#[derive(Clone, Default)]
+struct SharedCapture(std::sync::Arc<std::sync::Mutex<Capture>>);
+
+impl SharedCapture {
+    fn push(&self, bytes: &[u8]) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(bytes);
+    }
+
+    fn take(&self) -> Capture {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 }
 
@@ -184,8 +222,7 @@ impl Capture {
     }
 }
 
-async fn collect(mut reader: impl AsyncRead + Unpin) -> Capture {
-    let mut capture = Capture::default();
+async fn collect(mut reader: impl AsyncRead + Unpin, capture: SharedCapture) {
     let mut buffer = vec![0; 64 * 1024];
     while let Ok(read) = reader.read(&mut buffer).await {
         if read == 0 {
@@ -193,7 +230,6 @@ async fn collect(mut reader: impl AsyncRead + Unpin) -> Capture {
         }
         capture.push(&buffer[..read]);
     }
-    capture
 }
 
 /// `text` if it has at most [`MAX_OUTPUT_CHARS`] chars; otherwise its first and last chars

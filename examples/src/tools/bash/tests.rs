@@ -82,6 +82,29 @@ async fn a_timeout_kills_the_command_and_what_it_started() {
 }
 
 #[tokio::test]
+async fn a_child_outside_the_group_does_not_hold_the_result() {
+    let fx = Fixture::new();
+    for command in [
+        "setsid sleep 30 & echo $! > pid.txt; echo started",
+        "setsid sleep infinity & echo $! > pid.txt; echo started",
+    ] {
+        let started = Instant::now();
+        let out = fx
+            .call::<Bash>(json!({"command": command, "timeout": 2000}))
+            .await
+            .unwrap();
+        let took = started.elapsed();
+        let pid = pid_in(&fx.root().join("pid.txt")).await;
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+        assert_eq!(out, "started");
+        assert!(took < Duration::from_secs(5), "{command:?} took {took:?}");
+        std::fs::remove_file(fx.root().join("pid.txt")).unwrap();
+    }
+}
+
+#[tokio::test]
 async fn timeouts_out_of_range_are_refused() {
     let fx = Fixture::new();
     for timeout in [json!(0), json!(600_001), json!(-5)] {
