@@ -171,28 +171,46 @@ fn result_of(finished: Finished) -> Result<String, ToolError> {
         stderr,
         ending,
     } = finished;
-    let stdout = stdout.trim_end_matches('\n').to_owned();
-    let stderr = stderr.trim_end_matches('\n').to_owned();
+    let unseen = stdout.unseen + stderr.unseen;
     match ending {
-        Ending::Exited(0) => Ok(joined(&stdout, &stderr)),
-        Ending::Exited(code) => Err(ToolError::shell(code, false, stdout, stderr)),
+        Ending::Exited(0) => Ok(joined(
+            stdout.text.trim_end_matches('\n'),
+            stderr.text.trim_end_matches('\n'),
+            unseen,
+        )),
+        Ending::Exited(code) => Err(ToolError::shell(
+            code,
+            false,
+            trimmed(stdout.capped()),
+            trimmed(stderr.capped()),
+        )),
         Ending::TimedOut(after) => Err(ToolError::new(format!(
             "Command timed out after {} ms and was stopped with everything it started.",
             after.as_millis()
         ))
-        .with_output(stdout, stderr)),
-        Ending::Cancelled => Err(ToolError::shell(137, true, stdout, stderr)),
+        .with_output(trimmed(stdout.capped()), trimmed(stderr.capped()))),
+        Ending::Cancelled => Err(ToolError::shell(
+            137,
+            true,
+            trimmed(stdout.capped()),
+            trimmed(stderr.capped()),
+        )),
     }
 }
 
-/// stdout, then stderr on the next line, capped together.
-fn joined(stdout: &str, stderr: &str) -> String {
+fn trimmed(text: String) -> String {
+    text.trim_end_matches('\n').to_owned()
+}
+
+/// stdout, then stderr on the next line, capped once together (`unseen`: chars read but not
+/// kept in their middles).
+fn joined(stdout: &str, stderr: &str, unseen: usize) -> String {
     let text = match (stdout.is_empty(), stderr.is_empty()) {
         (_, true) => stdout.to_owned(),
         (true, false) => stderr.to_owned(),
         (false, false) => format!("{stdout}\n{stderr}"),
     };
-    process::cap_both_ends(&text)
+    process::cap_joined(&text, unseen)
 }
 
 #[cfg(test)]

@@ -27,10 +27,10 @@ pub enum Ending {
 /// What a finished command printed and how it ended.
 #[derive(Debug)]
 pub struct Finished {
-    /// Standard output, capped to [`MAX_OUTPUT_CHARS`] keeping both ends.
-    pub stdout: String,
-    /// Standard error, capped the same way.
-    pub stderr: String,
+    /// Standard output, as kept while reading.
+    pub stdout: Output,
+    /// Standard error, as kept while reading.
+    pub stderr: Output,
     /// How it ended.
     pub ending: Ending,
 }
@@ -149,11 +149,14 @@ pub async fn run(
         }
     }
     Ok(Finished {
-        stdout: stdout_capture.take().into_text(),
-        stderr: stderr_capture.take().into_text(),
+        stdout: stdout_capture.take().into_output(),
+        stderr: stderr_capture.take().into_output(),
         ending,
     })
 }
+
+/// Room left for the truncation marker line in a capped text.
+const MARKER_CHARS: usize = 64;
 
 /// How long output is still read after the command exited and its group was killed.
 const READ_GRACE: Duration = Duration::from_millis(300);
@@ -210,16 +213,57 @@ impl Capture {
         self.dropped += excess;
     }
 
-    /// The text, lossily decoded, capped to [`MAX_OUTPUT_CHARS`] keeping both ends.
-    pub fn into_text(self) -> String {
-        let mut head = String::from_utf8_lossy(&self.head).into_owned();
+    /// The kept text, lossily decoded, with the count of bytes read but not kept.
+    pub fn into_output(self) -> Output {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let head_len = text.len();
         let tail: Vec<u8> = self.tail.into_iter().collect();
-        if self.dropped == 0 {
-            head.push_str(&String::from_utf8_lossy(&tail));
-            return cap_both_ends(&head);
+        text.push_str(&String::from_utf8_lossy(&tail));
+        Output {
+            text,
+            head_len,
+            unseen: self.dropped,
         }
-        join_ends(&head, &String::from_utf8_lossy(&tail), self.dropped)
     }
+}
+
+/// The output of one stream: its first and last bytes (lossily decoded), and how many bytes
+/// between them were read but not kept. Each kept end is far longer than a result shows, so
+/// the unkept middle never reaches the shown part of a capped text.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// The kept head and tail, joined without a gap.
+    pub text: String,
+    /// Where the tail starts in `text`, in bytes.
+    head_len: usize,
+    /// Bytes read between the head and the tail and not kept.
+    pub unseen: usize,
+}
+
+impl Output {
+    /// The stream alone, capped to [`MAX_OUTPUT_CHARS`] keeping both ends, its marker counting
+    /// the unkept middle too.
+    pub fn capped(&self) -> String {
+        if self.unseen == 0 {
+            return cap_both_ends(&self.text);
+        }
+        let (head, tail) = self.text.split_at(self.head_len);
+        join_ends(head, tail, self.unseen)
+    }
+}
+
+/// `text` (which had `unseen` more chars in its middle) capped once to [`MAX_OUTPUT_CHARS`]
+/// keeping both ends, the marker giving the true number of chars left out.
+pub fn cap_joined(text: &str, unseen: usize) -> String {
+    if unseen == 0 {
+        return cap_both_ends(text);
+    }
+    let chars = text.chars().count();
+    let keep = ((MAX_OUTPUT_CHARS - MARKER_CHARS) / 2).min(chars / 2);
+    let shown_head: String = text.chars().take(keep).collect();
+    let shown_tail: String = text.chars().skip(chars - keep).collect();
+    let dropped = chars - 2 * keep + unseen;
+    format!("{shown_head}\n\n... [{dropped} characters truncated] ...\n\n{shown_tail}")
 }
 
 async fn collect(mut reader: impl AsyncRead + Unpin, capture: SharedCapture) {
@@ -245,8 +289,6 @@ pub fn cap_both_ends(text: &str) -> String {
 /// [`MAX_OUTPUT_CHARS`] chars in all; `unseen` bytes between the two were never kept and
 /// count as dropped characters (`head` and `tail` are the same text when nothing was unseen).
 fn join_ends(head: &str, tail: &str, unseen: usize) -> String {
-    /// Room left for the marker line.
-    const MARKER_CHARS: usize = 64;
     let keep = (MAX_OUTPUT_CHARS - MARKER_CHARS) / 2;
     let head_chars = head.chars().count();
     let tail_chars = tail.chars().count();

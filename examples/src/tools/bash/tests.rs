@@ -183,6 +183,32 @@ async fn output_is_capped_keeping_both_ends() {
     );
 }
 
+#[tokio::test]
+async fn output_of_both_streams_is_capped_once_with_the_true_count() {
+    let fx = Fixture::new();
+    let out = fx
+        .call::<Bash>(json!({
+            "command": "echo FIRST; seq 1 200000; seq 1 100000 >&2; echo LAST >&2"
+        }))
+        .await
+        .unwrap();
+    assert_eq!(out.matches("characters truncated").count(), 1, "{out}");
+    assert!(out.chars().count() <= process::MAX_OUTPUT_CHARS);
+    assert!(out.starts_with("FIRST\n1\n2\n"));
+    assert!(out.ends_with("99999\n100000\nLAST"));
+    let lines = |n: u32| (1..=n).map(|n| n.to_string().len() + 1).sum::<usize>();
+    let total = "FIRST\n".len() + lines(200_000) + lines(100_000) + "LAST".len();
+    let at = out.find("\n\n... [").unwrap();
+    let end = out[at..].find("] ...\n\n").unwrap() + at + "] ...\n\n".len();
+    let shown = out.len() - (end - at);
+    let dropped = total - shown;
+    assert!(
+        out.contains(&format!("\n\n... [{dropped} characters truncated] ...\n\n")),
+        "expected {dropped}: {}",
+        &out[at..end]
+    );
+}
+
 #[test]
 fn flags_follow_the_command() {
     let tool = TypedTool::<Bash>::new(None);
