@@ -217,6 +217,8 @@ fn run_checks_calls_against_content_rules() {
     let results = message["content"].as_array().unwrap();
     assert_eq!(results[0]["is_error"], true, "{stdout}");
     assert!(root.join("keep.txt").exists(), "the denied rm ran");
+    assert!(stderr.contains("start toolu_rm "), "{stderr}");
+    assert!(stderr.contains("done toolu_rm error in "), "{stderr}");
     assert_eq!(results[1]["content"], "keep.txt");
     assert!(results[1].get("is_error").is_none(), "{stdout}");
 }

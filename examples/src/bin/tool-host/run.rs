@@ -109,7 +109,7 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     rebase(&mut blocks);
     eprint!("{}", host.plan(&blocks));
     let results = host.answer(&blocks);
-    eprintln!("{}", summary(&blocks, &results));
+    host.println(&summary(&blocks, &results));
     if args.compare {
         let recorded = recorded_results(&message);
         for difference in session::compare("message", &blocks, &results, &recorded) {
