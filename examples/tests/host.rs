@@ -330,3 +330,59 @@ fn run_refuses_bash_unless_asked_and_rebases_paths_inside_commands() {
         "the rebased command did not run: {stdout}"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    for args in [&["definitions"][..], &["pool", "--json"], &["list"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tool-host"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before anything is printed.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(output.status.success(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn run_json_compare_on_a_message_carries_the_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("transcript.json");
+    let transcript = serde_json::json!({
+        "content": [
+            {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": "missing.txt"}}
+        ],
+        "tool_results": [
+            {"type": "tool_result", "tool_use_id": "toolu_r", "content": "     1\u{2192}x"}
+        ]
+    });
+    std::fs::write(&file, transcript.to_string()).unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--compare",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["compared"], 1, "{stdout}");
+    assert_eq!(
+        report["message"]["content"][0]["is_error"], true,
+        "{stdout}"
+    );
+    assert_eq!(
+        report["differences"][0]["tool_use_id"], "toolu_r",
+        "{stdout}"
+    );
+    assert_eq!(
+        report["differences"][0]["what"],
+        "is_error: recorded false, ours true"
+    );
+}

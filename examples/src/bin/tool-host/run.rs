@@ -41,8 +41,9 @@ pub struct RunArgs {
     /// replaying a turn whose reads happened in earlier turns that are not replayed.
     #[arg(long)]
     pub assume_read: bool,
-    /// Machine output: for a message, the user message (as always); for a session, one JSON
-    /// object with every turn's results and differences.
+    /// Machine output: for a message, the user message (as always; with `--compare`, an
+    /// object with the user message as `message` and the `differences`); for a session, one
+    /// JSON object with every turn's results and differences.
     #[arg(long)]
     pub json: bool,
     /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
@@ -112,11 +113,23 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     host.println(&summary(&blocks, &results));
     if args.compare {
         let recorded = recorded_results(&message);
-        for difference in session::compare("message", &blocks, &results, &recorded) {
+        let differences = session::compare("message", &blocks, &results, &recorded);
+        for difference in &differences {
             eprintln!(
                 "differs: {} {}: {}",
                 difference.tool, difference.tool_use_id, difference.what
             );
+        }
+        if args.json {
+            let compared = results
+                .iter()
+                .filter(|result| recorded.contains_key(&result.tool_use_id))
+                .count();
+            return crate::print_json(&json!({
+                "message": UserMessage::from_results(results),
+                "compared": compared,
+                "differences": differences,
+            }));
         }
     }
     crate::print_json(&UserMessage::from_results(results))
