@@ -51,7 +51,8 @@ pub struct Bash {
     /// The command to execute
     pub command: String,
     /// Optional timeout in milliseconds (max 600000)
-    #[schemars(range(min = 0, max = 600_000))]
+    #[serde(default)]
+    #[schemars(schema_with = "timeout_schema")]
     pub timeout: Option<f64>,
     /// Clear, concise description of what this command does in 5-10 words, in active voice.
     /// Examples:
@@ -67,6 +68,16 @@ pub struct Bash {
     /// sandboxing. This host has no sandbox, so the value changes nothing.
     #[serde(rename = "dangerouslyDisableSandbox")]
     pub dangerously_disable_sandbox: Option<bool>,
+}
+
+/// The `timeout` property's schema: exactly the values [`Bash`] accepts, a number of
+/// milliseconds above 0 and at most [`MAX_TIMEOUT_MS`] (the reference's type, `number`).
+fn timeout_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": MAX_TIMEOUT_MS
+    })
 }
 
 impl Bash {

@@ -267,3 +267,21 @@ async fn a_user_interrupt_stops_the_call_and_kills_its_group() {
     assert!(outcome.results[0].is_error, "{:?}", outcome.results[0]);
     assert!(wait_gone(pid).await, "the background sleep {pid} survived");
 }
+
+#[test]
+fn the_timeout_schema_says_exactly_what_is_accepted() {
+    let tool = TypedTool::<Bash>::new(None);
+    let schema = tool.input_schema();
+    let timeout = &schema["properties"]["timeout"];
+    assert_eq!(timeout["type"], "number", "{timeout}");
+    assert_eq!(timeout["exclusiveMinimum"], 0, "{timeout}");
+    assert_eq!(timeout["maximum"], 600_000, "{timeout}");
+    assert!(timeout.get("minimum").is_none(), "{timeout}");
+    assert!(timeout.get("format").is_none(), "{timeout}");
+    assert_eq!(
+        timeout["description"],
+        "Optional timeout in milliseconds (max 600000)"
+    );
+    let required = schema["required"].as_array().unwrap();
+    assert_eq!(required, &[json!("command")]);
+}
