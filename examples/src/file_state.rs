@@ -83,8 +83,12 @@ impl ReadFileState {
 }
 
 /// Replaces (or creates) `path` with `content`: writes a temporary file in the same
-/// directory, flushes it to disk, keeps the old file's permissions, then renames it over
-/// `path`. Readers see the old content or the new, never a part.
+/// directory, flushes it to disk, keeps the old file's permissions and owner (the owner where
+/// the process may set it), then renames it over `path`. Readers see the old content or the
+/// new, never a part. A new file gets mode `0o666` less the umask, as `open(2)` gives it. When
+/// `path` is a symbolic link, the file it leads to is replaced and the link is kept (callers
+/// check that the target lies where they allow writes, as [`crate::workspace::Workspace::resolve`]
+/// does).
 ///
 /// # Errors
 /// The I/O error of any step; the temporary file is removed and `path` is untouched.
@@ -101,21 +105,31 @@ pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
-    let parent = path
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let is_link = fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink());
+    let target = if is_link {
+        fs::canonicalize(path)?
+    } else {
+        path.to_path_buf()
+    };
+    let parent = target
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let old = fs::metadata(&target).ok();
     let mut temporary = tempfile::Builder::new()
         .prefix(".tool-write-")
+        // Passed to open(2), which applies the umask: a new file's usual mode.
+        .permissions(fs::Permissions::from_mode(0o666))
         .tempfile_in(parent)?;
     fill(temporary.as_file_mut())?;
-    temporary.as_file().sync_all()?;
-    if let Ok(metadata) = fs::metadata(path) {
-        temporary
-            .as_file()
-            .set_permissions(metadata.permissions())?;
+    if let Some(old) = &old {
+        // Another owner can only be kept by a privileged process; the content matters more.
+        let _ = std::os::unix::fs::fchown(temporary.as_file(), Some(old.uid()), Some(old.gid()));
+        temporary.as_file().set_permissions(old.permissions())?;
     }
-    temporary.persist(path).map_err(|error| error.error)?;
+    temporary.as_file().sync_all()?;
+    temporary.persist(&target).map_err(|error| error.error)?;
     Ok(())
 }
 
@@ -153,6 +167,41 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o750);
+    }
+
+    #[test]
+    fn a_new_file_gets_the_usual_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference.txt");
+        fs::write(&reference, "x").unwrap();
+        let path = dir.path().join("new.txt");
+        write_atomically(&path, b"new").unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), mode(&reference));
+    }
+
+    #[test]
+    fn a_write_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        let target = dir.path().join("real/a.txt");
+        fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("real/a.txt", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        let names: Vec<_> = fs::read_dir(dir.path().join("real"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["a.txt"]);
     }
 
     #[test]

@@ -90,6 +90,7 @@ fn state_carries_from_turn_to_turn_and_compare_reports_differences() {
         "--root",
         root.to_str().unwrap(),
         "--compare",
+        "--run-bash",
     ]);
     assert!(ok, "{stderr}");
     assert_eq!(
@@ -118,6 +119,7 @@ fn state_carries_from_turn_to_turn_and_compare_reports_differences() {
         root.to_str().unwrap(),
         "--compare",
         "--json",
+        "--run-bash",
     ]);
     assert!(ok, "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();

@@ -67,7 +67,7 @@ fn running_calls_show_spinners_on_a_terminal() {
     )
     .unwrap();
     let command = format!(
-        "{} run {} --root {} > {}; sleep 30",
+        "{} run {} --root {} --run-bash > {}; sleep 30",
         env!("CARGO_BIN_EXE_tool-host"),
         turn.display(),
         dir.path().display(),

@@ -33,7 +33,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tool_sdk::{DynTool, MaxResultSize};
 
-use schema::{example, input_rows};
+use schema::{example, input_rows, resolve_local_refs};
+
+use crate::search::{DeferralRules, is_deferred_tool};
 
 /// One row of a tool's input table: a property of the input schema (nested properties of
 /// objects and of array items get dotted paths such as `todos[].status`).
@@ -71,7 +73,8 @@ pub struct ToolDoc {
     pub flags: Vec<(String, String)>,
     /// The result-size limit in chars, `None` for unbounded.
     pub max_result_size_chars: Option<usize>,
-    /// Loaded through ToolSearch only.
+    /// Loaded through ToolSearch only, as the pool decides it
+    /// ([`is_deferred_tool`] with the default [`DeferralRules`]).
     pub should_defer: bool,
     /// Never deferred.
     pub always_load: bool,
@@ -91,8 +94,9 @@ impl ToolDoc {
     pub fn of(tool: &dyn DynTool) -> Self {
         let meta = tool.meta();
         let schema = tool.input_schema().clone();
+        let resolved = resolve_local_refs(&schema);
         let mut inputs = Vec::new();
-        input_rows("", &schema, &mut inputs);
+        input_rows("", &resolved, &mut inputs);
         let flags = [
             ("read_only", meta.read_only),
             ("concurrency_safe", meta.concurrency_safe),
@@ -117,10 +121,10 @@ impl ToolDoc {
                 MaxResultSize::Chars(chars) => Some(chars),
                 MaxResultSize::Unbounded => None,
             },
-            should_defer: meta.should_defer,
+            should_defer: is_deferred_tool(tool, &DeferralRules::default()),
             always_load: meta.always_load,
             strict: meta.strict,
-            example_input: example(&schema),
+            example_input: example(&resolved),
             input_schema: schema,
             inputs,
         }
@@ -167,8 +171,8 @@ impl ToolDoc {
                 let _ = writeln!(
                     page,
                     "| `{}` | {} | {} | {} | {} |",
-                    row.name,
-                    row.type_text.replace('|', "\\|"),
+                    cell(&row.name),
+                    cell(&row.type_text),
                     if row.required { "yes" } else { "no" },
                     row.default.as_ref().map_or_else(
                         || "-".to_owned(),

@@ -439,17 +439,52 @@ pub struct SearchOrRead {
 
 /// Decides whether a content permission rule covers one input: called with the rule's content
 /// (`git *` for `Bash(git *)`, `domain:example.com` for `WebFetch(domain:example.com)`).
-pub struct PermissionMatcher(Box<dyn Fn(&str) -> bool + Send + Sync>);
+///
+/// An input may hold several actions (a shell command line `a && b`). Then an allow rule must
+/// cover every one of them, while a deny or ask rule applies when it covers any one:
+/// [`PermissionMatcher::per_behavior`] takes the two predicates. [`PermissionMatcher::new`]
+/// uses one predicate for every rule, for inputs that are one action.
+pub struct PermissionMatcher {
+    allows: RulePredicate,
+    restricts: Option<RulePredicate>,
+}
+
+/// A predicate over rule contents.
+type RulePredicate = Box<dyn Fn(&str) -> bool + Send + Sync>;
 
 impl PermissionMatcher {
-    /// A matcher from a predicate over rule contents.
+    /// A matcher from one predicate over rule contents, used for allow, deny and ask rules.
     pub fn new(matches: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
-        Self(Box::new(matches))
+        Self {
+            allows: Box::new(matches),
+            restricts: None,
+        }
     }
 
-    /// `true` when the rule content covers the input.
+    /// A matcher with one predicate for allow rules (`allows`: the rule covers every action in
+    /// the input) and one for deny and ask rules (`restricts`: the rule covers some action in
+    /// it, or the input cannot be read well enough to tell).
+    pub fn per_behavior(
+        allows: impl Fn(&str) -> bool + Send + Sync + 'static,
+        restricts: impl Fn(&str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            allows: Box::new(allows),
+            restricts: Some(Box::new(restricts)),
+        }
+    }
+
+    /// `true` when an allow rule with this content covers the input.
     pub fn matches(&self, rule_content: &str) -> bool {
-        (self.0)(rule_content)
+        (self.allows)(rule_content)
+    }
+
+    /// `true` when a deny or ask rule with this content applies to the input.
+    pub fn restricts(&self, rule_content: &str) -> bool {
+        match &self.restricts {
+            Some(restricts) => restricts(rule_content),
+            None => (self.allows)(rule_content),
+        }
     }
 }
 

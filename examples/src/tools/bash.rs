@@ -51,7 +51,8 @@ pub struct Bash {
     /// The command to execute
     pub command: String,
     /// Optional timeout in milliseconds (max 600000)
-    #[schemars(range(min = 0, max = 600_000))]
+    #[serde(default)]
+    #[schemars(schema_with = "timeout_schema")]
     pub timeout: Option<f64>,
     /// Clear, concise description of what this command does in 5-10 words, in active voice.
     /// Examples:
@@ -67,6 +68,16 @@ pub struct Bash {
     /// sandboxing. This host has no sandbox, so the value changes nothing.
     #[serde(rename = "dangerouslyDisableSandbox")]
     pub dangerously_disable_sandbox: Option<bool>,
+}
+
+/// The `timeout` property's schema: exactly the values [`Bash`] accepts, a number of
+/// milliseconds above 0 and at most [`MAX_TIMEOUT_MS`] (the reference's type, `number`).
+fn timeout_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": MAX_TIMEOUT_MS
+    })
 }
 
 impl Bash {
@@ -129,10 +140,12 @@ impl Tool for Bash {
     }
 
     fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
-        let command = self.command.clone();
-        Some(PermissionMatcher::new(move |rule| {
-            rules::rule_covers(rule, &command)
-        }))
+        let allowed = self.command.clone();
+        let restricted = self.command.clone();
+        Some(PermissionMatcher::per_behavior(
+            move |rule| rules::rule_covers(rule, &allowed),
+            move |rule| rules::rule_restricts(rule, &restricted),
+        ))
     }
 
     fn is_search_or_read_command(&self) -> SearchOrRead {
@@ -169,28 +182,46 @@ fn result_of(finished: Finished) -> Result<String, ToolError> {
         stderr,
         ending,
     } = finished;
-    let stdout = stdout.trim_end_matches('\n').to_owned();
-    let stderr = stderr.trim_end_matches('\n').to_owned();
+    let unseen = stdout.unseen + stderr.unseen;
     match ending {
-        Ending::Exited(0) => Ok(joined(&stdout, &stderr)),
-        Ending::Exited(code) => Err(ToolError::shell(code, false, stdout, stderr)),
+        Ending::Exited(0) => Ok(joined(
+            stdout.text.trim_end_matches('\n'),
+            stderr.text.trim_end_matches('\n'),
+            unseen,
+        )),
+        Ending::Exited(code) => Err(ToolError::shell(
+            code,
+            false,
+            trimmed(stdout.capped()),
+            trimmed(stderr.capped()),
+        )),
         Ending::TimedOut(after) => Err(ToolError::new(format!(
             "Command timed out after {} ms and was stopped with everything it started.",
             after.as_millis()
         ))
-        .with_output(stdout, stderr)),
-        Ending::Cancelled => Err(ToolError::shell(137, true, stdout, stderr)),
+        .with_output(trimmed(stdout.capped()), trimmed(stderr.capped()))),
+        Ending::Cancelled => Err(ToolError::shell(
+            137,
+            true,
+            trimmed(stdout.capped()),
+            trimmed(stderr.capped()),
+        )),
     }
 }
 
-/// stdout, then stderr on the next line, capped together.
-fn joined(stdout: &str, stderr: &str) -> String {
+fn trimmed(text: String) -> String {
+    text.trim_end_matches('\n').to_owned()
+}
+
+/// stdout, then stderr on the next line, capped once together (`unseen`: chars read but not
+/// kept in their middles).
+fn joined(stdout: &str, stderr: &str, unseen: usize) -> String {
     let text = match (stdout.is_empty(), stderr.is_empty()) {
         (_, true) => stdout.to_owned(),
         (true, false) => stderr.to_owned(),
         (false, false) => format!("{stdout}\n{stderr}"),
     };
-    process::cap_both_ends(&text)
+    process::cap_joined(&text, unseen)
 }
 
 #[cfg(test)]

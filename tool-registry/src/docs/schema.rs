@@ -5,6 +5,49 @@ use serde_json::{Value, json};
 
 use super::InputRow;
 
+/// `schema` with every local reference (`{"$ref": "#/$defs/Name"}`, `#/definitions/...`, any
+/// JSON pointer into the schema) replaced by what it points to, the reference's sibling
+/// keywords kept beside it. A reference met again inside its own expansion (a recursive
+/// type) is left as it is.
+pub(super) fn resolve_local_refs(schema: &Value) -> Value {
+    fn walk(root: &Value, value: &Value, seen: &mut Vec<String>) -> Value {
+        match value {
+            Value::Object(map) => {
+                if let Some(pointer) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|reference| reference.strip_prefix('#'))
+                    && !seen.iter().any(|s| s == pointer)
+                    && let Some(target) = root.pointer(pointer)
+                {
+                    seen.push(pointer.to_owned());
+                    let mut resolved = walk(root, target, seen);
+                    seen.pop();
+                    if let Value::Object(resolved_map) = &mut resolved {
+                        for (key, sibling) in map {
+                            if key != "$ref" {
+                                resolved_map.insert(key.clone(), walk(root, sibling, seen));
+                            }
+                        }
+                    }
+                    return resolved;
+                }
+                Value::Object(
+                    map.iter()
+                        .filter(|(key, _)| !matches!(key.as_str(), "$defs" | "definitions"))
+                        .map(|(key, item)| (key.clone(), walk(root, item, seen)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| walk(root, item, seen)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    walk(schema, schema, &mut Vec::new())
+}
+
 /// Appends the rows of `schema`'s properties (recursively) with `prefix` before their names.
 pub(super) fn input_rows(prefix: &str, schema: &Value, rows: &mut Vec<InputRow>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {

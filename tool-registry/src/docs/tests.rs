@@ -52,3 +52,51 @@ fn a_tool_without_parameters_says_so() {
     assert!(doc.to_markdown().contains("This tool takes no parameters"));
     assert_eq!(catalog_json(&[doc])["tools"][0]["name"], "Ping");
 }
+
+#[test]
+fn references_resolve_and_cells_stay_in_their_column() {
+    let tool = tool(json!({
+        "name": "Shapes",
+        "description": "Draws shapes.",
+        "input_schema": {
+            "type": "object",
+            "$defs": {"Kind": {"type": "string", "enum": ["a|b", "c\nd"],
+                "description": "The kind | of shape\nto draw"}},
+            "properties": {"kind": {"$ref": "#/$defs/Kind"}},
+            "required": ["kind"]
+        }
+    }));
+    let doc = ToolDoc::of(&tool);
+    assert_eq!(doc.inputs.len(), 1);
+    assert_eq!(
+        doc.inputs[0].description.as_deref(),
+        Some("The kind | of shape\nto draw")
+    );
+    assert_eq!(doc.example_input, json!({"kind": "a|b"}));
+    let page = doc.to_markdown();
+    let row = page
+        .lines()
+        .find(|line| line.starts_with("| `kind`"))
+        .unwrap_or_else(|| panic!("{page}"));
+    let unescaped = row.replace("\\|", "");
+    assert_eq!(unescaped.matches('|').count(), 6, "{row}");
+    assert!(row.contains("The kind \\| of shape<br>to draw"), "{row}");
+}
+
+#[test]
+fn deferred_means_what_the_pool_says() {
+    let list = json!({"tools": [{"name": "status", "description": "Shows status.",
+        "inputSchema": {"type": "object", "properties": {}}}]});
+    let tools = crate::dynamic::mcp_tools_from_list(
+        "git",
+        &list,
+        &crate::dynamic::McpImportOptions::default(),
+    )
+    .unwrap();
+    let doc = ToolDoc::of(tools[0].as_ref());
+    assert!(doc.should_defer, "an MCP tool is deferred");
+    assert!(
+        doc.to_markdown()
+            .contains("| Deferred (ToolSearch only) | yes |")
+    );
+}

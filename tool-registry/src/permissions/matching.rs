@@ -77,7 +77,10 @@ pub fn content_rule<'a>(
         rule.value
             .rule_content
             .as_deref()
-            .is_some_and(|content| matcher.matches(content))
+            .is_some_and(|content| match behavior {
+                PermissionBehavior::Allow => matcher.matches(content),
+                PermissionBehavior::Deny | PermissionBehavior::Ask => matcher.restricts(content),
+            })
     })
 }
 

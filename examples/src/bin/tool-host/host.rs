@@ -18,6 +18,7 @@ pub struct Host {
     runtime: tokio::runtime::Runtime,
     orchestrator: Orchestrator,
     extensions: Extensions,
+    progress: Arc<Progress>,
 }
 
 impl Host {
@@ -33,9 +34,10 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+        let progress = Arc::new(Progress::new(display));
         let orchestrator = Orchestrator::new(tools, OrchestratorConfig::from_env())
             .with_permissions(permissions)
-            .with_observer(Arc::new(Progress::new(display)));
+            .with_observer(progress.clone());
         let extensions = Extensions::new()
             .with(workspace)
             .with(BackgroundShells::default());
@@ -43,6 +45,7 @@ impl Host {
             runtime,
             orchestrator,
             extensions,
+            progress,
         })
     }
 
@@ -61,7 +64,13 @@ impl Host {
         let stream = self.orchestrator.run_tools(blocks.to_vec(), turn);
         let outcome = self.runtime.block_on(stream.collect_results());
         self.extensions = outcome.extensions;
+        self.progress.finish_unfinished(&outcome.results);
         outcome.results
+    }
+
+    /// Prints `line` on stderr without breaking the progress display.
+    pub fn println(&self, line: &str) {
+        self.progress.println(line);
     }
 }
 

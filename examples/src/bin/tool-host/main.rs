@@ -94,6 +94,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    exit_quietly_on_broken_pipe();
     init_tracing();
     let cli = Cli::parse();
     let registry = match ToolRegistry::collect() {
@@ -158,6 +159,25 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+}
+
+/// Ends the process quietly, with success, when stdout is closed early (`tool-host
+/// definitions | head`): `println!` panics on a broken pipe, and that panic is not a failure of
+/// the command. Every other panic reports as usual.
+fn exit_quietly_on_broken_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        report(info);
+    }));
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<(), String> {

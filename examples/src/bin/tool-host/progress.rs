@@ -55,6 +55,51 @@ impl Progress {
         }
     }
 
+    /// Finishes the display of every call that got no `post_tool_use` (a call refused before
+    /// it ran, by a permission rule or a hook) with its result's outcome.
+    pub fn finish_unfinished(&self, results: &[tool_sdk::ToolResultBlock]) {
+        for result in results {
+            let Some((bar, started)) = self.running().remove(&result.tool_use_id) else {
+                continue;
+            };
+            let outcome = if result.is_error { "error" } else { "ok" };
+            let line = format!(
+                "done {} {outcome} in {} ms",
+                result.tool_use_id,
+                started.elapsed().as_millis()
+            );
+            self.finish(&bar, result.is_error, line);
+        }
+    }
+
+    /// Prints `line` on stderr without breaking the spinners: above them while some run,
+    /// below the finished ones otherwise.
+    pub fn println(&self, line: &str) {
+        match self.display {
+            Display::Spinners if !self.running().is_empty() => {
+                if self.bars.println(line).is_err() {
+                    eprintln!("{line}");
+                }
+            }
+            Display::Spinners | Display::Lines | Display::Quiet => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(&self, bar: &ProgressBar, is_error: bool, line: String) {
+        match self.display {
+            Display::Quiet => {}
+            Display::Lines => eprintln!("{line}"),
+            Display::Spinners => {
+                let mark = if is_error { "✗" } else { "✓" };
+                bar.set_style(
+                    ProgressStyle::with_template("{msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.finish_with_message(format!("{mark} {line}"));
+            }
+        }
+    }
+
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, (ProgressBar, Instant)>> {
         self.running
             .lock()
@@ -107,18 +152,7 @@ impl ToolObserver for Progress {
                 event.tool_name,
                 started.elapsed().as_millis()
             );
-            match self.display {
-                Display::Quiet => {}
-                Display::Lines => eprintln!("{line}"),
-                Display::Spinners => {
-                    let mark = if event.result.is_error { "✗" } else { "✓" };
-                    bar.set_style(
-                        ProgressStyle::with_template("{msg}")
-                            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                    );
-                    bar.finish_with_message(format!("{mark} {line}"));
-                }
-            }
+            self.finish(&bar, event.result.is_error, line);
         }
         Box::pin(async {})
     }

@@ -9,6 +9,7 @@ use clap::Args;
 use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{DynTool, ToolUseBlock, UserMessage};
 
@@ -42,8 +43,9 @@ pub struct RunArgs {
     /// replaying a turn whose reads happened in earlier turns that are not replayed.
     #[arg(long)]
     pub assume_read: bool,
-    /// Machine output: for a message, the user message (as always); for a session, one JSON
-    /// object with every turn's results and differences.
+    /// Machine output: for a message, the user message (as always; with `--compare`, an
+    /// object with the user message as `message` and the `differences`); for a session, one
+    /// JSON object with every turn's results and differences.
     #[arg(long)]
     pub json: bool,
     /// The model API a single message is in, and its answer is written in: anthropic,
@@ -55,6 +57,11 @@ pub struct RunArgs {
     /// writes a content of `functionResponse` parts.
     #[arg(long, default_value = "anthropic")]
     pub format: ApiFormat,
+    /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
+    /// command holds its own paths and runs against the real filesystem, where `--rebase`
+    /// cannot confine it.
+    #[arg(long)]
+    pub run_bash: bool,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -83,7 +90,19 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     }
     let target = workspace.root().to_string_lossy().into_owned();
     let pool = args.pool.build(registry)?;
-    let permissions = args.pool.permission_context(registry)?;
+    let mut permissions = args.pool.permission_context(registry)?;
+    if !args.run_bash {
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Deny,
+            "Bash",
+            &AliasTable::from_tools(pool.tools()),
+        );
+        eprintln!(
+            "Bash calls are refused: recorded shell commands would run against the real \
+             filesystem (pass --run-bash to run them)"
+        );
+    }
     let mut host = Host::new(pool.tools(), workspace, permissions, Display::detect(false))?;
     let rebase = |blocks: &mut Vec<ToolUseBlock>| {
         if let Some(prefix) = &args.rebase {
@@ -105,14 +124,26 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     rebase(&mut blocks);
     eprint!("{}", host.plan(&blocks));
     let results = host.answer(&blocks);
-    eprintln!("{}", summary(&blocks, &results));
+    host.println(&summary(&blocks, &results));
     if args.compare {
         let recorded = recorded_results(&message);
-        for difference in session::compare("message", &blocks, &results, &recorded) {
+        let differences = session::compare("message", &blocks, &results, &recorded);
+        for difference in &differences {
             eprintln!(
                 "differs: {} {}: {}",
                 difference.tool, difference.tool_use_id, difference.what
             );
+        }
+        if args.json {
+            let compared = results
+                .iter()
+                .filter(|result| recorded.contains_key(&result.tool_use_id))
+                .count();
+            return crate::print_json(&json!({
+                "message": UserMessage::from_results(results),
+                "compared": compared,
+                "differences": differences,
+            }));
         }
     }
     crate::print_json(&UserMessage::from_results(results))

@@ -10,6 +10,11 @@
 /// `None` when the text uses something the classifier does not follow (redirection to a
 /// file, command substitution, an unclosed quote, a heredoc).
 pub(crate) fn simple_commands(command: &str) -> Option<Vec<Vec<String>>> {
+    // Command substitution runs code wherever it appears, even inside single quotes when bash
+    // later evaluates the word as an array subscript (`test -v 'a[$(cmd)]'`).
+    if command.contains("$(") || command.contains('`') {
+        return None;
+    }
     let mut commands = Vec::new();
     let mut words: Vec<String> = Vec::new();
     let mut word = String::new();
@@ -68,12 +73,20 @@ pub(crate) fn simple_commands(command: &str) -> Option<Vec<Vec<String>>> {
                 }
                 let mut target = String::new();
                 if chars.peek() == Some(&'&') {
+                    // `>&N` and `>&-` duplicate or close a descriptor; `>&word` writes a file.
                     chars.next();
                     while let Some(&digit) = chars.peek().filter(|c| c.is_ascii_digit()) {
                         target.push(digit);
                         chars.next();
                     }
-                    if target.is_empty() {
+                    if target.is_empty() && chars.peek() == Some(&'-') {
+                        target.push('-');
+                        chars.next();
+                    }
+                    let ends_word = chars.peek().is_none_or(|next| {
+                        next.is_whitespace() || matches!(next, ';' | '|' | '&' | ')')
+                    });
+                    if target.is_empty() || !ends_word {
                         return None;
                     }
                     continue;
@@ -132,19 +145,14 @@ const READERS: &[&str] = &[
     "wc",
     "pwd",
     "echo",
-    "printf",
     "which",
     "whoami",
-    "date",
-    "file",
     "stat",
     "du",
     "df",
-    "tree",
     "grep",
     "egrep",
     "fgrep",
-    "rg",
     "diff",
     "cmp",
     "true",
@@ -154,18 +162,12 @@ const READERS: &[&str] = &[
     "realpath",
     "readlink",
     "uname",
-    "uniq",
     "cut",
     "tr",
     "nl",
     "jq",
     "id",
-    "hostname",
-    "test",
-    "[",
     "type",
-    "less",
-    "more",
     "md5sum",
     "sha256sum",
     "comm",
@@ -218,12 +220,86 @@ fn is_read_only_simple(words: &[String]) -> bool {
                     | "-fls"
             )
         }),
-        "sort" => !args
+        // `-o FILE` writes; `--compress-program` runs a program; long options may be abbreviated.
+        "sort" => !args.iter().any(|arg| {
+            short_cluster_has(arg, 'o')
+                || abbreviates(arg, "output")
+                || abbreviates(arg, "compress-program")
+        }),
+        // A second file operand is the output file.
+        "uniq" => args.iter().filter(|arg| !arg.starts_with('-')).count() <= 1,
+        // `-v NAME` assigns (and evaluates an array subscript in NAME).
+        "printf" | "test" | "[" => !args.iter().any(|arg| arg.starts_with("-v")),
+        // Only formats and date options that print; `-s`/`--set` sets the clock.
+        "date" => args.iter().all(|arg| {
+            arg.starts_with('+')
+                || matches!(
+                    arg.as_str(),
+                    "-u" | "--utc" | "--universal" | "-R" | "--rfc-email"
+                )
+                || arg.starts_with("--iso-8601")
+                || arg.starts_with("--rfc-3339")
+                || arg == "-I"
+                || arg.starts_with("-I") && !arg.contains('s')
+        }),
+        // Without operands it prints; `hostname NAME` or `-F FILE` sets the name.
+        "hostname" => args.iter().all(|arg| {
+            matches!(
+                arg.as_str(),
+                "-f" | "--fqdn"
+                    | "--long"
+                    | "-s"
+                    | "--short"
+                    | "-d"
+                    | "--domain"
+                    | "-i"
+                    | "-I"
+                    | "--ip-address"
+                    | "--all-ip-addresses"
+                    | "-A"
+                    | "--all-fqdns"
+            )
+        }),
+        // `-o FILE` writes the listing to a file.
+        "tree" => !args
             .iter()
-            .any(|arg| arg == "-o" || arg.starts_with("--output") || arg.starts_with("-o")),
+            .any(|arg| short_cluster_has(arg, 'o') || arg.starts_with("--o")),
+        // `--pre CMD` runs a program on every file searched.
+        "rg" => !args
+            .iter()
+            .any(|arg| abbreviates(arg, "pre") || arg.starts_with("--pre")),
+        // `-C` compiles a magic file and writes it.
+        "file" => !args
+            .iter()
+            .any(|arg| short_cluster_has(arg, 'C') || abbreviates(arg, "compile")),
         "git" => is_read_only_git(args),
         _ => false,
     }
+}
+
+/// Whether `arg` is a cluster of short options (`-uo`) that holds `flag`.
+fn short_cluster_has(arg: &str, flag: char) -> bool {
+    arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(flag)
+}
+
+/// Whether `arg` is the long option `--long` or an abbreviation of it, with or without `=value`.
+fn abbreviates(arg: &str, long: &str) -> bool {
+    let Some(name) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let name = name.split('=').next().unwrap_or(name);
+    !name.is_empty() && long.starts_with(name)
+}
+
+/// Whether a git option writes a file or runs a program: `--output` (diff and log family),
+/// `-O`/`--open-files-in-pager` (grep), and their abbreviations.
+fn git_option_acts(option: &str) -> bool {
+    option.starts_with("--output")
+        || abbreviates(option, "output")
+        || abbreviates(option, "open-files-in-pager")
+        || short_cluster_has(option, 'O')
+        || abbreviates(option, "ext-diff")
+        || option.starts_with("--exec")
 }
 
 fn is_read_only_git(args: &[String]) -> bool {
@@ -241,7 +317,16 @@ fn is_read_only_git(args: &[String]) -> bool {
     };
     let listing_only = |allowed: &[&str]| options.iter().all(|o| allowed.contains(&o.as_str()));
     match subcommand.as_str() {
-        sub if GIT_READERS.contains(&sub) => !options.iter().any(|o| o == "--output"),
+        "reflog" => {
+            options
+                .first()
+                .is_none_or(|o| o == "show" || o.starts_with('-'))
+                && !options
+                    .iter()
+                    .any(|o| matches!(o.as_str(), "expire" | "delete" | "drop"))
+                && !options.iter().any(|o| git_option_acts(o))
+        }
+        sub if GIT_READERS.contains(&sub) => !options.iter().any(|o| git_option_acts(o)),
         "branch" => listing_only(&["-a", "-r", "-v", "-vv", "--list", "--all", "--show-current"]),
         "remote" => listing_only(&["-v", "--verbose"]),
         "tag" => listing_only(&["-l", "--list"]),
@@ -303,6 +388,50 @@ mod tests {
         ("", false),
         ("git", false),
         ("chmod +x s.sh && ./s.sh", false),
+        ("test -v 'a[$(touch p)]'", false),
+        ("[ -v 'x[$(touch p)]' ]", false),
+        ("printf -v 'a[$(touch p)]' 1", false),
+        ("printf -v x 1", false),
+        ("test -v x", false),
+        ("[ -f Cargo.toml ]", true),
+        ("printf '%s\\n' a", true),
+        ("echo 'a $(b)'", false),
+        ("echo \"`id`\"", false),
+        ("git grep -Orm hello", false),
+        ("git grep --open-files-in-pager=rm hello", false),
+        ("git grep -n hello", true),
+        ("git diff --output=out.txt", false),
+        ("git log --output=x", false),
+        ("git log --outp=x", false),
+        ("git log --oneline", true),
+        ("git reflog", true),
+        ("git reflog show HEAD", true),
+        ("git reflog expire --expire=now --all", false),
+        ("git reflog delete HEAD@{1}", false),
+        ("ls >&1out.txt", false),
+        ("ls >&2", true),
+        ("ls 2>&-", true),
+        ("uniq in", true),
+        ("uniq in out", false),
+        ("sort -uo out in", false),
+        ("sort --out=x in", false),
+        ("sort --compress-program=sh in", false),
+        ("sort -u in", true),
+        ("date", true),
+        ("date +%s", true),
+        ("date -s 2020-01-01", false),
+        ("date --set=2020-01-01", false),
+        ("hostname", true),
+        ("hostname NAME", false),
+        ("tree -o f", false),
+        ("tree -L 2", true),
+        ("rg --pre CMD x", false),
+        ("rg --pre=CMD x", false),
+        ("rg -n x", true),
+        ("file -C", false),
+        ("file -bC", false),
+        ("file Cargo.toml", true),
+        ("less -o log file", false),
     ];
 
     #[test]

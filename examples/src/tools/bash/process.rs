@@ -27,10 +27,10 @@ pub enum Ending {
 /// What a finished command printed and how it ended.
 #[derive(Debug)]
 pub struct Finished {
-    /// Standard output, capped to [`MAX_OUTPUT_CHARS`] keeping both ends.
-    pub stdout: String,
-    /// Standard error, capped the same way.
-    pub stderr: String,
+    /// Standard output, as kept while reading.
+    pub stdout: Output,
+    /// Standard error, as kept while reading.
+    pub stderr: Output,
     /// How it ended.
     pub ending: Ending,
 }
@@ -49,6 +49,12 @@ impl GroupGuard {
             .and_then(|id| i32::try_from(id).ok())
             .and_then(rustix::process::Pid::from_raw);
         Self { pgid }
+    }
+
+    /// Stops guarding: to call once the leader was reaped and the group killed, since the
+    /// pgid may then be reused by an unrelated process group.
+    pub fn disarm(&mut self) {
+        self.pgid = None;
     }
 
     /// Sends SIGKILL to every process of the group now.
@@ -95,11 +101,17 @@ pub async fn run(
 ) -> std::io::Result<Finished> {
     let started = Instant::now();
     let mut child = shell_command(command, cwd).spawn()?;
-    let guard = GroupGuard::new(&child);
-    let stdout = child.stdout.take().map(collect);
-    let stderr = child.stderr.take().map(collect);
-    let stdout = tokio::spawn(async move { maybe(stdout).await });
-    let stderr = tokio::spawn(async move { maybe(stderr).await });
+    let mut guard = GroupGuard::new(&child);
+    let stdout_capture = SharedCapture::default();
+    let stderr_capture = SharedCapture::default();
+    let stdout_reader = child
+        .stdout
+        .take()
+        .map(|pipe| tokio::spawn(collect(pipe, stdout_capture.clone())));
+    let stderr_reader = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(collect(pipe, stderr_capture.clone())));
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
@@ -124,21 +136,50 @@ pub async fn run(
         }
     };
     // Background children of the command may hold the pipes open: kill the rest of the group
-    // so reading ends.
+    // so reading ends. The leader is reaped, so its pgid may be reused once the group is
+    // empty: this is the last kill, and the guard is disarmed right after it.
     guard.kill();
-    let stdout = stdout.await.unwrap_or_default();
-    let stderr = stderr.await.unwrap_or_default();
+    guard.disarm();
+    // A child that left the group (`setsid cmd &`) may keep the pipes open for ever: read
+    // what is there for a short while, then stop reading.
+    for reader in [stdout_reader, stderr_reader].into_iter().flatten() {
+        let abort = reader.abort_handle();
+        if tokio::time::timeout(READ_GRACE, reader).await.is_err() {
+            abort.abort();
+        }
+    }
     Ok(Finished {
-        stdout: stdout.into_text(),
-        stderr: stderr.into_text(),
+        stdout: stdout_capture.take().into_output(),
+        stderr: stderr_capture.take().into_output(),
         ending,
     })
 }
 
-async fn maybe(reader: Option<impl Future<Output = Capture>>) -> Capture {
-    match reader {
-        Some(reader) => reader.await,
-        None => Capture::default(),
+/// Room left for the truncation marker line in a capped text.
+const MARKER_CHARS: usize = 64;
+
+/// How long output is still read after the command exited and its group was killed.
+const READ_GRACE: Duration = Duration::from_millis(300);
+
+/// A [`Capture`] that a reader task fills while the caller may stop it at any time.
+#[derive(Clone, Default)]
+struct SharedCapture(std::sync::Arc<std::sync::Mutex<Capture>>);
+
+impl SharedCapture {
+    fn push(&self, bytes: &[u8]) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(bytes);
+    }
+
+    fn take(&self) -> Capture {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 }
 
@@ -172,20 +213,60 @@ impl Capture {
         self.dropped += excess;
     }
 
-    /// The text, lossily decoded, capped to [`MAX_OUTPUT_CHARS`] keeping both ends.
-    pub fn into_text(self) -> String {
-        let mut head = String::from_utf8_lossy(&self.head).into_owned();
+    /// The kept text, lossily decoded, with the count of bytes read but not kept.
+    pub fn into_output(self) -> Output {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let head_len = text.len();
         let tail: Vec<u8> = self.tail.into_iter().collect();
-        if self.dropped == 0 {
-            head.push_str(&String::from_utf8_lossy(&tail));
-            return cap_both_ends(&head);
+        text.push_str(&String::from_utf8_lossy(&tail));
+        Output {
+            text,
+            head_len,
+            unseen: self.dropped,
         }
-        join_ends(&head, &String::from_utf8_lossy(&tail), self.dropped)
     }
 }
 
-async fn collect(mut reader: impl AsyncRead + Unpin) -> Capture {
-    let mut capture = Capture::default();
+/// The output of one stream: its first and last bytes (lossily decoded), and how many bytes
+/// between them were read but not kept. Each kept end is far longer than a result shows, so
+/// the unkept middle never reaches the shown part of a capped text.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// The kept head and tail, joined without a gap.
+    pub text: String,
+    /// Where the tail starts in `text`, in bytes.
+    head_len: usize,
+    /// Bytes read between the head and the tail and not kept.
+    pub unseen: usize,
+}
+
+impl Output {
+    /// The stream alone, capped to [`MAX_OUTPUT_CHARS`] keeping both ends, its marker counting
+    /// the unkept middle too.
+    pub fn capped(&self) -> String {
+        if self.unseen == 0 {
+            return cap_both_ends(&self.text);
+        }
+        let (head, tail) = self.text.split_at(self.head_len);
+        join_ends(head, tail, self.unseen)
+    }
+}
+
+/// `text` (which had `unseen` more chars in its middle) capped once to [`MAX_OUTPUT_CHARS`]
+/// keeping both ends, the marker giving the true number of chars left out.
+pub fn cap_joined(text: &str, unseen: usize) -> String {
+    if unseen == 0 {
+        return cap_both_ends(text);
+    }
+    let chars = text.chars().count();
+    let keep = ((MAX_OUTPUT_CHARS - MARKER_CHARS) / 2).min(chars / 2);
+    let shown_head: String = text.chars().take(keep).collect();
+    let shown_tail: String = text.chars().skip(chars - keep).collect();
+    let dropped = chars - 2 * keep + unseen;
+    format!("{shown_head}\n\n... [{dropped} characters truncated] ...\n\n{shown_tail}")
+}
+
+async fn collect(mut reader: impl AsyncRead + Unpin, capture: SharedCapture) {
     let mut buffer = vec![0; 64 * 1024];
     while let Ok(read) = reader.read(&mut buffer).await {
         if read == 0 {
@@ -193,7 +274,6 @@ async fn collect(mut reader: impl AsyncRead + Unpin) -> Capture {
         }
         capture.push(&buffer[..read]);
     }
-    capture
 }
 
 /// `text` if it has at most [`MAX_OUTPUT_CHARS`] chars; otherwise its first and last chars
@@ -209,8 +289,6 @@ pub fn cap_both_ends(text: &str) -> String {
 /// [`MAX_OUTPUT_CHARS`] chars in all; `unseen` bytes between the two were never kept and
 /// count as dropped characters (`head` and `tail` are the same text when nothing was unseen).
 fn join_ends(head: &str, tail: &str, unseen: usize) -> String {
-    /// Room left for the marker line.
-    const MARKER_CHARS: usize = 64;
     let keep = (MAX_OUTPUT_CHARS - MARKER_CHARS) / 2;
     let head_chars = head.chars().count();
     let tail_chars = tail.chars().count();

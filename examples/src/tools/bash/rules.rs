@@ -7,31 +7,117 @@
 //!   star;
 //! - anything else: the exact command.
 //!
-//! A compound command (`a && b`, `a | b`, `a; b`) is covered only when the rule covers each of
-//! its simple commands, so `Bash(git *)` never lets `git status && rm -rf x` through on the
-//! strength of its first part.
+//! An allow rule covers a command only when it covers each of its simple commands (the parts
+//! between `&&`, `||`, `;`, `|`, `&`), compared as their unquoted words, so `Bash(git *)`
+//! never lets `git status && rm -rf x` through on the strength of its first part; a command
+//! the classifier cannot split (redirection to a file, substitution, heredoc) is covered by no
+//! allow rule. A deny or ask rule applies when it covers ANY part, after dropping leading
+//! `VAR=value` assignments and wrappers (`command`, `env`, `nice`, `time`, `nohup`, `builtin`,
+//! `exec`, `sudo`, `timeout`, `xargs`) and looking into `sh -c`/`bash -c`/`eval` text; a
+//! command that cannot be split counts as covered, so deny rules fail closed.
 
 use super::classify::simple_commands;
 
-/// Whether the rule content `rule` covers `command`.
+/// Whether the allow rule content `rule` covers every part of `command`.
 pub fn rule_covers(rule: &str, command: &str) -> bool {
-    let command = command.trim();
-    let parts = split_simple(command);
-    if parts.len() > 1 {
-        return parts.iter().all(|part| covers_simple(rule, part));
+    match simple_commands(command.trim()) {
+        Some(parts) if !parts.is_empty() => parts
+            .iter()
+            .all(|words| covers_simple(rule, &words.join(" "))),
+        _ => false,
     }
-    covers_simple(rule, command)
 }
 
-/// The simple commands of `command` as text (the words joined by single spaces); the whole
-/// command when it cannot be split.
-fn split_simple(command: &str) -> Vec<String> {
-    match simple_commands(command) {
-        Some(commands) if commands.len() > 1 => {
-            commands.into_iter().map(|words| words.join(" ")).collect()
-        }
-        _ => vec![command.to_owned()],
+/// Whether the deny or ask rule content `rule` applies to some part of `command` (or to a
+/// command that cannot be split).
+pub fn rule_restricts(rule: &str, command: &str) -> bool {
+    restricts_at_depth(rule, command, 0)
+}
+
+fn restricts_at_depth(rule: &str, command: &str, depth: usize) -> bool {
+    let Some(parts) = simple_commands(command.trim()) else {
+        return true;
+    };
+    if depth > 8 {
+        return true;
     }
+    parts.iter().any(|words| {
+        let words = unwrapped(words);
+        let Some((program, args)) = words.split_first() else {
+            return false;
+        };
+        let base = program.rsplit('/').next().unwrap_or(program);
+        let shell_text = match base {
+            "sh" | "bash" | "dash" | "zsh" | "ksh" => args
+                .iter()
+                .position(|arg| arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c'))
+                .and_then(|at| args.get(at + 1))
+                .cloned(),
+            "eval" => Some(args.join(" ")),
+            _ => None,
+        };
+        if let Some(text) = shell_text
+            && restricts_at_depth(rule, &text, depth + 1)
+        {
+            return true;
+        }
+        let mut candidates = vec![words.join(" ")];
+        if base != program {
+            let mut renamed = vec![base.to_owned()];
+            renamed.extend(args.iter().cloned());
+            candidates.push(renamed.join(" "));
+        }
+        candidates.iter().any(|text| covers_simple(rule, text))
+    })
+}
+
+/// `words` without leading `VAR=value` assignments and wrapper commands (with their options).
+fn unwrapped(words: &[String]) -> &[String] {
+    let mut rest = words;
+    loop {
+        let Some((first, tail)) = rest.split_first() else {
+            return rest;
+        };
+        if is_assignment(first) {
+            rest = tail;
+            continue;
+        }
+        let base = first.rsplit('/').next().unwrap_or(first);
+        let takes_value: &[&str] = match base {
+            "command" | "builtin" | "exec" | "nohup" | "time" | "xargs" => {
+                &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s"]
+            }
+            "env" => &["-u", "-C", "-S", "--unset", "--chdir", "--split-string"],
+            "nice" => &["-n", "--adjustment"],
+            "sudo" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+            "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+            _ => return rest,
+        };
+        rest = tail;
+        while let Some((option, tail)) = rest.split_first() {
+            if is_assignment(option) && base == "env" {
+                rest = tail;
+            } else if option.starts_with('-') && option.len() > 1 {
+                rest = tail;
+                if takes_value.contains(&option.as_str()) {
+                    rest = rest.get(1..).unwrap_or_default();
+                }
+            } else {
+                break;
+            }
+        }
+        if base == "timeout" {
+            rest = rest.get(1..).unwrap_or_default();
+        }
+    }
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 fn covers_simple(rule: &str, command: &str) -> bool {
@@ -94,7 +180,43 @@ fn wildcard_match(pieces: &[String], text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::rule_covers;
+    use super::{rule_covers, rule_restricts};
+
+    #[test]
+    fn deny_rules_apply_to_any_part_and_to_unreadable_commands() {
+        let denied = [
+            "rm a.txt",
+            "ls && rm a.txt",
+            "ls; rm a.txt",
+            "FOO=1 rm a.txt",
+            "\\rm a.txt",
+            "'rm' a.txt",
+            "echo $(rm a.txt)",
+            "command rm a.txt",
+            "env -i FOO=1 rm a.txt",
+            "nice -n 5 rm a.txt",
+            "time rm a.txt",
+            "nohup rm a.txt",
+            "builtin rm a.txt",
+            "exec rm a.txt",
+            "timeout 5 rm a.txt",
+            "/bin/rm a.txt",
+            "sh -c 'rm a.txt'",
+            "bash -c \"ls; rm a.txt\"",
+            "eval rm a.txt",
+            "ls | xargs rm",
+            "echo 'unclosed",
+        ];
+        for command in denied {
+            assert!(rule_restricts("rm *", command), "Bash(rm *) on {command:?}");
+        }
+        for command in ["ls", "git status && cat rm.txt", "echo rm"] {
+            assert!(
+                !rule_restricts("rm *", command),
+                "Bash(rm *) on {command:?}"
+            );
+        }
+    }
 
     #[test]
     fn prefix_wildcard_and_exact_rules() {
@@ -117,6 +239,9 @@ mod tests {
             ("* --version", "rustc --version", true),
             ("git * main", "git push origin main", true),
             ("git * main", "git push origin dev", false),
+            ("git *", "git status; rm a.txt < /dev/null", false),
+            ("git *", "git log > out.txt", false),
+            ("git *", "git log $(rm x)", false),
         ];
         for (rule, command, expected) in cases {
             assert_eq!(

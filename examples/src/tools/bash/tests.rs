@@ -82,6 +82,29 @@ async fn a_timeout_kills_the_command_and_what_it_started() {
 }
 
 #[tokio::test]
+async fn a_child_outside_the_group_does_not_hold_the_result() {
+    let fx = Fixture::new();
+    for command in [
+        "setsid sleep 30 & echo $! > pid.txt; echo started",
+        "setsid sleep infinity & echo $! > pid.txt; echo started",
+    ] {
+        let started = Instant::now();
+        let out = fx
+            .call::<Bash>(json!({"command": command, "timeout": 2000}))
+            .await
+            .unwrap();
+        let took = started.elapsed();
+        let pid = pid_in(&fx.root().join("pid.txt")).await;
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+        assert_eq!(out, "started");
+        assert!(took < Duration::from_secs(5), "{command:?} took {took:?}");
+        std::fs::remove_file(fx.root().join("pid.txt")).unwrap();
+    }
+}
+
+#[tokio::test]
 async fn timeouts_out_of_range_are_refused() {
     let fx = Fixture::new();
     for timeout in [json!(0), json!(600_001), json!(-5)] {
@@ -160,6 +183,32 @@ async fn output_is_capped_keeping_both_ends() {
     );
 }
 
+#[tokio::test]
+async fn output_of_both_streams_is_capped_once_with_the_true_count() {
+    let fx = Fixture::new();
+    let out = fx
+        .call::<Bash>(json!({
+            "command": "echo FIRST; seq 1 200000; seq 1 100000 >&2; echo LAST >&2"
+        }))
+        .await
+        .unwrap();
+    assert_eq!(out.matches("characters truncated").count(), 1, "{out}");
+    assert!(out.chars().count() <= process::MAX_OUTPUT_CHARS);
+    assert!(out.starts_with("FIRST\n1\n2\n"));
+    assert!(out.ends_with("99999\n100000\nLAST"));
+    let lines = |n: u32| (1..=n).map(|n| n.to_string().len() + 1).sum::<usize>();
+    let total = "FIRST\n".len() + lines(200_000) + lines(100_000) + "LAST".len();
+    let at = out.find("\n\n... [").unwrap();
+    let end = out[at..].find("] ...\n\n").unwrap() + at + "] ...\n\n".len();
+    let shown = out.len() - (end - at);
+    let dropped = total - shown;
+    assert!(
+        out.contains(&format!("\n\n... [{dropped} characters truncated] ...\n\n")),
+        "expected {dropped}: {}",
+        &out[at..end]
+    );
+}
+
 #[test]
 fn flags_follow_the_command() {
     let tool = TypedTool::<Bash>::new(None);
@@ -217,4 +266,22 @@ async fn a_user_interrupt_stops_the_call_and_kills_its_group() {
         .unwrap();
     assert!(outcome.results[0].is_error, "{:?}", outcome.results[0]);
     assert!(wait_gone(pid).await, "the background sleep {pid} survived");
+}
+
+#[test]
+fn the_timeout_schema_says_exactly_what_is_accepted() {
+    let tool = TypedTool::<Bash>::new(None);
+    let schema = tool.input_schema();
+    let timeout = &schema["properties"]["timeout"];
+    assert_eq!(timeout["type"], "number", "{timeout}");
+    assert_eq!(timeout["exclusiveMinimum"], 0, "{timeout}");
+    assert_eq!(timeout["maximum"], 600_000, "{timeout}");
+    assert!(timeout.get("minimum").is_none(), "{timeout}");
+    assert!(timeout.get("format").is_none(), "{timeout}");
+    assert_eq!(
+        timeout["description"],
+        "Optional timeout in milliseconds (max 600000)"
+    );
+    let required = schema["required"].as_array().unwrap();
+    assert_eq!(required, &[json!("command")]);
 }
