@@ -13,7 +13,7 @@ use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::providers::stream::{
     AnthropicStream, CallAssembler, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream,
 };
-use tool_registry::providers::{ArgumentsError, ToolCall, ToolCalls};
+use tool_registry::providers::{ArgumentsError, ModelToolCall, ToolCalls};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState};
 use tool_sdk::{DynTool, ToolResultContent};
 
@@ -165,7 +165,10 @@ fn parsed(args: &str) -> Value {
 
 /// Feeds `body` in chunks cut at `cuts` (byte offsets, any order), returning the handed-over
 /// calls and the final list.
-fn assemble<A: CallAssembler + Default>(body: &[u8], cuts: &[usize]) -> (Vec<ToolCall>, ToolCalls) {
+fn assemble<A: CallAssembler + Default>(
+    body: &[u8],
+    cuts: &[usize],
+) -> (Vec<ModelToolCall>, ToolCalls) {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
     cuts.push(0);
     cuts.push(body.len());

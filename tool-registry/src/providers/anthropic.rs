@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tool_sdk::blocks::MessageError;
 use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 
 /// The tool calls of an assistant message: a `content` array, `{"content":[...]}` or a whole
 /// Messages response. A `tool_use` whose `input` is missing or `null` gets `{}`.
@@ -29,7 +29,7 @@ pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
                 } else {
                     block.input
                 };
-                ToolCall::new(block.id, block.name, input)
+                ModelToolCall::new(block.id, block.name, input)
             })
             .collect(),
     ))

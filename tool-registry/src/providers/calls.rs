@@ -9,23 +9,24 @@ use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
 use crate::orchestration::messages::tool_use_error;
 use crate::{OrchestratorConfig, TurnState, run_tools};
 
-/// One tool call read from a model's response, in any API's shape.
+/// One tool call as a model API sent it, before it runs (in any API's shape); distinct from
+/// the [`tool_sdk::ToolCall`] trait a tool implements.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
+pub struct ModelToolCall {
     /// The call id the results must repeat (`toolu_…`, `call_…`, or for a Gemini call that
-    /// came without one, an id made up from its position, see [`ToolCall::id_was_sent`]).
+    /// came without one, an id made up from its position, see [`ModelToolCall::id_was_sent`]).
     pub id: String,
     /// The tool name as our pool knows it (Gemini names mapped back already).
     pub name: String,
     /// The parsed input object, or why the arguments could not be read. A call whose
     /// arguments failed is answered with an error result and never run.
     pub input: Result<Value, ArgumentsError>,
-    /// `false` when the API sent no id and [`ToolCall::id`] was made up (Gemini calls may
+    /// `false` when the API sent no id and [`ModelToolCall::id`] was made up (Gemini calls may
     /// come without one); writers then leave the id out of the answer.
     pub id_was_sent: bool,
 }
 
-impl ToolCall {
+impl ModelToolCall {
     /// A call with input already parsed.
     pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
         Self {
@@ -143,12 +144,12 @@ pub enum ResultsError {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCalls {
     /// The calls, in order.
-    pub calls: Vec<ToolCall>,
+    pub calls: Vec<ModelToolCall>,
 }
 
 impl ToolCalls {
     /// Wraps calls already in order.
-    pub fn new(calls: Vec<ToolCall>) -> Self {
+    pub fn new(calls: Vec<ModelToolCall>) -> Self {
         Self { calls }
     }
 
@@ -164,7 +165,10 @@ impl ToolCalls {
 
     /// The calls whose arguments were read, as `tool_use` blocks, in order.
     pub fn runnable(&self) -> Vec<ToolUseBlock> {
-        self.calls.iter().filter_map(ToolCall::to_block).collect()
+        self.calls
+            .iter()
+            .filter_map(ModelToolCall::to_block)
+            .collect()
     }
 
     /// One result per call, in call order: the orchestrator's `results` (in any order, matched
@@ -234,7 +238,7 @@ impl From<Vec<ToolUseBlock>> for ToolCalls {
         Self::new(
             blocks
                 .into_iter()
-                .map(|block| ToolCall::new(block.id, block.name, block.input))
+                .map(|block| ModelToolCall::new(block.id, block.name, block.input))
                 .collect(),
         )
     }
@@ -264,9 +268,9 @@ mod tests {
     #[test]
     fn pairing_puts_results_in_call_order_and_answers_bad_arguments() {
         let calls = ToolCalls::new(vec![
-            ToolCall::from_arguments("a", "T", "{}"),
-            ToolCall::from_arguments("b", "T", "{oops"),
-            ToolCall::from_arguments("c", "T", ""),
+            ModelToolCall::from_arguments("a", "T", "{}"),
+            ModelToolCall::from_arguments("b", "T", "{oops"),
+            ModelToolCall::from_arguments("c", "T", ""),
         ]);
         assert_eq!(calls.runnable().len(), 2);
         let paired = calls

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Part, joined_text, parts};
 
 /// The tool calls of a Chat Completions response (`{"choices":[{"message":..}]}`, the first
@@ -57,7 +57,7 @@ pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
         .map(ToolCalls::new)
 }
 
-fn read_call(index: usize, call: &Value) -> Result<ToolCall, ReadError> {
+fn read_call(index: usize, call: &Value) -> Result<ModelToolCall, ReadError> {
     let field = |field: &'static str| ReadError::Field {
         item: format!("tool_calls[{index}]"),
         field,
@@ -82,7 +82,7 @@ fn read_call(index: usize, call: &Value) -> Result<ToolCall, ReadError> {
         // Some compatible servers send the object itself.
         Some(other) => other.to_string(),
     };
-    Ok(ToolCall::from_arguments(id, name, &arguments))
+    Ok(ModelToolCall::from_arguments(id, name, &arguments))
 }
 
 /// The messages answering `calls`: one `{"role":"tool","tool_call_id":..,"content":..}` per

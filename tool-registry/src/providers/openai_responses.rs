@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Part, joined_text, parts};
 
 /// The `output` items of a response (`{"output":[..]}`) or the item array itself.
@@ -62,7 +62,7 @@ pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
             Some(Value::String(text)) => text.clone(),
             Some(other) => other.to_string(),
         };
-        calls.push(ToolCall::from_arguments(call_id, name, &arguments));
+        calls.push(ModelToolCall::from_arguments(call_id, name, &arguments));
     }
     Ok(ToolCalls::new(calls))
 }

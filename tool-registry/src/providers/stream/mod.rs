@@ -43,27 +43,27 @@ pub use sse::{SseDecoder, SseEvent};
 
 use serde_json::Value;
 
-use super::calls::{ArgumentsError, ToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use crate::StreamingToolExecutor;
 
 /// Where finished calls go.
 pub trait CallSink {
     /// A call is complete (its arguments parsed, or failed).
-    fn call_ready(&mut self, call: &ToolCall);
+    fn call_ready(&mut self, call: &ModelToolCall);
 }
 
 impl CallSink for StreamingToolExecutor {
     /// Adds the call's `tool_use` block, so it may start at once; a call whose arguments
     /// failed is not run (its error result comes from [`ToolCalls::pair`]).
-    fn call_ready(&mut self, call: &ToolCall) {
+    fn call_ready(&mut self, call: &ModelToolCall) {
         if let Some(block) = call.to_block() {
             self.add_tool(block);
         }
     }
 }
 
-impl CallSink for Vec<ToolCall> {
-    fn call_ready(&mut self, call: &ToolCall) {
+impl CallSink for Vec<ModelToolCall> {
+    fn call_ready(&mut self, call: &ModelToolCall) {
         self.push(call.clone());
     }
 }
@@ -71,10 +71,10 @@ impl CallSink for Vec<ToolCall> {
 /// One API's stream events → tool calls.
 pub trait CallAssembler {
     /// Reads one event (the JSON `data` of a stream event) and returns the calls it completed.
-    fn push(&mut self, event: &Value) -> Vec<ToolCall>;
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall>;
     /// The stream ended: completes every open call (one whose arguments are unfinished fails
     /// as truncated) and returns them.
-    fn end(&mut self) -> Vec<ToolCall>;
+    fn end(&mut self) -> Vec<ModelToolCall>;
     /// Every finished call, in the order the API lists them in the response.
     fn take_calls(&mut self) -> ToolCalls;
 }
@@ -173,13 +173,13 @@ pub(crate) struct Partial {
 
 impl Partial {
     /// The finished call: arguments parsed once.
-    pub(crate) fn complete(&self) -> ToolCall {
-        ToolCall::from_arguments(&self.id, &self.name, &self.arguments)
+    pub(crate) fn complete(&self) -> ModelToolCall {
+        ModelToolCall::from_arguments(&self.id, &self.name, &self.arguments)
     }
 
     /// The call at the end of a stream: parsed when its JSON is whole (or empty), failed as
     /// truncated otherwise.
-    pub(crate) fn at_end(&self) -> ToolCall {
+    pub(crate) fn at_end(&self) -> ModelToolCall {
         if self.scan.is_unfinished() {
             self.truncated()
         } else {
@@ -188,8 +188,8 @@ impl Partial {
     }
 
     /// The call failed as cut off by the end of the stream.
-    pub(crate) fn truncated(&self) -> ToolCall {
-        let mut call = ToolCall::new(&self.id, &self.name, Value::Null);
+    pub(crate) fn truncated(&self) -> ModelToolCall {
+        let mut call = ModelToolCall::new(&self.id, &self.name, Value::Null);
         call.input = Err(ArgumentsError::Truncated {
             tool: self.name.clone(),
             received: self.arguments.len(),

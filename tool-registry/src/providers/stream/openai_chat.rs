@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{CallAssembler, Partial};
-use crate::providers::calls::{ToolCall, ToolCalls};
+use crate::providers::calls::{ModelToolCall, ToolCalls};
 
 /// Assembles Chat Completions tool calls from stream chunks (the first choice).
 ///
@@ -26,11 +26,11 @@ pub struct OpenAiChatStream {
 #[derive(Debug)]
 struct Slot {
     partial: Partial,
-    done: Option<ToolCall>,
+    done: Option<ModelToolCall>,
 }
 
 impl OpenAiChatStream {
-    fn complete(&mut self, slot: usize, out: &mut Vec<ToolCall>) {
+    fn complete(&mut self, slot: usize, out: &mut Vec<ModelToolCall>) {
         let slot = &mut self.calls[slot];
         if slot.done.is_none() {
             let call = slot.partial.at_end();
@@ -41,7 +41,7 @@ impl OpenAiChatStream {
 }
 
 impl CallAssembler for OpenAiChatStream {
-    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         let Some(choice) = event
             .get("choices")
@@ -126,7 +126,7 @@ impl CallAssembler for OpenAiChatStream {
         out
     }
 
-    fn end(&mut self) -> Vec<ToolCall> {
+    fn end(&mut self) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         for slot in &mut self.calls {
             if slot.done.is_none() {
