@@ -531,3 +531,100 @@ fn gemini_chunks_hand_over_each_call_with_its_chunk() {
     assert_eq!(ids, [("gemini-call-0", false), ("c2", true)]);
     assert_eq!(calls.calls[0].input, Ok(json!({"scene": "cubé"})));
 }
+
+fn chat_chunk(tool_calls: Value, finish: Value) -> Value {
+    json!({"choices": [{"index": 0, "delta": {"tool_calls": tool_calls}, "finish_reason": finish}]})
+}
+
+#[test]
+fn a_bad_event_in_a_chunk_does_not_drop_the_events_after_it() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    let body = format!(
+        "data: {}\n\ndata: {{oops\n\ndata: {}\n\n",
+        chat_chunk(
+            json!([{"index": 0, "id": "call_1", "function": {"name": "Read", "arguments": "{\"a\":"}}]),
+            Value::Null
+        ),
+        chat_chunk(
+            json!([{"index": 0, "function": {"arguments": "1}"}}]),
+            Value::Null
+        ),
+    );
+    let error = stream
+        .push_bytes(body.as_bytes(), &mut started)
+        .unwrap_err();
+    assert_eq!(error.index, 1, "{error}");
+    assert_eq!(started.len(), 1, "the event after the bad one was read");
+    assert_eq!(started[0].input, Ok(json!({"a": 1})));
+}
+
+#[test]
+fn chat_stream_arguments_sent_as_an_object_are_taken_as_is() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "id": "call_1", "function": {"name": "Read", "arguments": {"file_path": "/a"}}}]),
+            json!("tool_calls"),
+        ),
+        &mut started,
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.calls[0].input, Ok(json!({"file_path": "/a"})));
+}
+
+#[test]
+fn a_named_piece_after_a_finished_call_starts_a_new_call() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    // Neither id nor index: each call is one piece carrying its name.
+    for (name, args) in [("Read", "{\"x\":1}"), ("Glob", "{\"y\":2}")] {
+        stream.push_event(
+            &chat_chunk(
+                json!([{"function": {"name": name, "arguments": args}}]),
+                Value::Null,
+            ),
+            &mut started,
+        );
+    }
+    let calls = stream.finish(&mut started);
+    let summary: Vec<(&str, Value)> = calls
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.input.clone().unwrap()))
+        .collect();
+    assert_eq!(
+        summary,
+        [("Read", json!({"x": 1})), ("Glob", json!({"y": 2}))]
+    );
+    assert_ne!(
+        calls.calls[0].id, calls.calls[1].id,
+        "made-up ids are distinct"
+    );
+}
+
+#[test]
+fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "function": {"name": "Read", "arguments": "{\"a\":"}}]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "id": "call_real", "function": {"arguments": "1}"}}]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls.calls[0].id, "call_real");
+    assert_eq!(calls.calls[0].name, "Read");
+    assert_eq!(calls.calls[0].input, Ok(json!({"a": 1})));
+}

@@ -391,6 +391,23 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
     )];
     let message = anthropic::results_message(&calls, only_empty).unwrap();
     assert_eq!(message["content"][0]["content"], json!(""));
+    for empty_error in [
+        ToolResultBlock::error("c1", ""),
+        ToolResultBlock {
+            tool_use_id: "c1".into(),
+            content: ToolResultContent::Blocks(vec![ResultBlock::Text {
+                text: String::new(),
+            }]),
+            is_error: true,
+        },
+    ] {
+        let message = anthropic::results_message(&calls, vec![empty_error]).unwrap();
+        assert_eq!(
+            message["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "c1", "content": anthropic::EMPTY_ERROR_TEXT, "is_error": true}),
+            "an empty error is written with a short text, never empty"
+        );
+    }
     let chat = openai_chat::results_messages(&calls, result()).unwrap();
     assert_eq!(
         chat[0],

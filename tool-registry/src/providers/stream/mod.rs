@@ -110,17 +110,21 @@ impl<A: CallAssembler> ToolCallStream<A> {
     /// Reads a chunk of the raw SSE body, as it came off the network.
     ///
     /// # Errors
-    /// [`StreamError`] for an event whose `data` is not JSON (`[DONE]` is skipped); the events
-    /// before it were read, and reading may go on.
+    /// [`StreamError`] for the first event of the chunk whose `data` is not JSON (`[DONE]` is
+    /// skipped); every other event of the chunk, before and after it, was read, and reading
+    /// may go on.
     pub fn push_bytes(
         &mut self,
         bytes: &[u8],
         sink: &mut impl CallSink,
     ) -> Result<(), StreamError> {
+        let mut first_error = None;
         for event in self.sse.push(bytes) {
-            self.push_sse_event(&event, sink)?;
+            if let Err(error) = self.push_sse_event(&event, sink) {
+                first_error.get_or_insert(error);
+            }
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
     }
 
     fn push_sse_event(
