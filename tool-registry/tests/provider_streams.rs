@@ -628,3 +628,57 @@ fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
     assert_eq!(calls.calls[0].name, "Read");
     assert_eq!(calls.calls[0].input, Ok(json!({"a": 1})));
 }
+
+#[test]
+fn a_streamed_call_repeating_a_handed_over_id_is_never_run_and_answered_alone() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started: Vec<ModelToolCall> = Vec::new();
+    // Two calls share `call_x`; the one at index 1 closes (and is handed over) first.
+    stream.push_event(
+        &chat_chunk(
+            json!([
+                {"index": 0, "id": "call_x", "function": {"name": "Write", "arguments": "{\"n\":"}},
+                {"index": 1, "id": "call_x", "function": {"name": "Write", "arguments": "{\"n\":2}"}}
+            ]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "function": {"arguments": "1}"}}]),
+            json!("tool_calls"),
+        ),
+        &mut started,
+    );
+    let runnable: Vec<Value> = started
+        .iter()
+        .filter_map(|c| c.input.clone().ok())
+        .collect();
+    assert_eq!(
+        runnable,
+        [json!({"n": 2})],
+        "the first handed over runs, alone"
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.len(), 2);
+    assert!(
+        matches!(&calls.calls[0].input, Err(ArgumentsError::DuplicateId { id, .. }) if id == "call_x"),
+        "{:?}",
+        calls.calls[0]
+    );
+    assert_eq!(calls.calls[1].input, Ok(json!({"n": 2})));
+    let paired = calls
+        .pair(vec![tool_sdk::ToolResultBlock::success(
+            "call_x", "wrote 2",
+        )])
+        .unwrap();
+    assert_eq!(paired.len(), 2);
+    assert!(paired[0].is_error && paired[0].text().contains("`call_x`"));
+    assert_eq!(paired[1].text(), "wrote 2");
+    assert_eq!(
+        calls.pair(paired.clone()).unwrap(),
+        paired,
+        "results paired before come back unchanged"
+    );
+}

@@ -103,6 +103,6 @@ impl CallAssembler for AnthropicStream {
     }
 
     fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::new(std::mem::take(&mut self.done).into_values().collect())
+        ToolCalls::unchecked(std::mem::take(&mut self.done).into_values().collect())
     }
 }

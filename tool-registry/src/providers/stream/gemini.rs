@@ -72,6 +72,6 @@ impl CallAssembler for GeminiStream {
     }
 
     fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::new(std::mem::take(&mut self.calls))
+        ToolCalls::unchecked(std::mem::take(&mut self.calls))
     }
 }

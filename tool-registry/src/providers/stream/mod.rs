@@ -41,6 +41,8 @@ pub use openai_chat::OpenAiChatStream;
 pub use openai_responses::OpenAiResponsesStream;
 pub use sse::{SseDecoder, SseEvent};
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
@@ -75,7 +77,8 @@ pub trait CallAssembler {
     /// The stream ended: completes every open call (one whose arguments are unfinished fails
     /// as truncated) and returns them.
     fn end(&mut self) -> Vec<ModelToolCall>;
-    /// Every finished call, in the order the API lists them in the response.
+    /// Every finished call, in the order the API lists them in the response (ids not checked
+    /// for duplicates: [`ToolCallStream`] does that, in the order calls were handed over).
     fn take_calls(&mut self) -> ToolCalls;
 }
 
@@ -95,6 +98,11 @@ pub struct ToolCallStream<A> {
     assembler: A,
     sse: SseDecoder,
     events: usize,
+    /// The ids of the calls handed over so far.
+    handed: HashSet<String>,
+    /// Calls (as assembled) that repeated an id already handed over: marked
+    /// [`ArgumentsError::DuplicateId`] and never run.
+    duplicates: Vec<ModelToolCall>,
 }
 
 impl<A: CallAssembler> ToolCallStream<A> {
@@ -104,6 +112,8 @@ impl<A: CallAssembler> ToolCallStream<A> {
             assembler,
             sse: SseDecoder::default(),
             events: 0,
+            handed: HashSet::new(),
+            duplicates: Vec::new(),
         }
     }
 
@@ -146,12 +156,24 @@ impl<A: CallAssembler> ToolCallStream<A> {
     pub fn push_event(&mut self, event: &Value, sink: &mut impl CallSink) {
         self.events += 1;
         for call in self.assembler.push(event) {
-            sink.call_ready(&call);
+            self.hand_over(call, sink);
         }
     }
 
+    /// Hands a finished call to `sink`; one whose id an earlier handed call has is marked
+    /// [`ArgumentsError::DuplicateId`] first, so it is never run (the first keeps the id).
+    fn hand_over(&mut self, mut call: ModelToolCall, sink: &mut impl CallSink) {
+        if !self.handed.insert(call.id.clone()) {
+            self.duplicates.push(call.clone());
+            call.mark_duplicate();
+        }
+        sink.call_ready(&call);
+    }
+
     /// The stream ended: reads any last event left in the decoder, completes the open calls
-    /// (handing them to `sink`) and returns every call in the API's order, ready for
+    /// (handing them to `sink`) and returns every call in the API's order (a call that
+    /// repeated the id of a call handed over before it marked [`ArgumentsError::DuplicateId`],
+    /// as [`ToolCalls`] describes), ready for
     /// [`ToolCalls::pair`]. A host using a [`StreamingToolExecutor`] then calls its `finish`.
     pub fn finish(mut self, sink: &mut impl CallSink) -> ToolCalls {
         for event in self.sse.finish() {
@@ -160,9 +182,16 @@ impl<A: CallAssembler> ToolCallStream<A> {
             let _ = self.push_sse_event(&event, sink);
         }
         for call in self.assembler.end() {
-            sink.call_ready(&call);
+            self.hand_over(call, sink);
         }
-        self.assembler.take_calls()
+        let mut calls = self.assembler.take_calls().calls;
+        for call in &mut calls {
+            if let Some(at) = self.duplicates.iter().position(|dup| dup == call) {
+                self.duplicates.swap_remove(at);
+                call.mark_duplicate();
+            }
+        }
+        ToolCalls::new(calls)
     }
 }
 

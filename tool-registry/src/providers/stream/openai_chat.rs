@@ -174,7 +174,7 @@ impl CallAssembler for OpenAiChatStream {
 
     fn take_calls(&mut self) -> ToolCalls {
         self.open_at.clear();
-        ToolCalls::new(
+        ToolCalls::unchecked(
             std::mem::take(&mut self.calls)
                 .into_iter()
                 .filter_map(|slot| slot.done)
