@@ -458,3 +458,65 @@ fn a_result_for_no_call_or_a_missing_result_is_refused() {
     .unwrap_err();
     assert_eq!(bad.to_string(), "tool_calls[0] has no string `id`");
 }
+
+#[test]
+fn a_call_that_cannot_be_run_is_answered_alone_in_chat_and_responses() {
+    let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": "{}"}},
+        {"id": "call_2", "type": "function", "function": {"arguments": "{}"}},
+        {"id": "call_3", "type": "custom", "custom": {"name": "Patch", "input": "*** Begin"}}
+    ]}}]});
+    let calls = openai_chat::read_calls(&response).unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls.runnable().len(), 1);
+    let messages =
+        openai_chat::results_messages(&calls, vec![ToolResultBlock::success("call_1", "ok")])
+            .unwrap();
+    let ids: Vec<&str> = messages
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_1", "call_2", "call_3"]);
+    let text = |m: &Value| m["content"].as_str().unwrap().to_owned();
+    assert!(
+        text(&messages[1]).contains("`function.name`"),
+        "{}",
+        text(&messages[1])
+    );
+    assert!(
+        text(&messages[2]).contains("`custom` call"),
+        "{}",
+        text(&messages[2])
+    );
+
+    let response = json!({"output": [
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "Read", "arguments": "{}"},
+        {"type": "custom_tool_call", "id": "ctc_2", "call_id": "call_2", "name": "Patch", "input": "*** Begin"},
+        {"type": "function_call", "id": "fc_3", "call_id": "call_3", "arguments": "{}"}
+    ]});
+    let calls = openai_responses::read_calls(&response).unwrap();
+    assert_eq!(calls.len(), 3, "the custom call is read, not skipped");
+    assert_eq!(calls.runnable().len(), 1);
+    let items =
+        openai_responses::results_items(&calls, vec![ToolResultBlock::success("call_1", "ok")])
+            .unwrap();
+    let kinds: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("function_call_output", "call_1"),
+            ("custom_tool_call_output", "call_2"),
+            ("function_call_output", "call_3")
+        ]
+    );
+    assert!(items[2]["output"].as_str().unwrap().contains("`name`"));
+    // No id to answer: the whole response is refused.
+    let error = openai_responses::read_calls(
+        &json!({"output": [{"type": "function_call", "name": "Read", "arguments": "{}"}]}),
+    )
+    .unwrap_err();
+    assert_eq!(error.to_string(), "output[0] has no string `call_id`");
+}

@@ -55,12 +55,4 @@ pub enum ReadError {
         /// The missing field.
         field: &'static str,
     },
-    /// A call of a kind this crate does not run.
-    #[error("{item} is a `{kind}` call; only function calls are read")]
-    Unsupported {
-        /// The call, as a path.
-        item: String,
-        /// Its `type`.
-        kind: String,
-    },
 }
