@@ -73,9 +73,18 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     assert!(tools.len() > 50, "{} tools", tools.len());
     let cache = SchemaCache::new();
     // One tool at a time: Claude Code's versions repeat names.
+    let mut refused = Vec::new();
     for tool in &tools {
-        let exported = gemini_declarations(&cache, std::slice::from_ref(tool))
-            .unwrap_or_else(|error| panic!("{error}"));
+        let exported = match gemini_declarations(&cache, std::slice::from_ref(tool)) {
+            Ok(exported) => exported,
+            // A map field (keys chosen by the caller) cannot be made portable: the export
+            // fails naming the tool and the field, and only for that reason.
+            Err(error) if error.to_string().contains("it is a map") => {
+                refused.push(error.to_string());
+                continue;
+            }
+            Err(error) => panic!("{error}"),
+        };
         assert_portable(tool.name(), &exported.declarations[0]);
         assert_eq!(
             exported
@@ -84,9 +93,25 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
             tool.name()
         );
     }
+    assert!(
+        refused.len() < tools.len() / 10,
+        "only the few tools with map fields are refused: {refused:#?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .any(|e| e.contains("AskUserQuestion") && e.contains("`answers`")),
+        "{refused:#?}"
+    );
     // Byte-stable for the session.
-    let first = gemini_declarations(&cache, &tools[..5]).unwrap();
-    let again = gemini_declarations(&cache, &tools[..5]).unwrap();
+    let portable_tools: Vec<_> = tools
+        .iter()
+        .filter(|tool| gemini_declarations(&cache, std::slice::from_ref(*tool)).is_ok())
+        .take(5)
+        .cloned()
+        .collect();
+    let first = gemini_declarations(&cache, &portable_tools).unwrap();
+    let again = gemini_declarations(&cache, &portable_tools).unwrap();
     assert_eq!(first.tools().to_string(), again.tools().to_string());
 }
 
@@ -230,12 +255,77 @@ fn schemars_common_shapes_become_portable() {
     assert_eq!(properties["bounded"]["maximum"], 10);
     assert_eq!(properties["slug"]["pattern"], "^[a-z]+$");
     assert_eq!(properties["lines"]["anyOf"][1]["items"]["type"], "integer");
-    let with_map = portable::<WithMap>("WithMap").unwrap();
-    assert_portable(
-        "WithMap",
-        &json!({"name": "WithMap", "parameters": with_map}),
+    let error = portable::<WithMap>("WithMap").unwrap_err();
+    assert_eq!(
+        (error.tool.as_str(), error.field.as_str()),
+        ("WithMap", "env")
     );
-    assert_eq!(with_map["properties"]["env"], json!({"type": "object"}));
+    assert!(error.reason.contains("it is a map"), "{error}");
+}
+
+#[test]
+fn arrays_without_items_properties_off_objects_and_outer_integer_enums_fail() {
+    let fail = |schema: Value| portable_schema("T", &schema).unwrap_err();
+    let error = fail(json!({"type": "object", "properties": {"xs": {"type": "array"}}}));
+    assert_eq!(error.field, "xs");
+    assert!(error.reason.contains("no `items`"), "{error}");
+    let error = fail(
+        json!({"type": "object", "properties": {"s": {"type": "string", "properties": {"a": {"type": "string"}}}}}),
+    );
+    assert_eq!(error.field, "s");
+    assert!(error.reason.contains("`properties`"), "{error}");
+    let error = fail(
+        json!({"type": "object", "properties": {"m": {"type": "object", "patternProperties": {"^x": {"type": "string"}}}}}),
+    );
+    assert_eq!(error.field, "m");
+    // An enum next to a `$ref` is checked like any other.
+    let error = fail(json!({
+        "type": "object",
+        "properties": {"level": {"$ref": "#/$defs/Level", "enum": [1, 2]}},
+        "$defs": {"Level": {"type": "integer"}}
+    }));
+    assert_eq!(error.field, "level");
+    assert!(error.reason.contains("enum"), "{error}");
+    // The checker sees the same faults in a schema written by hand.
+    let problems = check_function_declaration(&json!({"name": "T", "parameters": {
+        "type": "object",
+        "properties": {
+            "xs": {"type": "array"},
+            "s": {"type": "string", "properties": {}}
+        }
+    }}));
+    assert!(
+        problems.iter().any(|p| p.contains("no `items`")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("`properties` on a non-object")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_doubling_ref_chain_fails_at_the_size_cap_instead_of_growing() {
+    let mut defs = serde_json::Map::new();
+    for level in 0..22 {
+        let next = if level == 21 {
+            json!({"type": "string"})
+        } else {
+            json!({"$ref": format!("#/$defs/L{}", level + 1)})
+        };
+        defs.insert(
+            format!("L{level}"),
+            json!({"type": "object", "properties": {"a": next, "b": next}}),
+        );
+    }
+    let schema =
+        json!({"type": "object", "properties": {"top": {"$ref": "#/$defs/L0"}}, "$defs": defs});
+    let error = portable_schema("Deep", &schema).unwrap_err();
+    assert_eq!(error.tool, "Deep");
+    assert!(error.field.starts_with("top"), "{error}");
+    assert!(error.reason.contains("sub-schemas"), "{error}");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::providers::stream::{
     AnthropicStream, CallAssembler, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream,
 };
-use tool_registry::providers::{ArgumentsError, ToolCall, ToolCalls};
+use tool_registry::providers::{ArgumentsError, ModelToolCall, ToolCalls};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState};
 use tool_sdk::{DynTool, ToolResultContent};
 
@@ -165,7 +165,10 @@ fn parsed(args: &str) -> Value {
 
 /// Feeds `body` in chunks cut at `cuts` (byte offsets, any order), returning the handed-over
 /// calls and the final list.
-fn assemble<A: CallAssembler + Default>(body: &[u8], cuts: &[usize]) -> (Vec<ToolCall>, ToolCalls) {
+fn assemble<A: CallAssembler + Default>(
+    body: &[u8],
+    cuts: &[usize],
+) -> (Vec<ModelToolCall>, ToolCalls) {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
     cuts.push(0);
     cuts.push(body.len());
@@ -527,4 +530,155 @@ fn gemini_chunks_hand_over_each_call_with_its_chunk() {
         .collect();
     assert_eq!(ids, [("gemini-call-0", false), ("c2", true)]);
     assert_eq!(calls.calls[0].input, Ok(json!({"scene": "cubé"})));
+}
+
+fn chat_chunk(tool_calls: Value, finish: Value) -> Value {
+    json!({"choices": [{"index": 0, "delta": {"tool_calls": tool_calls}, "finish_reason": finish}]})
+}
+
+#[test]
+fn a_bad_event_in_a_chunk_does_not_drop_the_events_after_it() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    let body = format!(
+        "data: {}\n\ndata: {{oops\n\ndata: {}\n\n",
+        chat_chunk(
+            json!([{"index": 0, "id": "call_1", "function": {"name": "Read", "arguments": "{\"a\":"}}]),
+            Value::Null
+        ),
+        chat_chunk(
+            json!([{"index": 0, "function": {"arguments": "1}"}}]),
+            Value::Null
+        ),
+    );
+    let error = stream
+        .push_bytes(body.as_bytes(), &mut started)
+        .unwrap_err();
+    assert_eq!(error.index, 1, "{error}");
+    assert_eq!(started.len(), 1, "the event after the bad one was read");
+    assert_eq!(started[0].input, Ok(json!({"a": 1})));
+}
+
+#[test]
+fn chat_stream_arguments_sent_as_an_object_are_taken_as_is() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "id": "call_1", "function": {"name": "Read", "arguments": {"file_path": "/a"}}}]),
+            json!("tool_calls"),
+        ),
+        &mut started,
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.calls[0].input, Ok(json!({"file_path": "/a"})));
+}
+
+#[test]
+fn a_named_piece_after_a_finished_call_starts_a_new_call() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    // Neither id nor index: each call is one piece carrying its name.
+    for (name, args) in [("Read", "{\"x\":1}"), ("Glob", "{\"y\":2}")] {
+        stream.push_event(
+            &chat_chunk(
+                json!([{"function": {"name": name, "arguments": args}}]),
+                Value::Null,
+            ),
+            &mut started,
+        );
+    }
+    let calls = stream.finish(&mut started);
+    let summary: Vec<(&str, Value)> = calls
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.input.clone().unwrap()))
+        .collect();
+    assert_eq!(
+        summary,
+        [("Read", json!({"x": 1})), ("Glob", json!({"y": 2}))]
+    );
+    assert_ne!(
+        calls.calls[0].id, calls.calls[1].id,
+        "made-up ids are distinct"
+    );
+}
+
+#[test]
+fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started = Vec::new();
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "function": {"name": "Read", "arguments": "{\"a\":"}}]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "id": "call_real", "function": {"arguments": "1}"}}]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls.calls[0].id, "call_real");
+    assert_eq!(calls.calls[0].name, "Read");
+    assert_eq!(calls.calls[0].input, Ok(json!({"a": 1})));
+}
+
+#[test]
+fn a_streamed_call_repeating_a_handed_over_id_is_never_run_and_answered_alone() {
+    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut started: Vec<ModelToolCall> = Vec::new();
+    // Two calls share `call_x`; the one at index 1 closes (and is handed over) first.
+    stream.push_event(
+        &chat_chunk(
+            json!([
+                {"index": 0, "id": "call_x", "function": {"name": "Write", "arguments": "{\"n\":"}},
+                {"index": 1, "id": "call_x", "function": {"name": "Write", "arguments": "{\"n\":2}"}}
+            ]),
+            Value::Null,
+        ),
+        &mut started,
+    );
+    stream.push_event(
+        &chat_chunk(
+            json!([{"index": 0, "function": {"arguments": "1}"}}]),
+            json!("tool_calls"),
+        ),
+        &mut started,
+    );
+    let runnable: Vec<Value> = started
+        .iter()
+        .filter_map(|c| c.input.clone().ok())
+        .collect();
+    assert_eq!(
+        runnable,
+        [json!({"n": 2})],
+        "the first handed over runs, alone"
+    );
+    let calls = stream.finish(&mut started);
+    assert_eq!(calls.len(), 2);
+    assert!(
+        matches!(&calls.calls[0].input, Err(ArgumentsError::DuplicateId { id, .. }) if id == "call_x"),
+        "{:?}",
+        calls.calls[0]
+    );
+    assert_eq!(calls.calls[1].input, Ok(json!({"n": 2})));
+    let paired = calls
+        .pair(vec![tool_sdk::ToolResultBlock::success(
+            "call_x", "wrote 2",
+        )])
+        .unwrap();
+    assert_eq!(paired.len(), 2);
+    assert!(paired[0].is_error && paired[0].text().contains("`call_x`"));
+    assert_eq!(paired[1].text(), "wrote 2");
+    assert_eq!(
+        calls.pair(paired.clone()).unwrap(),
+        paired,
+        "results paired before come back unchanged"
+    );
 }

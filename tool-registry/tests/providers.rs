@@ -391,6 +391,23 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
     )];
     let message = anthropic::results_message(&calls, only_empty).unwrap();
     assert_eq!(message["content"][0]["content"], json!(""));
+    for empty_error in [
+        ToolResultBlock::error("c1", ""),
+        ToolResultBlock {
+            tool_use_id: "c1".into(),
+            content: ToolResultContent::Blocks(vec![ResultBlock::Text {
+                text: String::new(),
+            }]),
+            is_error: true,
+        },
+    ] {
+        let message = anthropic::results_message(&calls, vec![empty_error]).unwrap();
+        assert_eq!(
+            message["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "c1", "content": anthropic::EMPTY_ERROR_TEXT, "is_error": true}),
+            "an empty error is written with a short text, never empty"
+        );
+    }
     let chat = openai_chat::results_messages(&calls, result()).unwrap();
     assert_eq!(
         chat[0],
@@ -440,4 +457,66 @@ fn a_result_for_no_call_or_a_missing_result_is_refused() {
     )
     .unwrap_err();
     assert_eq!(bad.to_string(), "tool_calls[0] has no string `id`");
+}
+
+#[test]
+fn a_call_that_cannot_be_run_is_answered_alone_in_chat_and_responses() {
+    let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": "{}"}},
+        {"id": "call_2", "type": "function", "function": {"arguments": "{}"}},
+        {"id": "call_3", "type": "custom", "custom": {"name": "Patch", "input": "*** Begin"}}
+    ]}}]});
+    let calls = openai_chat::read_calls(&response).unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls.runnable().len(), 1);
+    let messages =
+        openai_chat::results_messages(&calls, vec![ToolResultBlock::success("call_1", "ok")])
+            .unwrap();
+    let ids: Vec<&str> = messages
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_1", "call_2", "call_3"]);
+    let text = |m: &Value| m["content"].as_str().unwrap().to_owned();
+    assert!(
+        text(&messages[1]).contains("`function.name`"),
+        "{}",
+        text(&messages[1])
+    );
+    assert!(
+        text(&messages[2]).contains("`custom` call"),
+        "{}",
+        text(&messages[2])
+    );
+
+    let response = json!({"output": [
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "Read", "arguments": "{}"},
+        {"type": "custom_tool_call", "id": "ctc_2", "call_id": "call_2", "name": "Patch", "input": "*** Begin"},
+        {"type": "function_call", "id": "fc_3", "call_id": "call_3", "arguments": "{}"}
+    ]});
+    let calls = openai_responses::read_calls(&response).unwrap();
+    assert_eq!(calls.len(), 3, "the custom call is read, not skipped");
+    assert_eq!(calls.runnable().len(), 1);
+    let items =
+        openai_responses::results_items(&calls, vec![ToolResultBlock::success("call_1", "ok")])
+            .unwrap();
+    let kinds: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("function_call_output", "call_1"),
+            ("custom_tool_call_output", "call_2"),
+            ("function_call_output", "call_3")
+        ]
+    );
+    assert!(items[2]["output"].as_str().unwrap().contains("`name`"));
+    // No id to answer: the whole response is refused.
+    let error = openai_responses::read_calls(
+        &json!({"output": [{"type": "function_call", "name": "Read", "arguments": "{}"}]}),
+    )
+    .unwrap_err();
+    assert_eq!(error.to_string(), "output[0] has no string `call_id`");
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tool_sdk::blocks::MessageError;
 use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 
 /// The tool calls of an assistant message: a `content` array, `{"content":[...]}` or a whole
 /// Messages response. A `tool_use` whose `input` is missing or `null` gets `{}`.
@@ -29,16 +29,20 @@ pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
                 } else {
                     block.input
                 };
-                ToolCall::new(block.id, block.name, input)
+                ModelToolCall::new(block.id, block.name, input)
             })
             .collect(),
     ))
 }
 
+/// The text written for an error result whose content is empty (the Messages API refuses
+/// `"is_error": true` with empty content, and an empty text block anywhere).
+pub const EMPTY_ERROR_TEXT: &str = "The tool failed without an error message.";
+
 /// The user message answering `calls`: `{"role":"user","content":[tool_result, ...]}`, one
 /// `tool_result` per call in `tool_use` order, `is_error` only when `true`. Empty `text`
 /// blocks are dropped from block contents (the API refuses them); a content left with no
-/// block becomes the empty string.
+/// block becomes the empty string, or [`EMPTY_ERROR_TEXT`] for an error result.
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
@@ -53,7 +57,12 @@ pub fn results_message(
             let mut block = Map::new();
             block.insert("type".to_owned(), json!("tool_result"));
             block.insert("tool_use_id".to_owned(), Value::String(result.tool_use_id));
-            block.insert("content".to_owned(), content_value(result.content));
+            let mut content = content_value(result.content);
+            if result.is_error && content.as_str() == Some("") {
+                // The API refuses an error result with empty content.
+                content = Value::String(EMPTY_ERROR_TEXT.to_owned());
+            }
+            block.insert("content".to_owned(), content);
             if result.is_error {
                 block.insert("is_error".to_owned(), Value::Bool(true));
             }

@@ -9,23 +9,24 @@ use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
 use crate::orchestration::messages::tool_use_error;
 use crate::{OrchestratorConfig, TurnState, run_tools};
 
-/// One tool call read from a model's response, in any API's shape.
+/// One tool call as a model API sent it, before it runs (in any API's shape); distinct from
+/// the [`tool_sdk::ToolCall`] trait a tool implements.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
+pub struct ModelToolCall {
     /// The call id the results must repeat (`toolu_…`, `call_…`, or for a Gemini call that
-    /// came without one, an id made up from its position, see [`ToolCall::id_was_sent`]).
+    /// came without one, an id made up from its position, see [`ModelToolCall::id_was_sent`]).
     pub id: String,
     /// The tool name as our pool knows it (Gemini names mapped back already).
     pub name: String,
     /// The parsed input object, or why the arguments could not be read. A call whose
     /// arguments failed is answered with an error result and never run.
     pub input: Result<Value, ArgumentsError>,
-    /// `false` when the API sent no id and [`ToolCall::id`] was made up (Gemini calls may
+    /// `false` when the API sent no id and [`ModelToolCall::id`] was made up (Gemini calls may
     /// come without one); writers then leave the id out of the answer.
     pub id_was_sent: bool,
 }
 
-impl ToolCall {
+impl ModelToolCall {
     /// A call with input already parsed.
     pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
         Self {
@@ -58,6 +59,14 @@ impl ToolCall {
         })
     }
 
+    /// Marks the call as repeating an earlier call's id: never run, answered with an error.
+    pub fn mark_duplicate(&mut self) {
+        self.input = Err(ArgumentsError::DuplicateId {
+            tool: self.name.clone(),
+            id: self.id.clone(),
+        });
+    }
+
     /// The error result of a call whose arguments failed; `None` when they were read.
     pub fn argument_error_result(&self) -> Option<ToolResultBlock> {
         let error = self.input.as_ref().err()?;
@@ -79,6 +88,26 @@ pub enum ArgumentsError {
         /// The tool called.
         tool: String,
         /// What the JSON parser reported (line, column and what it expected).
+        reason: String,
+    },
+    /// An earlier call of the same turn has this id: this call is not run, and is answered
+    /// with this error under the same id.
+    #[error(
+        "another call of this turn already has the id `{id}`; this call of {tool} was not run; send it again with an id of its own"
+    )]
+    DuplicateId {
+        /// The tool called.
+        tool: String,
+        /// The shared id.
+        id: String,
+    },
+    /// The call could not be read as a function call (no name, or a kind this crate does not
+    /// run, such as a `custom` tool call); it is answered with this error and never run.
+    #[error("{item} {reason}; this call was not run")]
+    NotRunnable {
+        /// The call, as a path like `tool_calls[1]`.
+        item: String,
+        /// What is wrong with it, naming the field.
         reason: String,
     },
     /// The stream ended before the arguments were complete.
@@ -131,24 +160,42 @@ pub enum ResultsError {
         /// The `tool_use_id` of the result.
         id: String,
     },
-    /// Two calls of the turn share an id, so their results could not be told apart.
-    #[error("two calls share the id `{id}`; every call id must be unique")]
-    DuplicateCall {
-        /// The shared id.
-        id: String,
-    },
 }
 
 /// The tool calls of one assistant turn, in the order the API listed them.
+///
+/// Call ids are unique within a turn: [`ToolCalls::new`] keeps the first call with an id as
+/// it is, and gives each later call with the same id the input error
+/// [`ArgumentsError::DuplicateId`], so it is never run and is answered with its own error
+/// result. That result repeats the shared id (the only id the model gave it), so the answer
+/// holds the id once per call: the first call's result, then one error per duplicate, in
+/// call order. The Messages, Chat and Responses APIs expect unique ids and may refuse such an
+/// answer; a host then reports the model's duplicate ids rather than losing any result.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCalls {
     /// The calls, in order.
-    pub calls: Vec<ToolCall>,
+    pub calls: Vec<ModelToolCall>,
 }
 
 impl ToolCalls {
-    /// Wraps calls already in order.
-    pub fn new(calls: Vec<ToolCall>) -> Self {
+    /// Wraps calls already in order, marking each call whose id an earlier call (one not
+    /// itself marked) already has with [`ArgumentsError::DuplicateId`].
+    pub fn new(mut calls: Vec<ModelToolCall>) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        for call in &mut calls {
+            if matches!(call.input, Err(ArgumentsError::DuplicateId { .. })) {
+                continue;
+            }
+            if !seen.insert(call.id.clone()) {
+                call.mark_duplicate();
+            }
+        }
+        Self { calls }
+    }
+
+    /// Wraps calls in order without checking their ids (the stream assemblers, whose ids are
+    /// checked in the order calls were handed over, by [`super::stream::ToolCallStream`]).
+    pub(crate) fn unchecked(calls: Vec<ModelToolCall>) -> Self {
         Self { calls }
     }
 
@@ -162,9 +209,15 @@ impl ToolCalls {
         self.calls.len()
     }
 
-    /// The calls whose arguments were read, as `tool_use` blocks, in order.
+    /// The calls whose arguments were read, as `tool_use` blocks, in order; a call whose id
+    /// an earlier runnable call has is left out (never run twice under one id).
     pub fn runnable(&self) -> Vec<ToolUseBlock> {
-        self.calls.iter().filter_map(ToolCall::to_block).collect()
+        let mut seen = std::collections::HashSet::new();
+        self.calls
+            .iter()
+            .filter_map(ModelToolCall::to_block)
+            .filter(|block| seen.insert(block.id.clone()))
+            .collect()
     }
 
     /// One result per call, in call order: the orchestrator's `results` (in any order, matched
@@ -173,25 +226,60 @@ impl ToolCalls {
     /// paired before gives them back unchanged).
     ///
     /// # Errors
-    /// [`ResultsError`] when a runnable call has no result, a result answers no call (or one
-    /// twice), or two calls share an id.
+    /// [`ResultsError`] when a runnable call has no result, or a result answers no call (or
+    /// one twice). Calls sharing an id are answered as [`ToolCalls`] describes.
     pub fn pair(
         &self,
         results: Vec<ToolResultBlock>,
     ) -> Result<Vec<ToolResultBlock>, ResultsError> {
         let mut pending: Vec<Option<ToolResultBlock>> = results.into_iter().map(Some).collect();
+        let mut ran = std::collections::HashSet::new();
+        // Whether each call runs: the first call with an id whose input was read.
+        let runs: Vec<bool> = self
+            .calls
+            .iter()
+            .map(|call| call.input.is_ok() && ran.insert(call.id.as_str()))
+            .collect();
+        let answers = |id: &str| {
+            pending
+                .iter()
+                .flatten()
+                .filter(|r| r.tool_use_id == id)
+                .count()
+        };
+        // An id with one result per call sharing it (results paired before) is matched in
+        // call order; otherwise the call that ran takes the first result with its id.
+        let in_order: Vec<bool> = self
+            .calls
+            .iter()
+            .map(|call| answers(&call.id) == self.calls.iter().filter(|c| c.id == call.id).count())
+            .collect();
+        let mut take = |id: &str| {
+            pending
+                .iter_mut()
+                .find(|slot| slot.as_ref().is_some_and(|r| r.tool_use_id == id))
+                .and_then(Option::take)
+        };
+        let mut found: Vec<Option<ToolResultBlock>> = vec![None; self.calls.len()];
+        for (index, call) in self.calls.iter().enumerate() {
+            if in_order[index] || runs[index] {
+                found[index] = take(&call.id);
+            }
+        }
         let mut paired = Vec::with_capacity(self.calls.len());
         for (index, call) in self.calls.iter().enumerate() {
-            if self.calls[..index].iter().any(|seen| seen.id == call.id) {
-                return Err(ResultsError::DuplicateCall {
-                    id: call.id.clone(),
-                });
-            }
-            let found = pending
-                .iter_mut()
-                .find(|slot| slot.as_ref().is_some_and(|r| r.tool_use_id == call.id))
-                .and_then(Option::take);
-            match (found, call.argument_error_result()) {
+            // Calls sharing an id that did not run: a result given back from an earlier
+            // pairing, in call order, or their error.
+            let found = found[index].take().or_else(|| take(&call.id));
+            let error = if call.input.is_ok() && !runs[index] {
+                // A duplicate id in calls built without `new`: answered, never run.
+                let mut duplicate = call.clone();
+                duplicate.mark_duplicate();
+                duplicate.argument_error_result()
+            } else {
+                call.argument_error_result()
+            };
+            match (found, error) {
                 (Some(result), _) => paired.push(result),
                 (None, Some(error)) => paired.push(error),
                 (None, None) => {
@@ -214,7 +302,8 @@ impl ToolCalls {
     /// in call order.
     ///
     /// # Errors
-    /// [`ResultsError::DuplicateCall`] when two calls share an id.
+    /// The [`ResultsError`] of [`ToolCalls::pair`] (every runnable call gets its result from
+    /// [`run_tools`], so none in practice).
     pub async fn run(
         &self,
         tools: &[Arc<dyn DynTool>],
@@ -234,7 +323,7 @@ impl From<Vec<ToolUseBlock>> for ToolCalls {
         Self::new(
             blocks
                 .into_iter()
-                .map(|block| ToolCall::new(block.id, block.name, block.input))
+                .map(|block| ModelToolCall::new(block.id, block.name, block.input))
                 .collect(),
         )
     }
@@ -264,9 +353,9 @@ mod tests {
     #[test]
     fn pairing_puts_results_in_call_order_and_answers_bad_arguments() {
         let calls = ToolCalls::new(vec![
-            ToolCall::from_arguments("a", "T", "{}"),
-            ToolCall::from_arguments("b", "T", "{oops"),
-            ToolCall::from_arguments("c", "T", ""),
+            ModelToolCall::from_arguments("a", "T", "{}"),
+            ModelToolCall::from_arguments("b", "T", "{oops"),
+            ModelToolCall::from_arguments("c", "T", ""),
         ]);
         assert_eq!(calls.runnable().len(), 2);
         let paired = calls
@@ -298,5 +387,52 @@ mod tests {
             ]),
             Err(ResultsError::Unexpected { id: "a".into() })
         );
+    }
+}
+
+#[cfg(test)]
+mod duplicate_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_later_call_repeating_an_id_is_answered_with_its_own_error_and_never_run() {
+        let calls = ToolCalls::new(vec![
+            ModelToolCall::from_arguments("a", "Write", "{\"n\":1}"),
+            ModelToolCall::from_arguments("b", "Read", "{}"),
+            ModelToolCall::from_arguments("a", "Write", "{\"n\":2}"),
+        ]);
+        let runnable = calls.runnable();
+        let ran: Vec<(&str, &Value)> = runnable.iter().map(|b| (b.id.as_str(), &b.input)).collect();
+        assert_eq!(ran, [("a", &json!({"n": 1})), ("b", &json!({}))]);
+        let paired = calls
+            .pair(vec![
+                ToolResultBlock::success("b", "read"),
+                ToolResultBlock::success("a", "wrote 1"),
+            ])
+            .unwrap();
+        assert_eq!(paired.len(), 3, "no sibling result is lost");
+        assert_eq!(calls.pair(paired.clone()).unwrap(), paired);
+        assert_eq!(paired[0].text(), "wrote 1");
+        assert_eq!(paired[1].text(), "read");
+        assert_eq!(paired[2].tool_use_id, "a");
+        assert!(paired[2].is_error);
+        assert!(
+            paired[2].text().contains("already has the id `a`"),
+            "{}",
+            paired[2].text()
+        );
+        // Calls built without `new` are answered the same way.
+        let raw = ToolCalls {
+            calls: vec![
+                ModelToolCall::new("x", "T", json!({})),
+                ModelToolCall::new("x", "T", json!({})),
+            ],
+        };
+        assert_eq!(raw.runnable().len(), 1);
+        let paired = raw.pair(vec![ToolResultBlock::success("x", "ok")]).unwrap();
+        assert_eq!(paired.len(), 2);
+        assert!(!paired[0].is_error && paired[1].is_error);
     }
 }

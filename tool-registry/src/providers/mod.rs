@@ -34,7 +34,7 @@ pub mod openai_responses;
 pub mod stream;
 pub mod tool_search;
 
-pub use calls::{ArgumentsError, ResultsError, ToolCall, ToolCalls, parse_arguments};
+pub use calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls, parse_arguments};
 pub use content::tool_reference_text;
 
 /// Why a response could not be read (a call's bad arguments are not this: they fail that call
@@ -54,13 +54,5 @@ pub enum ReadError {
         item: String,
         /// The missing field.
         field: &'static str,
-    },
-    /// A call of a kind this crate does not run.
-    #[error("{item} is a `{kind}` call; only function calls are read")]
-    Unsupported {
-        /// The call, as a path.
-        item: String,
-        /// Its `type`.
-        kind: String,
     },
 }

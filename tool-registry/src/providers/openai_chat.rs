@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Part, joined_text, parts};
 
 /// The tool calls of a Chat Completions response (`{"choices":[{"message":..}]}`, the first
@@ -20,8 +20,10 @@ use super::content::{Part, joined_text, parts};
 /// call's error result.
 ///
 /// # Errors
-/// [`ReadError`] when the value has none of these shapes, or a call lacks a string `id` or
-/// `function.name`, or is not a `function` call.
+/// [`ReadError`] when the value has none of these shapes, or a call lacks a string `id` (it
+/// could not be answered). A call with an id but no `function.name`, or of another `type`
+/// (such as `custom`), is read as a call whose input failed
+/// ([`ArgumentsError::NotRunnable`]): answered with an error result, never run.
 pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
     let message = match response.get("choices") {
         Some(Value::Array(choices)) => choices
@@ -57,32 +59,54 @@ pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
         .map(ToolCalls::new)
 }
 
-fn read_call(index: usize, call: &Value) -> Result<ToolCall, ReadError> {
-    let field = |field: &'static str| ReadError::Field {
-        item: format!("tool_calls[{index}]"),
-        field,
+fn read_call(index: usize, call: &Value) -> Result<ModelToolCall, ReadError> {
+    let item = format!("tool_calls[{index}]");
+    // Without an id the call cannot be answered at all.
+    let id = call
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReadError::Field {
+            item: item.clone(),
+            field: "id",
+        })?;
+    let not_runnable = |name: &str, reason: String| {
+        let mut read = ModelToolCall::new(id, name, Value::Null);
+        read.input = Err(ArgumentsError::NotRunnable {
+            item: item.clone(),
+            reason,
+        });
+        read
     };
     if let Some(kind) = call.get("type").and_then(Value::as_str)
         && kind != "function"
     {
-        return Err(ReadError::Unsupported {
-            item: format!("tool_calls[{index}]"),
-            kind: kind.to_owned(),
-        });
+        let name = call
+            .get(kind)
+            .and_then(|body| body.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        return Ok(not_runnable(
+            name,
+            format!("is a `{kind}` call; only function calls are run"),
+        ));
     }
-    let id = call.get("id").and_then(Value::as_str).ok_or(field("id"))?;
-    let function = call.get("function").ok_or(field("function"))?;
-    let name = function
-        .get("name")
+    let function = call.get("function");
+    let Some(name) = function
+        .and_then(|function| function.get("name"))
         .and_then(Value::as_str)
-        .ok_or(field("function.name"))?;
-    let arguments = match function.get("arguments") {
+    else {
+        return Ok(not_runnable(
+            "",
+            "has no string `function.name`; send the call again naming the tool".to_owned(),
+        ));
+    };
+    let arguments = match function.and_then(|function| function.get("arguments")) {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(text)) => text.clone(),
         // Some compatible servers send the object itself.
         Some(other) => other.to_string(),
     };
-    Ok(ToolCall::from_arguments(id, name, &arguments))
+    Ok(ModelToolCall::from_arguments(id, name, &arguments))
 }
 
 /// The messages answering `calls`: one `{"role":"tool","tool_call_id":..,"content":..}` per

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Part, joined_text, parts};
 
 /// The `output` items of a response (`{"output":[..]}`) or the item array itself.
@@ -37,38 +37,63 @@ pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {
 /// text is read with [`super::parse_arguments`].
 ///
 /// # Errors
-/// [`ReadError`] when there is no item array, or a `function_call` lacks a string `call_id`
-/// or `name`.
+/// [`ReadError`] when there is no item array, or a call lacks a string `call_id` (it could
+/// not be answered). A `function_call` with no `name`, and every `custom_tool_call`, is read
+/// as a call whose input failed ([`ArgumentsError::NotRunnable`]): answered with an error
+/// result (a `custom_tool_call_output` for a custom call), never run.
 pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
     let mut calls = Vec::new();
     for (index, item) in output_items(response)?.iter().enumerate() {
-        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+        let kind = item.get("type").and_then(Value::as_str);
+        if !matches!(kind, Some("function_call" | CUSTOM_CALL)) {
             continue;
         }
-        let field = |field: &'static str| ReadError::Field {
-            item: format!("output[{index}]"),
-            field,
+        let item_path = format!("output[{index}]");
+        // Without a call_id the call cannot be answered at all.
+        let call_id =
+            item.get("call_id")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ReadError::Field {
+                    item: item_path.clone(),
+                    field: "call_id",
+                })?;
+        let name = item.get("name").and_then(Value::as_str);
+        let not_runnable = |reason: String| {
+            let mut read = ModelToolCall::new(call_id, name.unwrap_or_default(), Value::Null);
+            read.input = Err(ArgumentsError::NotRunnable {
+                item: item_path.clone(),
+                reason,
+            });
+            read
         };
-        let call_id = item
-            .get("call_id")
-            .and_then(Value::as_str)
-            .ok_or(field("call_id"))?;
-        let name = item
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or(field("name"))?;
+        if kind == Some(CUSTOM_CALL) {
+            calls.push(not_runnable(
+                "is a `custom_tool_call`; only function calls are run".to_owned(),
+            ));
+            continue;
+        }
+        let Some(name) = name else {
+            calls.push(not_runnable(
+                "has no string `name`; send the call again naming the tool".to_owned(),
+            ));
+            continue;
+        };
         let arguments = match item.get("arguments") {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(text)) => text.clone(),
             Some(other) => other.to_string(),
         };
-        calls.push(ToolCall::from_arguments(call_id, name, &arguments));
+        calls.push(ModelToolCall::from_arguments(call_id, name, &arguments));
     }
     Ok(ToolCalls::new(calls))
 }
 
+/// The `type` of a Responses custom tool call (free-form text input), answered with a
+/// `custom_tool_call_output` item.
+const CUSTOM_CALL: &str = "custom_tool_call";
+
 /// The input items answering `calls`: one `{"type":"function_call_output","call_id",
-/// "output"}` per call, in call order. `output` is the result's text, or, when the result
+/// "output"}` per call (`custom_tool_call_output` for a custom call), in call order. `output` is the result's text, or, when the result
 /// holds images, a list of `input_text` and `input_image` parts (never an empty text part).
 ///
 /// # Errors
@@ -77,10 +102,12 @@ pub fn results_items(
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
 ) -> Result<Vec<Value>, ResultsError> {
+    let paired = calls.pair(results)?;
     Ok(calls
-        .pair(results)?
-        .into_iter()
-        .map(|result| {
+        .calls
+        .iter()
+        .zip(paired)
+        .map(|(call, result)| {
             let parts = parts(&result.content);
             let output = if parts.iter().any(|part| matches!(part, Part::Image(_))) {
                 Value::Array(
@@ -97,7 +124,13 @@ pub fn results_items(
             } else {
                 Value::String(joined_text(&parts))
             };
-            json!({"type": "function_call_output", "call_id": result.tool_use_id, "output": output})
+            let kind = if matches!(&call.input, Err(ArgumentsError::NotRunnable { reason, .. }) if reason.contains(CUSTOM_CALL))
+            {
+                "custom_tool_call_output"
+            } else {
+                "function_call_output"
+            };
+            json!({"type": kind, "call_id": result.tool_use_id, "output": output})
         })
         .collect())
 }

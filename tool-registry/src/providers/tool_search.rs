@@ -183,18 +183,26 @@ pub fn openai_tool_search_request(
     Ok(out)
 }
 
-/// A namespace name from a server name: characters outside `a-z A-Z 0-9 _ -` become `_`.
+/// A namespace name from a server name, distinct for distinct servers: a name made only of
+/// `a-z A-Z 0-9 _ -` is kept as is; any other has each such character replaced by `_` and a
+/// stable suffix `_` + 8 hex digits (FNV-1a of the original name) appended, so `a.b` and `a_b`
+/// never share a namespace, and the same server gets the same name in every request.
 fn namespace_name(server: &str) -> String {
-    server
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !server.is_empty() && server.chars().all(allowed) {
+        return server.to_owned();
+    }
+    let mut name: String = server
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+        .map(|c| if allowed(c) { c } else { '_' })
+        .collect();
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in server.bytes() {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    name.push_str(&format!("_{hash:08x}"));
+    name
 }
 
 /// A client-executed `tool_search_call` item of a Responses output.
@@ -284,4 +292,28 @@ pub fn answer_tool_search_call(
         "execution": "client",
         "tools": tools,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::namespace_name;
+
+    #[test]
+    fn namespace_names_are_distinct_for_distinct_servers_and_stable() {
+        assert_eq!(namespace_name("github"), "github");
+        assert_eq!(namespace_name("a_b"), "a_b");
+        let dotted = namespace_name("a.b");
+        assert_ne!(dotted, namespace_name("a_b"));
+        assert_ne!(dotted, namespace_name("a b"));
+        assert!(
+            dotted.starts_with("a_b_") && dotted.len() == "a_b_".len() + 8,
+            "{dotted}"
+        );
+        assert_eq!(
+            dotted,
+            namespace_name("a.b"),
+            "the same server, the same name"
+        );
+        assert_eq!(namespace_name("a.b"), "a_b_108bf50c");
+    }
 }

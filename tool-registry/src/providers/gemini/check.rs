@@ -147,6 +147,11 @@ pub fn check_schema(schema: &Value, path: &str, problems: &mut Vec<String>) {
     }
     if let Some(items) = map.get("items") {
         check_schema(items, &format!("{path}[]"), problems);
+    } else if kind.as_deref() == Some("array") {
+        problems.push(format!("{path}: an array with no `items`"));
+    }
+    if map.contains_key("properties") && kind.as_deref() != Some("object") {
+        problems.push(format!("{path}: `properties` on a non-object type"));
     }
     if let Some(branches) = map.get("anyOf") {
         match branches.as_array() {

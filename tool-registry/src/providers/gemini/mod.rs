@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use tool_sdk::{DynTool, ToolResultBlock};
 
 use super::ReadError;
-use super::calls::{ResultsError, ToolCall, ToolCalls};
+use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Image, Part, parts};
 use crate::export::SchemaCache;
 use check::is_valid_function_name;
@@ -208,7 +208,7 @@ pub fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCalls, Re
             Some(args) => args.clone(),
         };
         let sent = call.get("id").and_then(Value::as_str);
-        let mut read = ToolCall::new(
+        let mut read = ModelToolCall::new(
             sent.map_or_else(
                 || format!("{MADE_UP_ID_PREFIX}{}", calls.len()),
                 str::to_owned,

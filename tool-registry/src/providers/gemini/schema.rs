@@ -96,6 +96,7 @@ pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, PortableSche
         root: schema,
         // The root is being converted: a `$ref` to `#` is a recursion.
         inlining: vec!["#".to_owned()],
+        converted: 0,
     };
     converter.convert(schema, "").map(Value::Object)
 }
@@ -104,7 +105,15 @@ struct Converter<'a> {
     tool: &'a str,
     root: &'a Value,
     inlining: Vec<String>,
+    /// Sub-schemas converted so far, `$ref` targets counted once per use.
+    converted: usize,
 }
+
+/// The most sub-schemas one exported schema may hold once its `$ref`s are inlined. Inlining
+/// copies a definition at every use, so a chain of definitions each using the next twice
+/// doubles at every level; past this size the export fails naming the field where the limit
+/// was reached, rather than send a schema Gemini would refuse as too large.
+pub const MAX_INLINED_SCHEMAS: usize = 10_000;
 
 fn field_name(path: &str) -> String {
     if path.is_empty() {
@@ -169,6 +178,76 @@ impl Converter<'_> {
     }
 
     fn convert(
+        &mut self,
+        schema: &Value,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        self.converted += 1;
+        if self.converted > MAX_INLINED_SCHEMAS {
+            return Err(self.fail(
+                path,
+                format!(
+                    "the schema holds more than {MAX_INLINED_SCHEMAS} sub-schemas once its `$ref`s are inlined; give the repeated type fewer uses"
+                ),
+            ));
+        }
+        let out = self.convert_shape(schema, path)?;
+        self.settle(out, path)
+    }
+
+    /// Checks a converted schema's own keywords against Gemini's rules, whichever way it was
+    /// built (annotations next to a `$ref` or union included): an `enum` only of strings on a
+    /// string, an array with `items`, `properties` only on an object; a `default` whose value
+    /// does not have the schema's type is dropped (it is a hint, not a constraint).
+    fn settle(
+        &self,
+        mut out: Map<String, Value>,
+        path: &str,
+    ) -> Result<Map<String, Value>, PortableSchemaError> {
+        let kind = out.get("type").and_then(Value::as_str).map(str::to_owned);
+        if let Some(values) = out.get("enum") {
+            let strings = values
+                .as_array()
+                .is_some_and(|v| !v.is_empty() && v.iter().all(Value::is_string));
+            if !strings || kind.as_deref() != Some("string") {
+                return Err(self.fail(
+                    path,
+                    format!(
+                        "its `enum` {values} is not a non-empty list of strings on a string, and Gemini enums hold strings only"
+                    ),
+                ));
+            }
+        }
+        if kind.as_deref() == Some("array") && !out.contains_key("items") {
+            return Err(self.fail(
+                path,
+                "it is an array with no `items`; give its items a type",
+            ));
+        }
+        if out.contains_key("properties") && kind.as_deref() != Some("object") {
+            return Err(self.fail(
+                path,
+                "it has `properties` but is not an object; make it an object or drop the properties",
+            ));
+        }
+        if let (Some(default), Some(kind)) = (out.get("default"), kind.as_deref()) {
+            let fits = match kind {
+                "string" => default.is_string(),
+                "integer" => default.is_i64() || default.is_u64(),
+                "number" => default.is_number(),
+                "boolean" => default.is_boolean(),
+                "array" => default.is_array(),
+                "object" => default.is_object(),
+                _ => false,
+            };
+            if !fits {
+                out.shift_remove("default");
+            }
+        }
+        Ok(out)
+    }
+
+    fn convert_shape(
         &mut self,
         schema: &Value,
         path: &str,
@@ -460,6 +539,16 @@ impl Converter<'_> {
             return Err(self.fail(
                 path,
                 format!("it is a `{kind}` with an `enum`, and Gemini enums hold strings only"),
+            ));
+        }
+        let is_map = map.contains_key("patternProperties")
+            || map
+                .get("additionalProperties")
+                .is_some_and(|extra| extra != &Value::Bool(false));
+        if kind == "object" && is_map {
+            return Err(self.fail(
+                path,
+                "it is a map (`additionalProperties` or `patternProperties`: keys chosen by the caller), which Gemini cannot express; use named fields or a list of key/value objects",
             ));
         }
         let mut out = Map::new();

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{CallAssembler, Partial};
-use crate::providers::calls::{ToolCall, ToolCalls};
+use crate::providers::calls::{ModelToolCall, ToolCalls};
 
 /// Assembles `tool_use` blocks from Messages stream events. A block is handed over at its
 /// `content_block_stop`; server tool blocks (`server_tool_use`, run by the API) are skipped.
 #[derive(Debug, Default)]
 pub struct AnthropicStream {
     open: BTreeMap<u64, Open>,
-    done: BTreeMap<u64, ToolCall>,
+    done: BTreeMap<u64, ModelToolCall>,
 }
 
 #[derive(Debug)]
@@ -25,7 +25,7 @@ struct Open {
 }
 
 impl CallAssembler for AnthropicStream {
-    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
         let index = event.get("index").and_then(Value::as_u64);
         match (event.get("type").and_then(Value::as_str), index) {
             (Some("content_block_start"), Some(index)) => {
@@ -80,7 +80,7 @@ impl CallAssembler for AnthropicStream {
                             Value::Null => Value::Object(Map::new()),
                             input => input,
                         };
-                        ToolCall::new(open.partial.id, open.partial.name, input)
+                        ModelToolCall::new(open.partial.id, open.partial.name, input)
                     };
                     self.done.insert(index, call.clone());
                     vec![call]
@@ -91,7 +91,7 @@ impl CallAssembler for AnthropicStream {
         }
     }
 
-    fn end(&mut self) -> Vec<ToolCall> {
+    fn end(&mut self) -> Vec<ModelToolCall> {
         let mut ended = Vec::new();
         for (index, open) in std::mem::take(&mut self.open) {
             // No `content_block_stop`: the block was cut off, whatever its text holds.
@@ -103,6 +103,6 @@ impl CallAssembler for AnthropicStream {
     }
 
     fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::new(std::mem::take(&mut self.done).into_values().collect())
+        ToolCalls::unchecked(std::mem::take(&mut self.done).into_values().collect())
     }
 }

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::CallAssembler;
-use crate::providers::calls::{ToolCall, ToolCalls};
+use crate::providers::calls::{ModelToolCall, ToolCalls};
 use crate::providers::gemini::{GeminiNames, MADE_UP_ID_PREFIX};
 
 /// Assembles Gemini `functionCall` parts from stream chunks (the first candidate), names
@@ -16,7 +16,7 @@ use crate::providers::gemini::{GeminiNames, MADE_UP_ID_PREFIX};
 #[derive(Debug, Default)]
 pub struct GeminiStream {
     names: GeminiNames,
-    calls: Vec<ToolCall>,
+    calls: Vec<ModelToolCall>,
 }
 
 impl GeminiStream {
@@ -30,7 +30,7 @@ impl GeminiStream {
 }
 
 impl CallAssembler for GeminiStream {
-    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
         let parts = event
             .get("candidates")
             .and_then(|candidates| candidates.get(0))
@@ -52,7 +52,7 @@ impl CallAssembler for GeminiStream {
                 Some(args) => args.clone(),
             };
             let sent = call.get("id").and_then(Value::as_str);
-            let mut read = ToolCall::new(
+            let mut read = ModelToolCall::new(
                 sent.map_or_else(
                     || format!("{MADE_UP_ID_PREFIX}{}", self.calls.len()),
                     str::to_owned,
@@ -67,11 +67,11 @@ impl CallAssembler for GeminiStream {
         out
     }
 
-    fn end(&mut self) -> Vec<ToolCall> {
+    fn end(&mut self) -> Vec<ModelToolCall> {
         Vec::new()
     }
 
     fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::new(std::mem::take(&mut self.calls))
+        ToolCalls::unchecked(std::mem::take(&mut self.calls))
     }
 }

@@ -41,29 +41,31 @@ pub use openai_chat::OpenAiChatStream;
 pub use openai_responses::OpenAiResponsesStream;
 pub use sse::{SseDecoder, SseEvent};
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
-use super::calls::{ArgumentsError, ToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use crate::StreamingToolExecutor;
 
 /// Where finished calls go.
 pub trait CallSink {
     /// A call is complete (its arguments parsed, or failed).
-    fn call_ready(&mut self, call: &ToolCall);
+    fn call_ready(&mut self, call: &ModelToolCall);
 }
 
 impl CallSink for StreamingToolExecutor {
     /// Adds the call's `tool_use` block, so it may start at once; a call whose arguments
     /// failed is not run (its error result comes from [`ToolCalls::pair`]).
-    fn call_ready(&mut self, call: &ToolCall) {
+    fn call_ready(&mut self, call: &ModelToolCall) {
         if let Some(block) = call.to_block() {
             self.add_tool(block);
         }
     }
 }
 
-impl CallSink for Vec<ToolCall> {
-    fn call_ready(&mut self, call: &ToolCall) {
+impl CallSink for Vec<ModelToolCall> {
+    fn call_ready(&mut self, call: &ModelToolCall) {
         self.push(call.clone());
     }
 }
@@ -71,11 +73,12 @@ impl CallSink for Vec<ToolCall> {
 /// One API's stream events → tool calls.
 pub trait CallAssembler {
     /// Reads one event (the JSON `data` of a stream event) and returns the calls it completed.
-    fn push(&mut self, event: &Value) -> Vec<ToolCall>;
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall>;
     /// The stream ended: completes every open call (one whose arguments are unfinished fails
     /// as truncated) and returns them.
-    fn end(&mut self) -> Vec<ToolCall>;
-    /// Every finished call, in the order the API lists them in the response.
+    fn end(&mut self) -> Vec<ModelToolCall>;
+    /// Every finished call, in the order the API lists them in the response (ids not checked
+    /// for duplicates: [`ToolCallStream`] does that, in the order calls were handed over).
     fn take_calls(&mut self) -> ToolCalls;
 }
 
@@ -95,6 +98,11 @@ pub struct ToolCallStream<A> {
     assembler: A,
     sse: SseDecoder,
     events: usize,
+    /// The ids of the calls handed over so far.
+    handed: HashSet<String>,
+    /// Calls (as assembled) that repeated an id already handed over: marked
+    /// [`ArgumentsError::DuplicateId`] and never run.
+    duplicates: Vec<ModelToolCall>,
 }
 
 impl<A: CallAssembler> ToolCallStream<A> {
@@ -104,23 +112,29 @@ impl<A: CallAssembler> ToolCallStream<A> {
             assembler,
             sse: SseDecoder::default(),
             events: 0,
+            handed: HashSet::new(),
+            duplicates: Vec::new(),
         }
     }
 
     /// Reads a chunk of the raw SSE body, as it came off the network.
     ///
     /// # Errors
-    /// [`StreamError`] for an event whose `data` is not JSON (`[DONE]` is skipped); the events
-    /// before it were read, and reading may go on.
+    /// [`StreamError`] for the first event of the chunk whose `data` is not JSON (`[DONE]` is
+    /// skipped); every other event of the chunk, before and after it, was read, and reading
+    /// may go on.
     pub fn push_bytes(
         &mut self,
         bytes: &[u8],
         sink: &mut impl CallSink,
     ) -> Result<(), StreamError> {
+        let mut first_error = None;
         for event in self.sse.push(bytes) {
-            self.push_sse_event(&event, sink)?;
+            if let Err(error) = self.push_sse_event(&event, sink) {
+                first_error.get_or_insert(error);
+            }
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
     }
 
     fn push_sse_event(
@@ -142,12 +156,24 @@ impl<A: CallAssembler> ToolCallStream<A> {
     pub fn push_event(&mut self, event: &Value, sink: &mut impl CallSink) {
         self.events += 1;
         for call in self.assembler.push(event) {
-            sink.call_ready(&call);
+            self.hand_over(call, sink);
         }
     }
 
+    /// Hands a finished call to `sink`; one whose id an earlier handed call has is marked
+    /// [`ArgumentsError::DuplicateId`] first, so it is never run (the first keeps the id).
+    fn hand_over(&mut self, mut call: ModelToolCall, sink: &mut impl CallSink) {
+        if !self.handed.insert(call.id.clone()) {
+            self.duplicates.push(call.clone());
+            call.mark_duplicate();
+        }
+        sink.call_ready(&call);
+    }
+
     /// The stream ended: reads any last event left in the decoder, completes the open calls
-    /// (handing them to `sink`) and returns every call in the API's order, ready for
+    /// (handing them to `sink`) and returns every call in the API's order (a call that
+    /// repeated the id of a call handed over before it marked [`ArgumentsError::DuplicateId`],
+    /// as [`ToolCalls`] describes), ready for
     /// [`ToolCalls::pair`]. A host using a [`StreamingToolExecutor`] then calls its `finish`.
     pub fn finish(mut self, sink: &mut impl CallSink) -> ToolCalls {
         for event in self.sse.finish() {
@@ -156,9 +182,16 @@ impl<A: CallAssembler> ToolCallStream<A> {
             let _ = self.push_sse_event(&event, sink);
         }
         for call in self.assembler.end() {
-            sink.call_ready(&call);
+            self.hand_over(call, sink);
         }
-        self.assembler.take_calls()
+        let mut calls = self.assembler.take_calls().calls;
+        for call in &mut calls {
+            if let Some(at) = self.duplicates.iter().position(|dup| dup == call) {
+                self.duplicates.swap_remove(at);
+                call.mark_duplicate();
+            }
+        }
+        ToolCalls::new(calls)
     }
 }
 
@@ -173,13 +206,13 @@ pub(crate) struct Partial {
 
 impl Partial {
     /// The finished call: arguments parsed once.
-    pub(crate) fn complete(&self) -> ToolCall {
-        ToolCall::from_arguments(&self.id, &self.name, &self.arguments)
+    pub(crate) fn complete(&self) -> ModelToolCall {
+        ModelToolCall::from_arguments(&self.id, &self.name, &self.arguments)
     }
 
     /// The call at the end of a stream: parsed when its JSON is whole (or empty), failed as
     /// truncated otherwise.
-    pub(crate) fn at_end(&self) -> ToolCall {
+    pub(crate) fn at_end(&self) -> ModelToolCall {
         if self.scan.is_unfinished() {
             self.truncated()
         } else {
@@ -188,8 +221,8 @@ impl Partial {
     }
 
     /// The call failed as cut off by the end of the stream.
-    pub(crate) fn truncated(&self) -> ToolCall {
-        let mut call = ToolCall::new(&self.id, &self.name, Value::Null);
+    pub(crate) fn truncated(&self) -> ModelToolCall {
+        let mut call = ModelToolCall::new(&self.id, &self.name, Value::Null);
         call.input = Err(ArgumentsError::Truncated {
             tool: self.name.clone(),
             received: self.arguments.len(),

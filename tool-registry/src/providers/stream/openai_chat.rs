@@ -8,13 +8,22 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{CallAssembler, Partial};
-use crate::providers::calls::{ToolCall, ToolCalls};
+use crate::providers::calls::{ModelToolCall, ToolCalls};
 
 /// Assembles Chat Completions tool calls from stream chunks (the first choice).
 ///
 /// A piece with an `id` different from the open call at its `index` finishes that call and
-/// starts a new one (some compatible servers reuse indices); a piece without `id` continues
-/// the open call at its index. A call is handed over as soon as its arguments close one JSON
+/// starts a new one (some compatible servers reuse indices), except that a call whose first
+/// pieces came without an id takes the first id sent; a piece without `id` continues the
+/// open call at its index, unless that call is finished and the piece carries a
+/// `function.name`, which starts a new call (servers that send neither id nor index). A call
+/// sent with no id at all gets a made-up id, `call_index_{index}_{position}`.
+/// `function.arguments` is JSON text, or (from some compatible servers) the object itself.
+///
+/// A call is handed over (and may start) as soon as its JSON closes. Argument text that
+/// arrives for it afterwards cannot change what runs: it is logged as a warning and the call
+/// runs with the first complete value, where [`crate::providers::openai_chat::read_calls`],
+/// reading the same text whole (`{"x":1}{"x":2}`), fails the call as not JSON. A call is handed over as soon as its arguments close one JSON
 /// object (nesting and strings tracked, so a `}` inside a string does not count), or when it
 /// is replaced, or at the chunk with a `finish_reason`, or at the end of the stream.
 #[derive(Debug, Default)]
@@ -26,11 +35,13 @@ pub struct OpenAiChatStream {
 #[derive(Debug)]
 struct Slot {
     partial: Partial,
-    done: Option<ToolCall>,
+    /// `true` while no piece of the call has carried an id (its id is made up).
+    id_made_up: bool,
+    done: Option<ModelToolCall>,
 }
 
 impl OpenAiChatStream {
-    fn complete(&mut self, slot: usize, out: &mut Vec<ToolCall>) {
+    fn complete(&mut self, slot: usize, out: &mut Vec<ModelToolCall>) {
         let slot = &mut self.calls[slot];
         if slot.done.is_none() {
             let call = slot.partial.at_end();
@@ -41,7 +52,7 @@ impl OpenAiChatStream {
 }
 
 impl CallAssembler for OpenAiChatStream {
-    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         let Some(choice) = event
             .get("choices")
@@ -69,26 +80,48 @@ impl CallAssembler for OpenAiChatStream {
                 .filter(|id| !id.is_empty());
             let function = piece.get("function");
             let name = function.and_then(|f| f.get("name")).and_then(Value::as_str);
-            let arguments = function
-                .and_then(|f| f.get("arguments"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            // As the whole-message reader: text as is, an object (sent by some compatible
+            // servers) as its JSON text.
+            let arguments = match function.and_then(|f| f.get("arguments")) {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
+            let arguments = arguments.as_str();
             let current = self.open_at.get(&index).copied();
-            let slot = match (current, id) {
-                (Some(slot), Some(id)) if self.calls[slot].partial.id != id => {
-                    self.complete(slot, &mut out);
-                    None
+            let slot = match current {
+                Some(slot) => {
+                    let open = &mut self.calls[slot];
+                    match id {
+                        Some(id) if open.partial.id != id => {
+                            if open.id_made_up && open.done.is_none() {
+                                // The first pieces came without an id: this is the call's id.
+                                id.clone_into(&mut open.partial.id);
+                                open.id_made_up = false;
+                                Some(slot)
+                            } else {
+                                self.complete(slot, &mut out);
+                                None
+                            }
+                        }
+                        // A name on a finished call can only begin the next call.
+                        None if name.is_some() && open.done.is_some() => None,
+                        _ => Some(slot),
+                    }
                 }
-                (Some(slot), _) => Some(slot),
-                (None, _) => None,
+                None => None,
             };
             let slot = slot.unwrap_or_else(|| {
                 let partial = Partial {
-                    id: id.map_or_else(|| format!("call_index_{index}"), str::to_owned),
+                    id: id.map_or_else(
+                        || format!("call_index_{index}_{}", self.calls.len()),
+                        str::to_owned,
+                    ),
                     ..Partial::default()
                 };
                 self.calls.push(Slot {
                     partial,
+                    id_made_up: id.is_none(),
                     done: None,
                 });
                 let slot = self.calls.len() - 1;
@@ -126,7 +159,7 @@ impl CallAssembler for OpenAiChatStream {
         out
     }
 
-    fn end(&mut self) -> Vec<ToolCall> {
+    fn end(&mut self) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         for slot in &mut self.calls {
             if slot.done.is_none() {
@@ -141,7 +174,7 @@ impl CallAssembler for OpenAiChatStream {
 
     fn take_calls(&mut self) -> ToolCalls {
         self.open_at.clear();
-        ToolCalls::new(
+        ToolCalls::unchecked(
             std::mem::take(&mut self.calls)
                 .into_iter()
                 .filter_map(|slot| slot.done)

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{CallAssembler, Partial};
-use crate::providers::calls::{ToolCall, ToolCalls};
+use crate::providers::calls::{ModelToolCall, ToolCalls};
 
 /// Assembles Responses `function_call` items from stream events, keyed by `item_id` and
 /// ordered by `output_index`. A call is handed over at `function_call_arguments.done` (or at
@@ -18,12 +18,12 @@ use crate::providers::calls::{ToolCall, ToolCalls};
 #[derive(Debug, Default)]
 pub struct OpenAiResponsesStream {
     open: BTreeMap<String, (u64, Partial)>,
-    done: BTreeMap<u64, ToolCall>,
+    done: BTreeMap<u64, ModelToolCall>,
     finished_items: Vec<String>,
 }
 
 impl OpenAiResponsesStream {
-    fn finish_item(&mut self, item_id: &str, full: Option<&str>, out: &mut Vec<ToolCall>) {
+    fn finish_item(&mut self, item_id: &str, full: Option<&str>, out: &mut Vec<ModelToolCall>) {
         let Some((index, mut partial)) = self.open.remove(item_id) else {
             return;
         };
@@ -42,7 +42,7 @@ fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 impl CallAssembler for OpenAiResponsesStream {
-    fn push(&mut self, event: &Value) -> Vec<ToolCall> {
+    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         let index = event
             .get("output_index")
@@ -97,7 +97,7 @@ impl CallAssembler for OpenAiResponsesStream {
         out
     }
 
-    fn end(&mut self) -> Vec<ToolCall> {
+    fn end(&mut self) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         for (_, (index, partial)) in std::mem::take(&mut self.open) {
             // No `.done` event: the item was cut off.
@@ -109,6 +109,6 @@ impl CallAssembler for OpenAiResponsesStream {
     }
 
     fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::new(std::mem::take(&mut self.done).into_values().collect())
+        ToolCalls::unchecked(std::mem::take(&mut self.done).into_values().collect())
     }
 }
