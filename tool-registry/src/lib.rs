@@ -38,6 +38,8 @@
 
 pub mod dynamic;
 pub mod export;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod mcp_names;
 pub mod orchestration;
 pub mod permissions;
