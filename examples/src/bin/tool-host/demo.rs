@@ -61,9 +61,9 @@ pub fn run(registry: &ToolRegistry) -> Result<(), String> {
         FILES.len()
     );
     let blocks = turn(&root);
-    print!("plan:\n{}", super::plan(registry, &blocks));
+    print!("plan:\n{}", super::plan(registry.tools(), &blocks));
     let started = Instant::now();
-    let results = super::answer(registry, &blocks, workspace)?;
+    let results = super::answer(registry.tools(), &Default::default(), &blocks, workspace)?;
     let elapsed = started.elapsed();
     println!();
     for (block, result) in blocks.iter().zip(&results) {

@@ -7,9 +7,14 @@
 //! tool-host run FILE --root DIR [--rebase PREFIX]  answer an assistant message's tool_use blocks
 //! tool-host demo                                   a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
+//! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
 //! ```
+//!
+//! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),
+//! `--mcp-server NAME='CMD ARGS'` (stdio) and `--mcp-url NAME=URL` (streamable HTTP).
 
 mod demo;
+mod mcp;
 mod pool_options;
 mod rebase;
 mod search;
@@ -21,7 +26,8 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use tool_examples::workspace::Workspace;
 use tool_registry::{
-    OrchestratorConfig, ToolRegistry, TurnState, describe_batches, partition_tool_calls, run_tools,
+    Orchestrator, OrchestratorConfig, ToolRegistry, TurnState, describe_batches,
+    partition_tool_calls,
 };
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock, UserMessage};
@@ -72,6 +78,14 @@ enum Command {
         /// it starts with `--root` instead (to replay a recorded session in another place).
         #[arg(long)]
         rebase: Option<String>,
+        /// The pool the calls are looked up in (permission rules, run-time and MCP tools).
+        #[command(flatten)]
+        pool: pool_options::PoolOptions,
+    },
+    /// Live MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
     },
     /// Run a built-in assistant turn (parallel Glob, Grep and Read, then an Edit) over a
     /// temporary copy of a few files of this repository, printing the plan and the results.
@@ -79,6 +93,12 @@ enum Command {
     /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
     /// the matches, or with `--json` the `tool_result` block.
     Search(search::SearchArgs),
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Connect to the servers and print each one's status and tools.
+    List(mcp::McpOptions),
 }
 
 fn main() -> ExitCode {
@@ -105,7 +125,15 @@ fn main() -> ExitCode {
             print!("{}", pool_options::describe_pool(&pool));
         }),
         Command::Search(args) => search::run(&registry, &args),
-        Command::Run { file, root, rebase } => run_file(&registry, &file, &root, rebase.as_deref()),
+        Command::Run {
+            file,
+            root,
+            rebase,
+            pool,
+        } => run_file(&registry, &pool, &file, &root, rebase.as_deref()),
+        Command::Mcp {
+            command: McpCommand::List(options),
+        } => mcp::list(&options),
         Command::Demo => demo::run(&registry),
     };
     match outcome {
@@ -156,6 +184,7 @@ fn list(tools: &[Arc<dyn DynTool>]) -> String {
 
 fn run_file(
     registry: &ToolRegistry,
+    options: &pool_options::PoolOptions,
     file: &Path,
     root: &Path,
     rebase: Option<&str>,
@@ -174,8 +203,9 @@ fn run_file(
             rebase::rebase_strings(&mut block.input, prefix, &target);
         }
     }
-    eprint!("{}", plan(registry, &blocks));
-    let results = answer(registry, &blocks, workspace)?;
+    let built = options.build_live(registry)?;
+    eprint!("{}", plan(built.pool.tools(), &blocks));
+    let results = answer(built.pool.tools(), &built.permissions, &blocks, workspace)?;
     eprintln!("{}", summary(&blocks, &results));
     print_json(&UserMessage::from_results(results))
 }
@@ -210,13 +240,15 @@ fn summary(blocks: &[ToolUseBlock], results: &[ToolResultBlock]) -> String {
 }
 
 /// The batch plan, one line per batch.
-fn plan(registry: &ToolRegistry, blocks: &[ToolUseBlock]) -> String {
-    describe_batches(&partition_tool_calls(blocks, registry.tools()))
+fn plan(tools: &[Arc<dyn DynTool>], blocks: &[ToolUseBlock]) -> String {
+    describe_batches(&partition_tool_calls(blocks, tools))
 }
 
-/// Runs the blocks with `workspace` as the file tools' root.
+/// Runs the blocks over `tools`, under `permissions`, with `workspace` as the file tools'
+/// root.
 fn answer(
-    registry: &ToolRegistry,
+    tools: &[Arc<dyn DynTool>],
+    permissions: &tool_registry::ToolPermissionContext,
     blocks: &[ToolUseBlock],
     workspace: Workspace,
 ) -> Result<Vec<ToolResultBlock>, String> {
@@ -229,7 +261,11 @@ fn answer(
         ..TurnState::default()
     };
     let config = OrchestratorConfig::from_env();
-    let turn =
-        runtime.block_on(run_tools(blocks, registry.tools(), state, &config).collect_results());
+    let orchestrator = Orchestrator::new(tools, config).with_permissions(permissions.clone());
+    let turn = runtime.block_on(
+        orchestrator
+            .run_tools(blocks.to_vec(), state)
+            .collect_results(),
+    );
     Ok(turn.results)
 }
