@@ -39,6 +39,8 @@
 pub mod docs;
 pub mod dynamic;
 pub mod export;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod mcp_names;
 pub mod orchestration;
 pub mod permissions;

@@ -209,6 +209,16 @@ impl McpTool {
     }
 }
 
+impl McpTool {
+    /// The same tool exported under `name`, for an import that had to tell apart two tool
+    /// names equal after cleaning. Calls still use the raw names in `mcp_info`.
+    #[must_use]
+    pub fn with_exported_name(mut self, name: String) -> Self {
+        self.meta.name = Cow::Owned(name);
+        self
+    }
+}
+
 impl DynTool for McpTool {
     fn meta(&self) -> &ToolMeta {
         &self.meta

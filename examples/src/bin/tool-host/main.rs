@@ -8,7 +8,11 @@
 //! tool-host run FILE [--root DIR] [--format API]   answer an assistant message, or replay a session log
 //! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
+//! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
 //! ```
+//!
+//! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),
+//! `--mcp-server NAME='CMD ARGS'` (stdio) and `--mcp-url NAME=URL` (streamable HTTP).
 //!
 //! Logs go to stderr, filtered by `RUST_LOG` (`RUST_LOG=tool_registry=debug`); the default
 //! shows errors only (the commands print their own warnings).
@@ -16,6 +20,7 @@
 mod demo;
 mod docs;
 mod host;
+mod mcp;
 mod pool_options;
 mod progress;
 mod provider_format;
@@ -88,9 +93,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Live MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
     /// the matches, or with `--json` the `tool_result` block.
     Search(search::SearchArgs),
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Connect to the servers and print each one's status and tools.
+    List(mcp::McpOptions),
 }
 
 fn main() -> ExitCode {
@@ -136,6 +152,9 @@ fn main() -> ExitCode {
             }
         }),
         Command::Docs(args) => docs::run(&registry, &args),
+        Command::Mcp {
+            command: McpCommand::List(options),
+        } => mcp::list(&options),
         Command::Search(args) => search::run(&registry, &args),
         Command::Run(args) => run::run(&registry, &args),
         Command::Demo { json } => demo::run(&registry, json),

@@ -45,6 +45,22 @@ pub struct PoolOptions {
     /// Coordinator mode: keep only the coordinator tools.
     #[arg(long)]
     pub coordinator: bool,
+    /// Live MCP servers, whose tools join the pool.
+    #[command(flatten)]
+    pub mcp: crate::mcp::McpOptions,
+}
+
+/// A pool with what it needs to run: the permission rules and the live MCP servers (kept
+/// connected while this lives).
+pub struct BuiltPool {
+    /// The pool.
+    pub pool: ToolPool,
+    /// The permission rules the options give.
+    pub permissions: ToolPermissionContext,
+    /// The connected MCP servers, if any were given: held so that their tools keep working
+    /// while the pool is used, and stopped when this drops.
+    #[expect(dead_code, reason = "held for its Drop, which stops the servers")]
+    pub mcp: Option<crate::mcp::McpSession>,
 }
 
 /// The fixed answer of a tool loaded with `--tools-json`.
@@ -124,20 +140,20 @@ impl PoolOptions {
         }
     }
 
-    /// The `--deny`, `--allow` and `--ask` rules as the permission context calls are checked
-    /// against (content rules such as `Bash(rm *)` are matched per call, SPEC §6.4).
-    pub fn permission_context(
-        &self,
-        registry: &ToolRegistry,
-    ) -> Result<ToolPermissionContext, String> {
-        self.permissions(&AliasTable::from_tools(&self.base_tools(registry)?))
-    }
-
     /// The pool these options describe, over `registry`'s tools.
     pub fn build(&self, registry: &ToolRegistry) -> Result<ToolPool, String> {
+        self.build_live(registry).map(|built| built.pool.clone())
+    }
+
+    /// [`PoolOptions::build`], keeping the MCP servers connected and the permission rules.
+    pub fn build_live(&self, registry: &ToolRegistry) -> Result<BuiltPool, String> {
         let base = self.base_tools(registry)?;
         let permissions = self.permissions(&AliasTable::from_tools(&base))?;
-        let mcp = self.mcp_tools()?;
+        let mut mcp = self.mcp_tools()?;
+        let session = self.mcp.connect()?;
+        if let Some(session) = &session {
+            mcp.extend(session.tools());
+        }
         let config = PoolConfig {
             simple: self.simple,
             coordinator: self.coordinator,
@@ -145,10 +161,15 @@ impl PoolOptions {
         };
         let pool = assemble_tool_pool(&base, &permissions, &mcp, &config)
             .map_err(|error| error.to_string())?;
-        Ok(if self.coordinator {
+        let pool = if self.coordinator {
             merge_and_filter_tools(&[], &pool, &config)
         } else {
             pool
+        };
+        Ok(BuiltPool {
+            pool,
+            permissions,
+            mcp: session,
         })
     }
 }

@@ -89,8 +89,10 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
         workspace.reads().record_tree(workspace.root());
     }
     let target = workspace.root().to_string_lossy().into_owned();
-    let pool = args.pool.build(registry)?;
-    let mut permissions = args.pool.permission_context(registry)?;
+    // Kept until the end: live MCP servers stay connected while the calls run.
+    let live = args.pool.build_live(registry)?;
+    let pool = &live.pool;
+    let mut permissions = live.permissions.clone();
     if !args.run_bash {
         permissions.add_rule_str(
             PermissionRuleSource::CliArg,

@@ -1,0 +1,164 @@
+//! Live MCP servers for tool-host: `--mcp-config FILE`, `--mcp-server NAME='CMD ARGS'` and
+//! `--mcp-url NAME=URL`, shared by `pool`, `definitions`, `search` and `run`, and the
+//! `tool-host mcp list` report.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use tool_registry::mcp::{McpManager, McpServerConfig};
+use tool_sdk::DynTool;
+
+/// Which MCP servers to connect to.
+#[derive(Args, Debug, Clone, Default)]
+pub struct McpOptions {
+    /// A JSON file in the `mcpServers` shape of Claude Code and Claude Desktop
+    /// (`{"mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"]}}}`) (repeatable).
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub mcp_config: Vec<PathBuf>,
+    /// `NAME='CMD ARGS'`: a server started as a child process, spoken to over stdio
+    /// (repeatable).
+    #[arg(long = "mcp-server", value_name = "NAME=CMD ARGS")]
+    pub mcp_server: Vec<String>,
+    /// `NAME=URL`: a streamable HTTP server (repeatable).
+    #[arg(long = "mcp-url", value_name = "NAME=URL")]
+    pub mcp_url: Vec<String>,
+}
+
+impl McpOptions {
+    /// Every configured server, in the order given (config files first).
+    pub fn configs(&self) -> Result<Vec<McpServerConfig>, String> {
+        let mut configs = Vec::new();
+        for file in &self.mcp_config {
+            let text = std::fs::read_to_string(file)
+                .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+            let document: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|error| format!("{} is not JSON: {error}", file.display()))?;
+            configs.extend(
+                McpServerConfig::from_mcp_servers_json(&document)
+                    .map_err(|error| format!("{}: {error}", file.display()))?,
+            );
+        }
+        for spec in &self.mcp_server {
+            configs.push(
+                McpServerConfig::parse_stdio_spec(spec)
+                    .map_err(|error| format!("--mcp-server: {error}"))?,
+            );
+        }
+        for spec in &self.mcp_url {
+            configs.push(
+                McpServerConfig::parse_url_spec(spec)
+                    .map_err(|error| format!("--mcp-url: {error}"))?,
+            );
+        }
+        let mut names: Vec<&str> = configs.iter().map(|config| config.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(format!(
+                "two MCP servers are named `{}`; give each a different name",
+                pair[0]
+            ));
+        }
+        Ok(configs)
+    }
+
+    /// Connects to the servers (all at once; each bounded by its connect timeout), or `None`
+    /// when none is configured.
+    pub fn connect(&self) -> Result<Option<McpSession>, String> {
+        let configs = self.configs()?;
+        if configs.is_empty() {
+            return Ok(None);
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+        let manager = runtime.block_on(McpManager::connect(configs));
+        for server in manager.servers() {
+            for skipped in &server.skipped {
+                eprintln!("tool-host: warning: {skipped}");
+            }
+            if !matches!(
+                server.status,
+                tool_registry::mcp::McpServerStatus::Connected
+            ) {
+                eprintln!(
+                    "tool-host: warning: MCP server `{}` {}",
+                    server.name, server.status
+                );
+            }
+        }
+        Ok(Some(McpSession { runtime, manager }))
+    }
+}
+
+/// Connected MCP servers and the runtime their connections live on. Dropping it stops the
+/// servers (children are killed) before the runtime ends.
+pub struct McpSession {
+    runtime: tokio::runtime::Runtime,
+    manager: McpManager,
+}
+
+impl McpSession {
+    /// The tools of every server.
+    pub fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        self.manager.tools()
+    }
+
+    /// One block per server: name, status, skipped entries, then its tools with their raw
+    /// names and hints.
+    pub fn describe(&self) -> String {
+        let mut text = String::new();
+        for server in self.manager.servers() {
+            let _ = writeln!(
+                text,
+                "{}: {} ({} tools)",
+                server.name,
+                server.status,
+                server.tools.len()
+            );
+            for skipped in &server.skipped {
+                let _ = writeln!(text, "  skipped #{}: {}", skipped.index, skipped.reason);
+            }
+            let mut tools = server.tools.clone();
+            tool_registry::sort_tools(&mut tools);
+            for tool in tools {
+                let meta = tool.meta();
+                let raw = meta
+                    .mcp_info
+                    .as_ref()
+                    .map_or("", |info| info.tool_name.as_str());
+                let _ = writeln!(
+                    text,
+                    "  {:<48} raw `{raw}`, read-only {}, destructive {}",
+                    meta.name,
+                    meta.read_only.label(),
+                    meta.destructive.label()
+                );
+            }
+        }
+        text
+    }
+}
+
+impl Drop for McpSession {
+    fn drop(&mut self) {
+        self.runtime.block_on(self.manager.shutdown());
+    }
+}
+
+/// `tool-host mcp list`: connects and prints each server's status and tools.
+pub fn list(options: &McpOptions) -> Result<(), String> {
+    match options.connect()? {
+        Some(session) => {
+            print!("{}", session.describe());
+            Ok(())
+        }
+        None => Err(
+            "no MCP server given: use --mcp-config FILE, --mcp-server NAME='CMD ARGS' or --mcp-url NAME=URL"
+                .to_owned(),
+        ),
+    }
+}

@@ -1,0 +1,297 @@
+//! One rmcp client connection: spawning or dialling the server, the handler that routes its
+//! notifications (progress to the calling tool's context, `tools/list_changed` to a refresh),
+//! and `tools/list` with pagination.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerResult,
+};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
+use tool_sdk::ToolUseContext;
+
+use super::config::{McpServerConfig, McpTransportConfig};
+
+/// A running rmcp client of one server.
+pub(crate) type Client = RunningService<RoleClient, McpClientHandler>;
+
+/// Progress notifications kept for a token nobody has claimed yet (a server may report before
+/// the request's handle is registered); older ones are dropped.
+const EARLY_PROGRESS_LIMIT: usize = 64;
+
+/// Lines of the server's stderr kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// State shared by a server's handler and its calls, kept across reconnects.
+#[derive(Default)]
+pub(crate) struct ServerSignals {
+    progress: Mutex<ProgressRoutes>,
+    /// Woken by `notifications/tools/list_changed`.
+    pub(crate) list_changed: Notify,
+    stderr_tail: Mutex<VecDeque<String>>,
+}
+
+#[derive(Default)]
+struct ProgressRoutes {
+    routes: HashMap<ProgressToken, ToolUseContext>,
+    early: VecDeque<ProgressNotificationParam>,
+}
+
+/// A whole number as a JSON integer (`4`, not `4.0`), anything else as a float.
+fn number(value: f64) -> Value {
+    // Exact below 2^53; larger or fractional values stay floats.
+    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        json!(value as i64)
+    } else {
+        json!(value)
+    }
+}
+
+fn progress_value(params: &ProgressNotificationParam) -> Value {
+    let mut value = json!({"progress": number(params.progress)});
+    if let Some(total) = params.total {
+        value["total"] = number(total);
+    }
+    if let Some(message) = &params.message {
+        value["message"] = json!(message);
+    }
+    value
+}
+
+impl ServerSignals {
+    /// Sends the progress of `token` to `ctx` until the returned guard drops (the call ended or
+    /// its future was dropped), so no context, and no progress channel of a finished turn,
+    /// stays held.
+    pub(crate) fn route(&self, token: ProgressToken, ctx: ToolUseContext) -> ProgressRoute<'_> {
+        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let early: Vec<ProgressNotificationParam> = {
+            let (mine, rest): (Vec<_>, Vec<_>) = progress
+                .early
+                .drain(..)
+                .partition(|params| params.progress_token == token);
+            progress.early = rest.into();
+            mine
+        };
+        for params in &early {
+            ctx.report_progress(&progress_value(params));
+        }
+        progress.routes.insert(token.clone(), ctx);
+        ProgressRoute {
+            signals: self,
+            token,
+        }
+    }
+
+    fn deliver(&self, params: ProgressNotificationParam) {
+        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ctx) = progress.routes.get(&params.progress_token) {
+            ctx.report_progress(&progress_value(&params));
+            return;
+        }
+        if progress.early.len() == EARLY_PROGRESS_LIMIT {
+            progress.early.pop_front();
+        }
+        progress.early.push_back(params);
+    }
+
+    /// The last lines the server wrote to stderr, joined, or `None`.
+    pub(crate) fn stderr_tail(&self) -> Option<String> {
+        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        (!tail.is_empty()).then(|| tail.iter().cloned().collect::<Vec<_>>().join("\n"))
+    }
+
+    fn push_stderr(&self, line: String) {
+        let mut tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.len() == STDERR_TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+}
+
+/// Routes one request's progress while it lives.
+pub(crate) struct ProgressRoute<'a> {
+    signals: &'a ServerSignals,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        let mut progress = self
+            .signals
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        progress.routes.remove(&self.token);
+    }
+}
+
+/// The rmcp client handler of one server.
+pub(crate) struct McpClientHandler {
+    server: String,
+    signals: Arc<ServerSignals>,
+}
+
+impl ClientHandler for McpClientHandler {
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.signals.deliver(params);
+        std::future::ready(())
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        tracing::debug!(server = %self.server, "tools/list_changed");
+        self.signals.list_changed.notify_one();
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// Spawns or dials the server and runs `initialize`. The caller bounds the time.
+pub(crate) async fn connect(
+    config: &McpServerConfig,
+    signals: &Arc<ServerSignals>,
+) -> Result<Client, String> {
+    let handler = McpClientHandler {
+        server: config.name.clone(),
+        signals: Arc::clone(signals),
+    };
+    match &config.transport {
+        McpTransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            // The child leads its own process group, so killing it also ends what it started
+            // (`npx` runs `node`, `uvx` runs `python`): nothing is orphaned.
+            let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+            wrapped
+                .wrap(process_wrap::tokio::ProcessGroup::leader())
+                .wrap(process_wrap::tokio::KillOnDrop);
+            let (transport, stderr) = TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|error| format!("cannot start `{command}`: {error}"))?;
+            if let Some(stderr) = stderr {
+                let signals = Arc::clone(signals);
+                let server = config.name.clone();
+                tokio::spawn(async move {
+                    let mut lines = tokio::io::BufReader::new(stderr).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        tracing::debug!(server = %server, "stderr: {line}");
+                        signals.push_stderr(line);
+                    }
+                });
+            }
+            handler
+                .serve(transport)
+                .await
+                .map_err(|error| format!("initialize failed: {error}"))
+        }
+        McpTransportConfig::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => {
+            let mut http_config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            if let Some(variable) = bearer_token_env {
+                let token = std::env::var(variable)
+                    .map_err(|_| format!("the bearer token variable `{variable}` is not set"))?;
+                http_config = http_config.auth_header(token);
+            }
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let header = http::HeaderName::try_from(name.as_str())
+                    .map_err(|error| format!("header `{name}`: {error}"))?;
+                let value = http::HeaderValue::try_from(value.as_str())
+                    .map_err(|error| format!("header `{name}` value: {error}"))?;
+                custom.insert(header, value);
+            }
+            http_config = http_config.custom_headers(custom);
+            let transport =
+                rmcp::transport::StreamableHttpClientTransport::from_config(http_config);
+            handler
+                .serve(transport)
+                .await
+                .map_err(|error| format!("initialize failed: {error}"))
+        }
+    }
+}
+
+/// Every raw `tools` entry of the server, following `nextCursor` until it is absent (MCP
+/// pagination). A page whose entries do not all parse is read as plain JSON, so one bad entry
+/// reaches the normaliser instead of failing the page.
+pub(crate) async fn list_tool_entries(peer: &Peer<RoleClient>) -> Result<Vec<Value>, String> {
+    /// Pages followed at most: a server that keeps returning a cursor is cut off here.
+    const MAX_PAGES: usize = 1000;
+    let mut entries = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor
+            .take()
+            .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
+        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+            method: Default::default(),
+            params,
+            extensions: Default::default(),
+        });
+        let reply = peer
+            .send_request(request)
+            .await
+            .map_err(|error| format!("tools/list failed: {error}"))?;
+        let page = match reply {
+            ServerResult::ListToolsResult(result) => {
+                serde_json::to_value(&result).map_err(|error| error.to_string())?
+            }
+            ServerResult::CustomResult(raw) => raw.0,
+            other => {
+                return Err(format!(
+                    "tools/list answered with another result type: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                ));
+            }
+        };
+        match page.get("tools") {
+            Some(Value::Array(tools)) => entries.extend(tools.iter().cloned()),
+            _ => return Err("the tools/list result has no `tools` array".to_owned()),
+        }
+        cursor = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .filter(|cursor| !cursor.is_empty())
+            .map(str::to_owned);
+        if cursor.is_none() {
+            return Ok(entries);
+        }
+    }
+    tracing::warn!("tools/list returned {MAX_PAGES} pages; the rest is not read");
+    Ok(entries)
+}

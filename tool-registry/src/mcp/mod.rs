@@ -1,0 +1,49 @@
+//! Live MCP servers in the tool pool, through rmcp's client (feature `mcp`).
+//!
+//! [`McpManager`] connects to every configured server at once, over stdio (a child process,
+//! killed with its connection, its whole process group with it) or streamable HTTP, lists
+//! each server's tools with pagination and turns them into [`crate::dynamic::McpTool`]s
+//! named `mcp__SERVER__TOOL` (SPEC §10), deferred (SPEC §4.1), whose calls reach the server
+//! under the raw tool name. Server entries load from the `mcpServers` JSON of Claude Code and
+//! Claude Desktop ([`McpServerConfig::from_mcp_servers_json`]).
+//!
+//! ```no_run
+//! use tool_registry::mcp::{McpManager, McpServerConfig};
+//! # async fn demo() {
+//! let git = McpServerConfig::stdio("git", "uvx", vec!["mcp-server-git".into()]);
+//! let manager = McpManager::connect(vec![git]).await;
+//! for server in manager.servers() {
+//!     println!("{}: {} ({} tools)", server.name, server.status, server.tools.len());
+//! }
+//! let mcp_tools = manager.tools(); // for assemble_tool_pool
+//! # let _ = mcp_tools;
+//! manager.shutdown().await;
+//! # }
+//! ```
+//!
+//! Calls follow MCP 2025-11-25: arguments forwarded as JSON; a per-server timeout
+//! ([`DEFAULT_CALL_TIMEOUT`]) ending in an error result; host cancellation sent as
+//! `notifications/cancelled`; server progress passed to the call's context (so to
+//! `ToolUseUpdate::Progress`); `isError` results and JSON-RPC errors both become error
+//! `tool_result`s with the server's text; content blocks mapped to Anthropic blocks; and
+//! `structuredContent` kept in a [`StructuredContentStore`] when the host provides one.
+
+mod call;
+mod client;
+mod config;
+mod manager;
+mod normalize;
+
+pub use call::StructuredContentStore;
+pub use config::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpConfigError, McpServerConfig,
+    McpTransportConfig,
+};
+pub use manager::{
+    FIRST_RECONNECT_DELAY, MAX_RECONNECT_ATTEMPTS, MAX_RECONNECT_DELAY, McpManager,
+    McpServerSnapshot, McpServerStatus,
+};
+pub use normalize::{
+    NormalizedList, NormalizedTool, SkippedEntry, normalize_schema, normalize_tools,
+    with_spec_defaults,
+};

@@ -1,0 +1,226 @@
+//! MCP import against a deliberately broken server of our own
+//! (`tests/mcp_peers/hostile_server.py`, plain newline-delimited JSON-RPC over stdio): bad
+//! `tools/list` entries, a server that never answers `initialize`, one that exits in the
+//! middle of a call, one that floods notifications. Nothing may hang past its timeout, and no
+//! `tool_result` may be lost. Skips (saying so) without python3.
+#![cfg(feature = "mcp")]
+
+mod mcp_support;
+
+use std::time::{Duration, Instant};
+
+use mcp_support::*;
+use serde_json::json;
+use tool_registry::mcp::{McpManager, McpServerStatus};
+use tool_sdk::Extensions;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_entries_are_skipped_and_the_server_kept() {
+    let Some(config) = hostile("hostile", "bad-entries") else {
+        return;
+    };
+    let manager = McpManager::connect(vec![config]).await;
+    assert_eq!(manager.statuses()[0].1, McpServerStatus::Connected);
+    let server = &manager.servers()[0];
+    let mut names = tool_names(&server.tools);
+    names.sort();
+    // Both pages read; `a.b` and `a_b` told apart, `a_b` keeping the plain name.
+    assert_eq!(names.len(), 7, "{names:?}");
+    for expected in [
+        "mcp__hostile__echo",
+        "mcp__hostile__grow",
+        "mcp__hostile__refd",
+        "mcp__hostile__untyped",
+        "mcp__hostile__a_b",
+        "mcp__hostile__rpc_error",
+    ] {
+        assert!(
+            names.contains(&expected.to_owned()),
+            "{expected} not in {names:?}"
+        );
+    }
+    let skipped: Vec<usize> = server.skipped.iter().map(|entry| entry.index).collect();
+    assert_eq!(skipped, [1, 2, 4, 10], "{:?}", server.skipped);
+    let refd = server
+        .tools
+        .iter()
+        .find(|tool| tool.name() == "mcp__hostile__refd")
+        .unwrap();
+    assert_eq!(refd.input_schema()["properties"]["n"]["type"], "integer");
+    let suffixed = names
+        .iter()
+        .find(|name| name.starts_with("mcp__hostile__a_b_"))
+        .unwrap()
+        .clone();
+    let tools = manager.tools();
+    let turn = run_turn(
+        &tools,
+        &[
+            ("t1", suffixed.as_str(), json!({"text": "x"})),
+            ("t2", "mcp__hostile__echo", json!({"text": [1, 2]})),
+            ("t3", "mcp__hostile__rpc_error", json!({})),
+        ],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    // The suffixed tool calls the server with its raw name.
+    let first: serde_json::Value = serde_json::from_str(&turn.results[0].text()).unwrap();
+    assert_eq!(first["name"], "a.b");
+    // Schema validation answered t2 before the server: `text` must be a string.
+    assert!(turn.results[1].is_error);
+    assert!(turn.results[2].is_error);
+    assert!(
+        turn.results[2].text().contains("refused on purpose"),
+        "{}",
+        turn.results[2].text()
+    );
+    assert!(
+        turn.results[2].text().contains("-32000"),
+        "{}",
+        turn.results[2].text()
+    );
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_refreshes_the_tools() {
+    let Some(config) = hostile("hostile", "bad-entries") else {
+        return;
+    };
+    let manager = McpManager::connect(vec![config]).await;
+    let mut changes = manager.subscribe();
+    changes.borrow_and_update();
+    let turn = run_turn(
+        &manager.tools(),
+        &[("t1", "mcp__hostile__grow", json!({}))],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    assert_eq!(turn.results[0].text(), "grew");
+    tokio::time::timeout(Duration::from_secs(10), changes.changed())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(tool_names(&manager.tools()).contains(&"mcp__hostile__grown".to_owned()));
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_initializes_fails_after_the_connect_timeout() {
+    let Some(config) = hostile("silent", "no-init") else {
+        return;
+    };
+    let Some(good) = hostile("good", "bad-entries") else {
+        return;
+    };
+    let started = Instant::now();
+    let manager = McpManager::start(vec![
+        config.with_connect_timeout(Duration::from_secs(2)),
+        good,
+    ]);
+    assert_eq!(manager.pending_servers().len(), 2);
+    manager.wait_settled().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    let statuses = manager.statuses();
+    assert!(
+        matches!(&statuses[0].1, McpServerStatus::Failed { reason } if reason.contains("2000 ms")),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[1].1, McpServerStatus::Connected);
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_exiting_mid_call_fails_that_call_and_keeps_the_others() {
+    let Some(dying) = hostile("dying", "exit-mid-call") else {
+        return;
+    };
+    let Some(good) = hostile("good", "bad-entries") else {
+        return;
+    };
+    let manager = McpManager::connect(vec![dying, good]).await;
+    let tools = manager.tools();
+    let started = Instant::now();
+    let turn = run_turn(
+        &tools,
+        &[
+            ("t1", "mcp__dying__echo", json!({"text": "a"})),
+            ("t2", "mcp__good__echo", json!({"text": "b"})),
+        ],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(turn.results.len(), 2);
+    assert!(turn.results[0].is_error);
+    let text = turn.results[0].text();
+    assert!(text.contains("`dying`"), "{text}");
+    assert!(
+        text.contains("exiting in the middle of a call") || text.contains("not connected"),
+        "{text}"
+    );
+    assert!(!turn.results[1].is_error, "{:?}", turn.results[1]);
+    // Until it reconnects, its tools answer "not connected".
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        matches!(
+            manager.statuses()[0].1,
+            McpServerStatus::Reconnecting { .. }
+        ),
+        "{:?}",
+        manager.statuses()
+    );
+    let turn = run_turn(
+        &tools,
+        &[("t3", "mcp__dying__echo", json!({"text": "c"}))],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    assert!(turn.results[0].is_error);
+    assert!(
+        turn.results[0].text().contains("is not connected"),
+        "{}",
+        turn.results[0].text()
+    );
+    // The reconnect comes after the first backoff delay, and the server answers again.
+    let mut changes = manager.subscribe();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while manager.statuses()[0].1 != McpServerStatus::Connected {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_notifications_loses_no_result() {
+    let Some(config) = hostile("flood", "flood") else {
+        return;
+    };
+    let manager =
+        McpManager::connect(vec![config.with_call_timeout(Duration::from_secs(60))]).await;
+    let started = Instant::now();
+    let turn = run_turn(
+        &manager.tools(),
+        &[("t1", "mcp__flood__echo", json!({"text": "z"}))],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    assert!(!turn.results[0].is_error, "{:?}", turn.results[0]);
+    assert!(turn.results[0].text().contains("\"z\""));
+    // Progress for tokens nobody asked for never reaches the turn.
+    assert!(turn.progress.is_empty());
+    assert!(started.elapsed() < Duration::from_secs(60));
+    manager.shutdown().await;
+}

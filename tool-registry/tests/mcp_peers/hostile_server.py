@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A deliberately broken MCP server over stdio (newline-delimited JSON-RPC), for tests.
+
+Usage: hostile_server.py MODE
+  bad-entries   tools/list over two pages with null, malformed, root-$ref, untyped and
+                colliding entries; `echo` answers its text; `grow` adds a tool and sends
+                notifications/tools/list_changed
+  no-init       reads everything and never answers
+  exit-mid-call answers initialize and tools/list, then exits when a tool is called
+  flood         on a call, sends many notifications (log messages and progress for an
+                unknown token) before the result
+"""
+import json
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-entries"
+EXTRA_TOOLS = []
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def reply(request, result):
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+OBJ = {"type": "object", "properties": {"text": {"type": "string"}}}
+PAGE_ONE = [
+    {"name": "echo", "description": "Echoes text.", "inputSchema": OBJ},
+    None,
+    {"name": 7, "inputSchema": OBJ},
+    {"name": "grow", "inputSchema": {"type": "object"}},
+]
+PAGE_TWO = [
+    {"name": "no_schema"},
+    {"name": "refd", "inputSchema": {"$ref": "#/$defs/In", "$defs": {"In": {"type": "object", "properties": {"n": {"type": "integer"}}}}}},
+    {"name": "untyped", "inputSchema": {"properties": {"a": {"type": "string"}}}},
+    {"name": "a.b", "inputSchema": OBJ},
+    {"name": "a_b", "inputSchema": OBJ},
+    {"name": "rpc_error", "inputSchema": {"type": "object"}},
+    "not an object",
+]
+
+
+def handle(request):
+    method = request.get("method")
+    if "id" not in request:
+        return
+    if method == "initialize":
+        if MODE == "no-init":
+            return
+        reply(request, {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "hostile", "version": "1.0.0"},
+        })
+    elif method == "tools/list":
+        cursor = (request.get("params") or {}).get("cursor")
+        if cursor is None:
+            reply(request, {"tools": PAGE_ONE, "nextCursor": "page-2"})
+        else:
+            reply(request, {"tools": PAGE_TWO + EXTRA_TOOLS})
+    elif method == "tools/call":
+        params = request.get("params") or {}
+        name = params.get("name")
+        args = params.get("arguments") or {}
+        if MODE == "exit-mid-call":
+            sys.stderr.write("hostile server: exiting in the middle of a call\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        if MODE == "flood":
+            for i in range(20000):
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": "x" * 200 + str(i)}})
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": "nobody-" + str(i), "progress": i}})
+        if name == "rpc_error":
+            send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "refused on purpose"}})
+            return
+        if name == "grow":
+            EXTRA_TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            reply(request, {"content": [{"type": "text", "text": "grew"}]})
+            return
+        reply(request, {"content": [{"type": "text", "text": json.dumps({"name": name, "arguments": args})}]})
+    elif method == "ping":
+        reply(request, {})
+    else:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no method " + str(method)}})
+
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(message, dict):
+        handle(message)
