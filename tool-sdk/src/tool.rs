@@ -45,7 +45,9 @@ pub enum DeclaredFlag {
     Always,
     /// Declared `false` explicitly.
     Never,
-    /// Decided per input by a method; exports that need one answer use `false`.
+    /// Decided per input by a method. Exports that need one answer read it as undeclared,
+    /// each with its fail-closed default (MCP `readOnlyHint` `false`, `destructiveHint`
+    /// `true` unless read-only).
     PerInput,
 }
 
