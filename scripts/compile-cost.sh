@@ -13,18 +13,20 @@
 # number of LLVM functions (`define`s in the debug LLVM IR, one codegen unit) of each crate.
 # Not part of the test suite.
 #
-# Usage: scripts/compile-cost.sh [--reps R] [--sdk PATH_TO_tool-sdk] [WORK_DIR]
-#   defaults: 3 rounds, this checkout's tool-sdk, a fresh temp dir.
+# Usage: scripts/compile-cost.sh [--reps R] [--sdk PATH_TO_tool-sdk] [--kinds "sdk rmcp hand"] [WORK_DIR]
+#   defaults: 3 rounds, this checkout's tool-sdk, all three crates, a fresh temp dir.
 # Needs: cargo, python3, GNU time (/usr/bin/time). Works offline once the crates are cached.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 reps=3
+kinds="sdk rmcp hand"
 sdk="$repo/tool-sdk"
 work=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
+    --kinds) kinds="$2"; shift 2 ;;
     *) work="$1"; shift ;;
   esac
 done
@@ -200,7 +202,6 @@ for kind in ("sdk", "rmcp", "hand"):
         crate(kind, n)
 PY
 
-kinds="sdk rmcp hand"
 cpu() { # runs the command, appends "label cpu" to the log
   local label="$1"; shift
   /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
@@ -251,7 +252,7 @@ rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 def med(kind, what, n):
     xs = [float(r[3]) for r in rows if r[:3] == [kind, what, str(n)]]
     return statistics.median(xs) if xs else float("nan")
-kinds = ["sdk", "rmcp", "hand"]
+kinds = [k for k in ["sdk", "rmcp", "hand"] if any(r[0] == k for r in rows)]
 label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
 print(f"median of {sys.argv[2]} interleaved rounds, CPU seconds (user + sys) of the tool crate")
 print("| crate | clean debug (100) | clean release (100) | marginal per tool, debug | marginal per tool, release | edit one tool, debug | LLVM functions (100 / 1) |")
@@ -263,7 +264,7 @@ for k in kinds:
           f"{(r100 - r1) / 99 * 1000:.0f} ms | {med(k, 'edit', 100):.2f} s | "
           f"{int(med(k, 'llvm', 100))} / {int(med(k, 'llvm', 1))} |")
 h = {w: med("hand", w, 100) for w in ("debug", "release", "edit")}
-for k in ("sdk", "rmcp"):
+for k in [k for k in kinds if k != "hand"]:
     marg = (med(k, "debug", 100) - med(k, "debug", 1)) / (h["debug"] - med("hand", "debug", 1))
     print(f"{label[k]} / hand-written: debug {med(k, 'debug', 100) / h['debug']:.2f}x, "
           f"release {med(k, 'release', 100) / h['release']:.2f}x, marginal {marg:.2f}x, "
