@@ -22,7 +22,7 @@
 //! let extensions = Extensions::new().with(workspace);
 //! let ctx = ToolUseContext::new("toolu_1", CancellationToken::new(), Arc::new(extensions));
 //!
-//! let write = TypedTool::<Write>::new(None)
+//! let write = TypedTool::of::<Write>(None)
 //!     .parse_input(json!({"file_path": "notes.txt", "content": "hello\nworld"}))
 //!     .expect("a valid Write input");
 //! let created = write.call(ctx.clone()).await?;
@@ -31,7 +31,7 @@
 //!     format!("File created successfully at: {}", notes.display())
 //! );
 //!
-//! let read = TypedTool::<Read>::new(None)
+//! let read = TypedTool::of::<Read>(None)
 //!     .parse_input(json!({"file_path": notes}))
 //!     .expect("a valid Read input");
 //! assert_eq!(read.call(ctx).await?.content.text(), "     1→hello\n     2→world");

@@ -16,7 +16,7 @@ pub(crate) enum ToolItem<'a> {
 }
 
 /// A `#[tool]` item with its doc comment.
-pub(crate) struct ToolInput<'a> {
+pub(crate) struct AnnotatedItem<'a> {
     pub item: ToolItem<'a>,
     /// The doc comment, lines joined with `\n`, trimmed; empty when there is none.
     pub docs: String,
@@ -34,7 +34,7 @@ pub(crate) struct ToolFn<'a> {
     pub output: &'a Type,
 }
 
-impl<'a> ToolInput<'a> {
+impl<'a> AnnotatedItem<'a> {
     pub fn from_struct(item: &'a DeriveInput) -> darling::Result<Self> {
         match &item.data {
             Data::Struct(data) => match &data.fields {

@@ -9,7 +9,7 @@ use syn::{Expr, ExprLit, Lit};
 
 /// Every key `#[tool]` accepts. Unknown and repeated keys are screened out before darling
 /// (see [`ToolArgs::parse`]). Keys that are fixed per tool (`should_defer`, `always_load`,
-/// `strict`, `test_only`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
+/// `strict`, `test_only`, `open_world`, `idempotent`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
 #[derive(Debug, FromMeta)]
 pub(crate) struct ToolArgs {
     pub name: Option<SpannedValue<String>>,
@@ -25,6 +25,9 @@ pub(crate) struct ToolArgs {
     pub strict: Option<FlagValue>,
     pub test_only: Option<FlagValue>,
     pub enabled_if: Option<SpannedValue<syn::Path>>,
+    pub open_world: Option<FlagValue>,
+    pub idempotent: Option<FlagValue>,
+    pub title: Option<SpannedValue<String>>,
 }
 
 /// Every key, as written in `#[tool(...)]`; the field names of [`ToolArgs`].
@@ -42,6 +45,9 @@ pub(crate) const KEYS: &[&str] = &[
     "strict",
     "test_only",
     "enabled_if",
+    "open_world",
+    "idempotent",
+    "title",
 ];
 
 impl ToolArgs {

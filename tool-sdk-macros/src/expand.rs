@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, DeriveInput, ItemFn};
 
-use crate::ast::{ToolInput, ToolItem};
+use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 use crate::docs::tool_section;
 use crate::fn_form;
@@ -33,8 +33,8 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = darling::Error::accumulator();
     let args = ToolArgs::parse(args, &mut errors);
     let input = errors.handle(match &item {
-        Item::Struct(derive) => ToolInput::from_struct(derive),
-        Item::Fn(function) => ToolInput::from_fn(function),
+        Item::Struct(derive) => AnnotatedItem::from_struct(derive),
+        Item::Fn(function) => AnnotatedItem::from_fn(function),
     });
     let model = match (args, input) {
         (Some(args), Some(input)) => errors.handle(check(args, input)),
@@ -187,6 +187,25 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
     }
     if model.strict {
         out.extend(quote!(const STRICT: #Private::bool = true;));
+    }
+    for (name, declared) in [
+        ("OPEN_WORLD", model.open_world),
+        ("IDEMPOTENT", model.idempotent),
+    ] {
+        if let Some(value) = declared {
+            let name = syn::Ident::new(name, Span::call_site());
+            let declared = if value {
+                quote!(#Private::DeclaredFlag::Always)
+            } else {
+                quote!(#Private::DeclaredFlag::Never)
+            };
+            out.extend(quote!(const #name: #Private::DeclaredFlag = #declared;));
+        }
+    }
+    if let Some(title) = &model.title {
+        out.extend(quote!(
+            const TITLE: #Private::Option<&'static #Private::str> = #Private::Option::Some(#title);
+        ));
     }
     for (name, flag) in [
         ("READ_ONLY", model.read_only.as_ref()),

@@ -13,7 +13,7 @@ use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
 use crate::docs::tool_section;
-use crate::paths::Private;
+use crate::paths::{Private, private_at};
 use crate::valid::Model;
 
 /// The fn with its "Tool" docs section, the tool type, its `Deserialize`/`JsonSchema`
@@ -146,7 +146,8 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     };
     // Spanned on the error type, so one without `Into<ToolError>` is reported there.
     let span = error_type_span(&sig.output).unwrap_or_else(|| function.output.span());
-    let tool_error = quote_spanned!(span=> ::tool_sdk::__private::ToolError);
+    let private = private_at(span);
+    let tool_error = quote_spanned!(span=> #private::ToolError);
     let convert = quote_spanned!(span=>
         match __result {
             #Private::Result::Ok(__output) => #Private::Result::Ok(

@@ -53,9 +53,12 @@ use proc_macro::TokenStream;
 /// | `strict` | no | ask the provider for strict schema adherence (SPEC §8.4) |
 /// | `enabled_if = path` | no | a `fn() -> bool` the registry calls once, when it collects (SPEC §7) |
 /// | `test_only` | no | collected only when the registry's options say the host is a test environment |
+/// | `open_world` | no | the tool reaches outside the local machine (MCP `openWorldHint`); undeclared, exports say `true` (fail-closed) and `Tool::is_open_world` answers `false` |
+/// | `idempotent` | no | calling twice with one input has no further effect (MCP `idempotentHint`); undeclared, exports say `true` only for read-only tools |
+/// | `title = "Find files"` | no | a display name for people (MCP `title`) |
 ///
-/// `should_defer`, `always_load`, `strict` and `test_only` are fixed per tool: a bare word,
-/// `= true` or `= false`.
+/// `should_defer`, `always_load`, `strict`, `test_only`, `open_world` and `idempotent` are
+/// fixed per tool: a bare word, `= true` or `= false`.
 ///
 /// ## `name`, `max_result_size_chars`, description
 ///

@@ -172,7 +172,7 @@ fn key_errors_are_collected_with_the_key_named() {
     assert_eq!(
         errors(quote!(colour = "red")),
         [
-            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `enabled_if`"
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `enabled_if`, `open_world`, `idempotent`, `title`"
         ]
     );
 }
@@ -212,5 +212,67 @@ fn name_and_hint_rules() {
             "`search_hint` has 1 word; write a 3-10 word capability phrase, e.g. \"find files by name pattern\"",
             "`search_hint` ends with a period; write a phrase, not a sentence: drop the `.`",
         ]
+    );
+}
+
+/// Generated code names the runtime crate only through `paths.rs`, so a renamed or re-exported
+/// runtime crate needs one change.
+#[test]
+fn only_paths_rs_names_the_runtime_crate() {
+    let dir = format!("{}/src", env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(&dir).expect("read src") {
+        let path = entry.expect("an entry").path();
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if name == "paths.rs" || name == "tests.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read a source file");
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("::tool_sdk"),
+                "{name}:{}: names `::tool_sdk`; go through `paths::Private`",
+                number + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn declared_hints_and_title_become_constants() {
+    let out = expand(
+        quote!(
+            name = "Fetch",
+            max_result_size_chars = 10,
+            open_world = false,
+            idempotent,
+            title = "Fetch a page"
+        ),
+        quote! {
+            /// Fetches.
+            struct Fetch { url: String }
+        },
+    );
+    assert!(out.contains("const OPEN_WORLD: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Never;"), "{out}");
+    assert!(out.contains("const IDEMPOTENT: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;"), "{out}");
+    assert!(out.contains("const TITLE"), "{out}");
+    assert!(out.contains("\"Fetch a page\""), "{out}");
+    let refused = expand(
+        quote!(
+            name = "Fetch",
+            max_result_size_chars = 10,
+            open_world = Self::remote
+        ),
+        quote! {
+            /// Fetches.
+            struct Fetch { url: String }
+        },
+    );
+    assert!(
+        refused.contains("`open_world` is fixed per tool"),
+        "{refused}"
     );
 }

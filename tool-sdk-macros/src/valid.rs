@@ -4,12 +4,12 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::ast::ToolInput;
+use crate::ast::AnnotatedItem;
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 
 /// What expansion needs, every value already checked.
 pub(crate) struct Model<'a> {
-    pub input: ToolInput<'a>,
+    pub input: AnnotatedItem<'a>,
     pub name: String,
     pub description: String,
     pub aliases: Vec<String>,
@@ -23,15 +23,60 @@ pub(crate) struct Model<'a> {
     pub strict: bool,
     pub test_only: bool,
     pub enabled_if: Option<syn::Path>,
+    /// `open_world`: `None` when undeclared.
+    pub open_world: Option<bool>,
+    /// `idempotent`: `None` when undeclared.
+    pub idempotent: Option<bool>,
+    /// `title`, trimmed.
+    pub title: Option<String>,
 }
 
 /// Longest tool name the Anthropic and OpenAI APIs accept.
 const MAX_NAME_LEN: usize = 64;
 
-pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result<Model<'a>> {
+pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Result<Model<'a>> {
     let mut errors = darling::Error::accumulator();
+    let name = check_name(&args, &mut errors);
+    let description = check_description(&args, &input, &mut errors);
+    let max_result_size_chars = check_max_result_size(&args, &mut errors);
+    check_search_hint(&args, &mut errors);
+    check_exclusive_flags(&args, &mut errors);
+    let aliases = check_aliases(&args, &name, &mut errors);
+    check_not_generic(&input, &mut errors);
+    let should_defer = fixed_flag(&mut errors, "should_defer", args.should_defer.as_ref());
+    let always_load = fixed_flag(&mut errors, "always_load", args.always_load.as_ref());
+    let strict = fixed_flag(&mut errors, "strict", args.strict.as_ref());
+    let test_only = fixed_flag(&mut errors, "test_only", args.test_only.as_ref());
+    let open_world = declared_flag(&mut errors, "open_world", args.open_world.as_ref());
+    let idempotent = declared_flag(&mut errors, "idempotent", args.idempotent.as_ref());
+    let title = check_title(&args, &mut errors);
 
-    let name = match &args.name {
+    errors.finish_with(Model {
+        input,
+        name,
+        description,
+        aliases,
+        search_hint: args.search_hint.map(|hint| hint.as_str().to_owned()),
+        read_only: args.read_only,
+        concurrency_safe: args.concurrency_safe,
+        destructive: args.destructive,
+        max_result_size_chars,
+        should_defer,
+        always_load,
+        strict,
+        test_only,
+        open_world,
+        idempotent,
+        title,
+        enabled_if: args.enabled_if.map(|path| (*path).clone()),
+    })
+}
+
+type Errors = darling::error::Accumulator;
+
+/// `name`: present, and a valid tool name.
+fn check_name(args: &ToolArgs, errors: &mut Errors) -> String {
+    match &args.name {
         Some(name) => {
             if let Some(problem) = name_problem("`name`", name.as_str()) {
                 errors.push(darling::Error::custom(problem).with_span(&name.span()));
@@ -47,9 +92,12 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             );
             String::new()
         }
-    };
+    }
+}
 
-    let description = match &args.description {
+/// The description: the attribute's, or else the doc comment; never empty.
+fn check_description(args: &ToolArgs, input: &AnnotatedItem<'_>, errors: &mut Errors) -> String {
+    match &args.description {
         Some(text) if text.trim().is_empty() => {
             errors.push(
                 darling::Error::custom(
@@ -71,9 +119,12 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             String::new()
         }
         None => input.docs.clone(),
-    };
+    }
+}
 
-    let max_result_size_chars = match &args.max_result_size_chars {
+/// `max_result_size_chars`: present, and not 0.
+fn check_max_result_size(args: &ToolArgs, errors: &mut Errors) -> MaxSize {
+    match &args.max_result_size_chars {
         Some(value) => {
             if let MaxSize::Chars(0) = **value {
                 errors.push(
@@ -94,14 +145,21 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             );
             MaxSize::Unbounded
         }
-    };
+    }
+}
 
+/// `search_hint`: a 3-10 word phrase.
+fn check_search_hint(args: &ToolArgs, errors: &mut Errors) {
     if let Some(hint) = &args.search_hint {
         for problem in search_hint_problems(hint.as_str()) {
             errors.push(darling::Error::custom(problem).with_span(&hint.span()));
         }
     }
+}
 
+/// Flags that cannot both be true: `should_defer` and `always_load`, `read_only` and
+/// `destructive`.
+fn check_exclusive_flags(args: &ToolArgs, errors: &mut Errors) {
     if let (Some(defer), Some(always)) = (&args.should_defer, &args.always_load)
         && defer.is_const_true()
         && always.is_const_true()
@@ -125,7 +183,10 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
                 .with_span(&destructive.span()),
             );
     }
+}
 
+/// `aliases`: valid names, none repeating the name or each other.
+fn check_aliases(args: &ToolArgs, name: &str, errors: &mut Errors) -> Vec<String> {
     let mut aliases = Vec::new();
     if let Some(list) = &args.aliases {
         for alias in &list.0 {
@@ -146,7 +207,11 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             aliases.push(text);
         }
     }
+    aliases
+}
 
+/// The input is not generic: one tool, one schema.
+fn check_not_generic(input: &AnnotatedItem<'_>, errors: &mut Errors) {
     if !input.generics().params.is_empty() {
         errors.push(
             darling::Error::custom(
@@ -155,39 +220,33 @@ pub(crate) fn check<'a>(args: ToolArgs, input: ToolInput<'a>) -> darling::Result
             .with_span(&input.generics().params.span()),
         );
     }
-
-    let should_defer = fixed_flag(&mut errors, "should_defer", args.should_defer.as_ref());
-    let always_load = fixed_flag(&mut errors, "always_load", args.always_load.as_ref());
-    let strict = fixed_flag(&mut errors, "strict", args.strict.as_ref());
-    let test_only = fixed_flag(&mut errors, "test_only", args.test_only.as_ref());
-
-    errors.finish_with(Model {
-        input,
-        name,
-        description,
-        aliases,
-        search_hint: args.search_hint.map(|hint| hint.as_str().to_owned()),
-        read_only: args.read_only,
-        concurrency_safe: args.concurrency_safe,
-        destructive: args.destructive,
-        max_result_size_chars,
-        should_defer,
-        always_load,
-        strict,
-        test_only,
-        enabled_if: args.enabled_if.map(|path| (*path).clone()),
-    })
 }
 
-/// The value of a key that is fixed per tool: a bare word or a bool, never a method.
-fn fixed_flag(
-    errors: &mut darling::error::Accumulator,
-    key: &str,
-    flag: Option<&FlagValue>,
-) -> bool {
+/// `title`: not empty.
+fn check_title(args: &ToolArgs, errors: &mut Errors) -> Option<String> {
+    let title = args.title.as_ref()?;
+    if title.trim().is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "`title` is empty: give a short display name, e.g. \"Find files\"",
+            )
+            .with_span(&title.span()),
+        );
+    }
+    Some(title.trim().to_owned())
+}
+
+/// The value of a key that is fixed per tool: a bare word or a bool, never a method;
+/// `false` when absent.
+fn fixed_flag(errors: &mut Errors, key: &str, flag: Option<&FlagValue>) -> bool {
+    declared_flag(errors, key, flag).unwrap_or(false)
+}
+
+/// [`fixed_flag`], keeping whether the key was given at all.
+fn declared_flag(errors: &mut Errors, key: &str, flag: Option<&FlagValue>) -> Option<bool> {
     match flag {
-        None => false,
-        Some(FlagValue::Const { value, .. }) => *value,
+        None => None,
+        Some(FlagValue::Const { value, .. }) => Some(*value),
         Some(FlagValue::Method(path)) => {
             errors.push(
                 darling::Error::custom(format!(
@@ -195,7 +254,7 @@ fn fixed_flag(
                 ))
                 .with_span(path),
             );
-            false
+            None
         }
     }
 }

@@ -1,25 +1,39 @@
 //! [`DynTool`]: the object-safe form of a tool that registries store (`Arc<dyn DynTool>`),
-//! erased over `serde_json::Value` input. Every `#[tool]` type gets one through [`TypedTool`];
+//! erased over `serde_json::Value` input. Every `#[tool]` type gets one through [`crate::TypedTool`];
 //! tools that exist only at run time (JSON definitions, MCP tools) implement it directly.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
-use std::marker::PhantomData;
-use std::sync::OnceLock;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::input::{InputError, SchemaCheck, parse_input_owned};
+use crate::input::InputError;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::registration::DefinitionSite;
 use crate::result::{ContextModifier, ToolError};
-use crate::schema::input_schema_for;
 use crate::tool::{
-    DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead,
 };
+
+/// Where a tool was defined: the `#[tool]` attribute's file, line and module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DefinitionSite {
+    /// Source file, as `file!()` gives it.
+    pub file: &'static str,
+    /// Line of the annotated item.
+    pub line: u32,
+    /// Module path, as `module_path!()` gives it.
+    pub module_path: &'static str,
+}
+
+impl fmt::Display for DefinitionSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.line, self.module_path)
+    }
+}
 
 /// The raw server and tool names of an MCP tool (the reference's `mcpInfo`, SPEC §10).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -163,9 +177,6 @@ pub trait DynTool: Send + Sync + 'static {
     /// observers, no panic catching, no large-result handling; `tool_registry`'s
     /// `Orchestrator::run_tool_use` does all of it.
     ///
-    /// A `#[tool]` type's override makes one allocation for the future and none for the parsed
-    /// call.
-    ///
     /// ```
     /// use futures::executor::block_on;
     /// use tool_sdk::prelude::*;
@@ -225,7 +236,10 @@ impl fmt::Debug for dyn DynTool {
 }
 
 /// One parsed call, ready to check and run.
-pub trait ToolCall: Send + Sync {
+///
+/// `Any` as a supertrait lets [`ToolCall::inputs_equivalent`] compare two calls of one tool
+/// type; every implementor is `'static` already.
+pub trait ToolCall: Send + Sync + Any {
     /// Whether this input only reads.
     fn is_read_only(&self) -> bool;
     /// Whether this input may run in parallel with other concurrency-safe calls.
@@ -268,6 +282,14 @@ pub trait ToolCall: Send + Sync {
     fn to_auto_classifier_input(&self) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
+    /// Whether `other`, a call of the same tool, would do the same thing as this one (used to
+    /// merge duplicate calls; the reference's `inputsEquivalent`). Default: `false`, never
+    /// merge. A `#[tool]` type answers with [`crate::Tool::inputs_equivalent`] when `other`
+    /// is a call of the same type.
+    fn inputs_equivalent(&self, other: &dyn ToolCall) -> bool {
+        let _ = other;
+        false
+    }
     /// The tool's own input check (SPEC §5.4 step 4).
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
     /// The tool's own permission decision (SPEC §1.1).
@@ -298,215 +320,4 @@ pub trait ToolCall: Send + Sync {
     fn render_tool_use_error_message(&self, error: &ToolError) -> String {
         crate::render::error_summary(&self.user_facing_name(), error)
     }
-}
-
-/// The [`DynTool`] of a `#[tool]` type `T`. The input schema is generated on first use and kept.
-pub struct TypedTool<T> {
-    meta: ToolMeta,
-    schema: OnceLock<Value>,
-    /// The schema's structural keywords, read once for [`DynTool::parse_input`].
-    check: OnceLock<SchemaCheck>,
-    site: Option<DefinitionSite>,
-    _input: PhantomData<fn() -> T>,
-    output_schema: OnceLock<Option<Value>>,
-    output_schema_fn: Option<fn() -> Option<Value>>,
-}
-
-impl<T: Tool> TypedTool<T> {
-    /// The erased form of `T`, with its definition site if known.
-    pub fn new(site: Option<DefinitionSite>) -> Self {
-        let mut meta = ToolMeta::new(T::NAME, T::MAX_RESULT_SIZE_CHARS);
-        meta.aliases = T::ALIASES
-            .iter()
-            .map(|alias| Cow::Borrowed(*alias))
-            .collect();
-        meta.search_hint = T::SEARCH_HINT.map(Cow::Borrowed);
-        meta.should_defer = T::SHOULD_DEFER;
-        meta.always_load = T::ALWAYS_LOAD;
-        meta.read_only = T::READ_ONLY;
-        meta.concurrency_safe = T::CONCURRENCY_SAFE;
-        meta.destructive = T::DESTRUCTIVE;
-        meta.strict = T::STRICT;
-        Self {
-            meta,
-            schema: OnceLock::new(),
-            check: OnceLock::new(),
-            site,
-            _input: PhantomData,
-            output_schema: OnceLock::new(),
-            output_schema_fn: None,
-        }
-    }
-
-    /// Uses `schema` as the output schema (generated on first use and kept) instead of
-    /// [`Tool::output_schema`]; `#[tool]` registrations pass the schema of `T::Output` when
-    /// it implements `JsonSchema`.
-    #[must_use]
-    pub fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
-        self.output_schema_fn = Some(schema);
-        self
-    }
-}
-
-/// The erased, shareable form of `T`, as a registry stores it: `Arc<dyn DynTool>`.
-pub fn dyn_tool<T: Tool>() -> std::sync::Arc<dyn DynTool> {
-    std::sync::Arc::new(TypedTool::<T>::new(None))
-}
-
-impl<T: Tool> DynTool for TypedTool<T> {
-    fn meta(&self) -> &ToolMeta {
-        &self.meta
-    }
-
-    fn is_enabled(&self) -> bool {
-        T::is_enabled()
-    }
-
-    fn prompt(&self) -> Cow<'_, str> {
-        T::prompt()
-    }
-
-    fn input_schema(&self) -> &Value {
-        self.schema.get_or_init(input_schema_for::<InputOf<T>>)
-    }
-
-    fn definition_site(&self) -> Option<DefinitionSite> {
-        self.site
-    }
-
-    fn output_schema(&self) -> Option<&Value> {
-        self.output_schema
-            .get_or_init(|| T::output_schema().or_else(|| self.output_schema_fn.and_then(|f| f())))
-            .as_ref()
-    }
-
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        let schema = self.input_schema();
-        let check = self.check.get_or_init(|| SchemaCheck::new(schema));
-        let InputOf(parsed) = parse_input_owned::<InputOf<T>>(input, schema, check)?;
-        Ok(Box::new(TypedCall(parsed)))
-    }
-
-    fn dispatch(
-        &self,
-        input: Value,
-        ctx: ToolUseContext,
-    ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
-        let schema = self.input_schema();
-        let check = self.check.get_or_init(|| SchemaCheck::new(schema));
-        let InputOf(parsed) = parse_input_owned::<InputOf<T>>(input, schema, check)?;
-        Ok(Box::pin(async move {
-            if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
-                return Err(ToolError::new(message));
-            }
-            // `run_typed` written out, so the context is not moved into a second future.
-            let result = parsed.call(&ctx).await?;
-            Ok(ToolOutput {
-                content: T::map_result(result.data, ctx.tool_use_id()),
-                new_messages: result.new_messages,
-                context_modifier: result.context_modifier,
-            })
-        }))
-    }
-}
-
-struct TypedCall<T>(T);
-
-impl<T: Tool> ToolCall for TypedCall<T> {
-    fn is_read_only(&self) -> bool {
-        self.0.is_read_only()
-    }
-
-    fn is_concurrency_safe(&self) -> bool {
-        self.0.is_concurrency_safe()
-    }
-
-    fn is_destructive(&self) -> bool {
-        self.0.is_destructive()
-    }
-
-    fn user_facing_name(&self) -> Cow<'_, str> {
-        self.0.user_facing_name()
-    }
-
-    fn description(&self) -> Cow<'_, str> {
-        self.0.description()
-    }
-
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        self.0.interrupt_behavior()
-    }
-
-    fn is_open_world(&self) -> bool {
-        self.0.is_open_world()
-    }
-
-    fn requires_user_interaction(&self) -> bool {
-        self.0.requires_user_interaction()
-    }
-
-    fn is_search_or_read_command(&self) -> SearchOrRead {
-        self.0.is_search_or_read_command()
-    }
-
-    fn get_path(&self) -> Option<&std::path::Path> {
-        self.0.get_path()
-    }
-
-    fn backfill_observable_input(&self, input: &mut Value) {
-        self.0.backfill_observable_input(input);
-    }
-
-    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
-        self.0.prepare_permission_matcher()
-    }
-
-    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
-        self.0.to_auto_classifier_input()
-    }
-
-    fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult> {
-        Box::pin(self.0.validate_input(ctx))
-    }
-
-    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult> {
-        Box::pin(self.0.check_permissions(ctx))
-    }
-
-    fn render_tool_use_message(&self, input: &Value) -> String {
-        self.0.render_tool_use_message(input)
-    }
-
-    fn render_tool_use_progress_message(&self, progress: &str) -> String {
-        self.0.render_tool_use_progress_message(progress)
-    }
-
-    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
-        self.0.render_tool_result_message(content)
-    }
-
-    fn render_tool_use_rejected_message(&self) -> String {
-        self.0.render_tool_use_rejected_message()
-    }
-
-    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
-        self.0.render_tool_use_error_message(error)
-    }
-
-    fn call(
-        self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(run_typed(self.0, ctx))
-    }
-}
-
-/// Runs `T::call` and maps its result into [`ToolOutput`].
-async fn run_typed<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
-    let result = tool.call(&ctx).await?;
-    Ok(ToolOutput {
-        content: T::map_result(result.data, ctx.tool_use_id()),
-        new_messages: result.new_messages,
-        context_modifier: result.context_modifier,
-    })
 }

@@ -23,7 +23,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! // The registry stores tools erased over JSON; parse a model's input and run it.
-//! let tool = tool_sdk::TypedTool::<Add>::new(None);
+//! let tool = tool_sdk::TypedTool::of::<Add>(None);
 //! assert_eq!(tool.name(), "Add");
 //! let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
 //! assert!(call.is_read_only() && call.is_concurrency_safe());
@@ -42,6 +42,7 @@ extern crate self as tool_sdk;
 pub mod blocks;
 pub mod context;
 pub mod dyn_tool;
+pub mod erased;
 pub mod input;
 pub mod permission;
 pub mod registration;
@@ -57,10 +58,11 @@ pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, 
 pub use context::{
     CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext, ToolUseId,
 };
-pub use dyn_tool::{DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput, TypedTool, dyn_tool};
+pub use dyn_tool::{DefinitionSite, DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput};
+pub use erased::{TypedTool, dyn_tool};
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
-pub use registration::{DefinitionSite, ToolRegistration};
+pub use registration::ToolRegistration;
 pub use result::{ContextModifier, ToolError, ToolResult};
 pub use tool::{
     DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, OutputRef, PermissionMatcher,

@@ -25,25 +25,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::dyn_tool::{DynTool, TypedTool};
+pub use crate::dyn_tool::DefinitionSite;
+use crate::dyn_tool::DynTool;
+use crate::erased::TypedTool;
 use crate::tool::Tool;
-
-/// Where a tool was defined: the `#[tool]` attribute's file, line and module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DefinitionSite {
-    /// Source file, as `file!()` gives it.
-    pub file: &'static str,
-    /// Line of the annotated item.
-    pub line: u32,
-    /// Module path, as `module_path!()` gives it.
-    pub module_path: &'static str,
-}
-
-impl std::fmt::Display for DefinitionSite {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{} ({})", self.file, self.line, self.module_path)
-    }
-}
 
 /// One linked tool, as collected by `tool_registry::ToolRegistry`.
 #[derive(Debug, Clone, Copy)]
@@ -115,7 +100,7 @@ impl ToolRegistration {
 
 fn construct<T: Tool>(registration: &ToolRegistration) -> Arc<dyn DynTool> {
     Arc::new(
-        TypedTool::<T>::new(Some(registration.site)).with_output_schema(registration.output_schema),
+        TypedTool::of::<T>(Some(registration.site)).with_output_schema(registration.output_schema),
     )
 }
 

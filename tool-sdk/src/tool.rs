@@ -48,7 +48,9 @@ pub enum DeclaredFlag {
     Always,
     /// Declared `false` explicitly.
     Never,
-    /// Decided per input by a method; exports that need one answer use `false`.
+    /// Decided per input by a method. Exports that need one answer read it as undeclared,
+    /// each with its fail-closed default (MCP `readOnlyHint` `false`, `destructiveHint`
+    /// `true` unless read-only).
     PerInput,
 }
 
@@ -96,6 +98,14 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const CONCURRENCY_SAFE: DeclaredFlag = DeclaredFlag::Default;
     /// How `destructive` was declared.
     const DESTRUCTIVE: DeclaredFlag = DeclaredFlag::Default;
+    /// Whether the tool reaches outside the local machine (the MCP `openWorldHint`, SPEC §10).
+    /// Undeclared, exports read it fail-closed (open world) and [`Tool::is_open_world`]'s
+    /// default answers `false`; declare it to make both say the same.
+    const OPEN_WORLD: DeclaredFlag = DeclaredFlag::Default;
+    /// Whether calling twice with one input has no further effect (the MCP `idempotentHint`).
+    const IDEMPOTENT: DeclaredFlag = DeclaredFlag::Default;
+    /// A human-readable display name (the MCP `title`), if any.
+    const TITLE: Option<&'static str> = None;
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
 
@@ -255,7 +265,8 @@ pub trait Tool: ToolSpec + ToolInput {
         ctx: &ToolUseContext,
     ) -> impl Future<Output = ValidationResult> + Send {
         let _ = ctx;
-        async { ValidationResult::Ok }
+        // A ready future rather than an `async` block: no state machine per tool.
+        std::future::ready(ValidationResult::Ok)
     }
 
     /// The tool's own permission decision (SPEC §1.1). Default: allow, deferring to the
@@ -265,7 +276,7 @@ pub trait Tool: ToolSpec + ToolInput {
         ctx: &ToolUseContext,
     ) -> impl Future<Output = PermissionResult> + Send {
         let _ = ctx;
-        async { PermissionResult::allow() }
+        std::future::ready(PermissionResult::allow())
     }
 
     /// Turns the output into `tool_result` content (the reference's
@@ -310,9 +321,10 @@ pub trait Tool: ToolSpec + ToolInput {
         InterruptBehavior::Block
     }
 
-    /// Whether this input reaches outside the local machine (web, remote APIs). Default `false`.
+    /// Whether this input reaches outside the local machine (web, remote APIs). Default: `true`
+    /// only when [`ToolSpec::OPEN_WORLD`] is declared `true` for every input.
     fn is_open_world(&self) -> bool {
-        false
+        Self::OPEN_WORLD.for_every_input()
     }
 
     /// Whether this call needs a person to answer (a question tool). Default `false`.

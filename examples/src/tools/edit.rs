@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn schema_and_flags() {
-        let tool = TypedTool::<Edit>::new(None);
+        let tool = TypedTool::of::<Edit>(None);
         let schema = tool.input_schema();
         let keys = crate::tools::fixture::sorted_property_names(schema);
         assert_eq!(

@@ -137,7 +137,7 @@ pub(crate) mod fixture {
             &self,
             input: serde_json::Value,
         ) -> Result<String, String> {
-            let tool = TypedTool::<T>::new(None);
+            let tool = TypedTool::of::<T>(None);
             let call = tool
                 .parse_input(input)
                 .map_err(|error| error.format_for(T::NAME))?;

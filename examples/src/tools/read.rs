@@ -385,7 +385,7 @@ mod tests {
 
     #[tokio::test]
     async fn without_a_workspace_the_call_fails() {
-        let tool = TypedTool::<Read>::new(None);
+        let tool = TypedTool::of::<Read>(None);
         let call = tool
             .parse_input(json!({"file_path": "/etc/hosts"}))
             .unwrap();
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn schema_has_claude_codes_fields_and_flags() {
-        let tool = TypedTool::<Read>::new(None);
+        let tool = TypedTool::of::<Read>(None);
         let schema = tool.input_schema();
         let keys = crate::tools::fixture::sorted_property_names(schema);
         assert_eq!(keys, ["file_path", "limit", "offset"]);

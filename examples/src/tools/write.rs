@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn schema_and_flags() {
-        let tool = TypedTool::<Write>::new(None);
+        let tool = TypedTool::of::<Write>(None);
         assert_eq!(
             tool.input_schema()["required"],
             json!(["file_path", "content"])

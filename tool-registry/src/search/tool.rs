@@ -158,7 +158,7 @@ impl Tool for ToolSearch {
 /// (SPEC §3.1: the location sentence names `<system-reminder>` or
 /// `<available-deferred-tools>`).
 pub fn tool_search_tool(config: &ToolSearchConfig) -> Arc<dyn DynTool> {
-    let inner = TypedTool::<ToolSearch>::new(None);
+    let inner = TypedTool::of::<ToolSearch>(None);
     if !config.deferred_delta {
         return Arc::new(inner);
     }

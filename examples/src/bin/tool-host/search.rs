@@ -53,7 +53,7 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         CancellationToken::new(),
         Arc::new(Extensions::new().with(state)),
     );
-    let call = TypedTool::<ToolSearch>::new(None)
+    let call = TypedTool::of::<ToolSearch>(None)
         .parse_input(json!({"query": args.query, "max_results": args.max_results}))
         .map_err(|error| error.format_for("ToolSearch"))?;
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -302,7 +302,7 @@ async fn a_cancelled_call_stops() {
 
 #[test]
 fn schema_has_claude_codes_fields() {
-    let tool = TypedTool::<Grep>::new(None);
+    let tool = TypedTool::of::<Grep>(None);
     let schema = tool.input_schema();
     let keys = crate::tools::fixture::sorted_property_names(schema);
     assert_eq!(

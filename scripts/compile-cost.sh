@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Compile cost of a tool, side by side: generates, in a work dir, the same N tools three ways
+#   sdk   `#[tool]` on an input struct plus `impl Tool`, as the README shows;
+#   rmcp  rmcp 3.11 `#[tool_router]` + `#[tool_handler]` with `Parameters<T>`, as rmcp shows;
+#   hand  a minimal hand-written registry: a trait with NAME, a description, `schema()`
+#         (`schemars::schema_for!`) and `call(Value)` returning a boxed future through
+#         `serde_json::from_value`, a static slice of the tools and a linear lookup;
+# each for N = 1 and N = 100 (input `{a: String, b: Option<u32>, c: bool}` with doc comments,
+# the same async body). With every dependency prebuilt, it then runs REPS interleaved rounds of:
+#   clean debug build, clean release build (CPU = user + sys seconds, of the tool crate only),
+#   and, on the 100-tool debug crates, the rebuild after editing one tool's body.
+# It prints the median of each figure, the marginal cost per tool ((T100 - T1) / 99) and the
+# number of LLVM functions (`define`s in the debug LLVM IR, one codegen unit) of each crate.
+# Not part of the test suite.
+#
+# Usage: scripts/compile-cost.sh [--reps R] [--sdk PATH_TO_tool-sdk] [--kinds "sdk rmcp hand"] [WORK_DIR]
+#   defaults: 3 rounds, this checkout's tool-sdk, all three crates, a fresh temp dir.
+# Needs: cargo, python3, GNU time (/usr/bin/time). Works offline once the crates are cached.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+reps=3
+kinds="sdk rmcp hand"
+sdk="$repo/tool-sdk"
+work=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
+    --kinds) kinds="$2"; shift 2 ;;
+    *) work="$1"; shift ;;
+  esac
+done
+work="${work:-$(mktemp -d)}"
+mkdir -p "$work"
+export CARGO_TARGET_DIR="$work/target"
+export CARGO_INCREMENTAL_DEFAULT=1
+log="$work/times.txt"
+: > "$log"
+
+python3 - "$sdk" "$work" "$repo/Cargo.lock" <<'PY'
+import os, shutil, sys
+sdk, work, lock = sys.argv[1], sys.argv[2], sys.argv[3]
+
+STRUCT = '''/// Tool number {i}: joins its three fields.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct {ty} {{
+    /// The first part.
+    pub a: String,
+    /// An optional count.
+    pub b: Option<u32>,
+    /// A flag.
+    pub c: bool,
+}}
+'''
+BODY = 'format!("{i}:{{}}:{{:?}}:{{}}", input.a, input.b, input.c)'
+
+def sdk_tool(i):
+    return f'''#[tool(name = "tool_{i}", read_only, concurrency_safe, max_result_size_chars = 100_000)]
+{STRUCT.format(i=i, ty=f"Tool{i}")}
+impl Tool for Tool{i} {{
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {{
+        let input = self;
+        Ok(ToolResult::new({BODY.format(i=i)}))
+    }}
+}}
+'''
+
+def rmcp_struct(i):
+    return STRUCT.format(i=i, ty=f"Input{i}")
+
+def rmcp_method(i):
+    return f'''    /// Tool number {i}: joins its three fields.
+    #[tool(name = "tool_{i}")]
+    async fn tool_{i}(&self, Parameters(input): Parameters<Input{i}>) -> String {{
+        {BODY.format(i=i)}
+    }}
+'''
+
+def hand_tool(i):
+    return f'''{STRUCT.format(i=i, ty=f"Tool{i}")}
+impl HandTool for Tool{i} {{
+    const NAME: &'static str = "tool_{i}";
+    fn description() -> &'static str {{
+        "Tool number {i}: joins its three fields."
+    }}
+    fn schema() -> Value {{
+        serde_json::to_value(schemars::schema_for!(Tool{i})).unwrap_or_default()
+    }}
+    fn call(input: Value) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>> {{
+        Box::pin(async move {{
+            let input: Self = serde_json::from_value(input).map_err(|e| e.to_string())?;
+            Ok({BODY.format(i=i)})
+        }})
+    }}
+}}
+'''
+
+HAND_HEAD = '''use std::future::Future;
+use std::pin::Pin;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A tool of the minimal registry.
+pub trait HandTool {
+    /// The tool's name.
+    const NAME: &'static str;
+    /// What the model is told.
+    fn description() -> &'static str;
+    /// The input schema.
+    fn schema() -> Value;
+    /// Parses the input and runs the tool.
+    fn call(input: Value) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
+}
+
+/// One registry entry.
+pub struct Entry {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What the model is told.
+    pub description: fn() -> &'static str,
+    /// The input schema.
+    pub schema: fn() -> Value,
+    /// Parses the input and runs the tool.
+    pub call: fn(Value) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>>,
+}
+
+const fn entry<T: HandTool>() -> Entry {
+    Entry { name: T::NAME, description: T::description, schema: T::schema, call: T::call }
+}
+
+/// Finds a tool by name.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    TOOLS.iter().find(|entry| entry.name == name)
+}
+
+'''
+
+def crate(kind, n):
+    name = f"cost_{kind}_{n}"
+    root = os.path.join(work, name)
+    os.makedirs(os.path.join(root, "src"), exist_ok=True)
+    if kind == "sdk":
+        deps = f'tool-sdk = {{ path = "{sdk}" }}\n'
+        head = "use tool_sdk::prelude::*;\n\n"
+        body = "\n".join(sdk_tool(i) for i in range(n))
+    elif kind == "rmcp":
+        deps = 'rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "schemars"] }\n'
+        head = ("use rmcp::handler::server::router::tool::ToolRouter;\n"
+                "use rmcp::handler::server::wrapper::Parameters;\n"
+                "use rmcp::{ServerHandler, tool, tool_handler, tool_router};\n"
+                "use schemars::JsonSchema;\nuse serde::Deserialize;\n\n")
+        body = "\n".join(rmcp_struct(i) for i in range(n))
+        body += '''
+/// The server holding every tool.
+#[derive(Debug, Clone)]
+pub struct Server {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Server {
+    /// A server with every tool.
+    pub fn new() -> Self {
+        Self { tool_router: Self::tool_router() }
+    }
+
+''' + "\n".join(rmcp_method(i) for i in range(n)) + '''}
+
+#[tool_handler]
+impl ServerHandler for Server {}
+'''
+    else:
+        deps = ""
+        head = HAND_HEAD
+        body = "\n".join(hand_tool(i) for i in range(n))
+        body += "\n/// Every tool.\npub static TOOLS: &[Entry] = &[\n"
+        body += "".join(f"    entry::<Tool{i}>(),\n" for i in range(n)) + "];\n"
+    manifest = f'''[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+{deps}serde = {{ version = "1.0", features = ["derive"] }}
+serde_json = "1.0"
+schemars = "1.2"
+'''
+    open(os.path.join(root, "Cargo.toml"), "w").write(manifest)
+    open(os.path.join(root, "src", "lib.rs"), "w").write(
+        "//! Generated by scripts/compile-cost.sh.\n#![allow(missing_docs, clippy::all)]\n\n" + head + body)
+    if os.path.exists(lock):
+        shutil.copy(lock, os.path.join(root, "Cargo.lock"))
+
+for kind in ("sdk", "rmcp", "hand"):
+    for n in (1, 100):
+        crate(kind, n)
+PY
+
+cpu() { # runs the command, appends "label cpu" to the log
+  local label="$1"; shift
+  /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
+  awk -v l="$label" '{printf "%s %.2f\n", l, $1+$2}' "$work/time.txt" >> "$log"
+}
+
+echo "work dir: $work" >&2
+for kind in $kinds; do for n in 1 100; do
+  (cd "$work/cost_${kind}_$n" && cargo build -q && cargo build -q --release) \
+    || { echo "prebuild of cost_${kind}_$n failed" >&2; exit 1; }
+done; done
+
+# The edited tool: number 50's body, its format string changed.
+edit() { sed -i "s/format!(\"50:/format!(\"50-/" "$1/src/lib.rs"; }
+unedit() { sed -i "s/format!(\"50-/format!(\"50:/" "$1/src/lib.rs"; }
+
+for round in $(seq 1 "$reps"); do
+  echo "round $round/$reps" >&2
+  for profile in debug release; do
+    flag=""; [ "$profile" = release ] && flag="--release"
+    for n in 100 1; do for kind in $kinds; do
+      dir="$work/cost_${kind}_$n"
+      (cd "$dir" && cargo clean -q -p "cost_${kind}_$n" $flag)
+      (cd "$dir" && cpu "$kind $profile $n" cargo build -q $flag)
+    done; done
+  done
+  for kind in $kinds; do
+    dir="$work/cost_${kind}_100"
+    edit "$dir"
+    (cd "$dir" && cpu "$kind edit 100" cargo build -q)
+    unedit "$dir"
+    (cd "$dir" && cargo build -q)
+  done
+done
+
+# LLVM functions: `define`s in the debug IR of each 100-tool and 1-tool crate, one CGU.
+for kind in $kinds; do for n in 1 100; do
+  dir="$work/cost_${kind}_$n"
+  rm -f "$CARGO_TARGET_DIR"/debug/deps/cost_${kind}_${n}-*.ll
+  (cd "$dir" && cargo rustc -q --lib -- --emit=llvm-ir -C codegen-units=1 >/dev/null 2>&1)
+  count=$(cat "$CARGO_TARGET_DIR"/debug/deps/cost_${kind}_${n}-*.ll | grep -c '^define')
+  echo "$kind llvm $n $count" >> "$log"
+done; done
+
+python3 - "$log" "$reps" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
+def med(kind, what, n):
+    xs = [float(r[3]) for r in rows if r[:3] == [kind, what, str(n)]]
+    return statistics.median(xs) if xs else float("nan")
+kinds = [k for k in ["sdk", "rmcp", "hand"] if any(r[0] == k for r in rows)]
+label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
+print(f"median of {sys.argv[2]} interleaved rounds, CPU seconds (user + sys) of the tool crate")
+print("| crate | clean debug (100) | clean release (100) | marginal per tool, debug | marginal per tool, release | edit one tool, debug | LLVM functions (100 / 1) |")
+print("|---|---|---|---|---|---|---|")
+for k in kinds:
+    d100, d1 = med(k, "debug", 100), med(k, "debug", 1)
+    r100, r1 = med(k, "release", 100), med(k, "release", 1)
+    print(f"| {label[k]} | {d100:.2f} s | {r100:.2f} s | {(d100 - d1) / 99 * 1000:.0f} ms | "
+          f"{(r100 - r1) / 99 * 1000:.0f} ms | {med(k, 'edit', 100):.2f} s | "
+          f"{int(med(k, 'llvm', 100))} / {int(med(k, 'llvm', 1))} |")
+h = {w: med("hand", w, 100) for w in ("debug", "release", "edit")}
+for k in [k for k in kinds if k != "hand"]:
+    marg = (med(k, "debug", 100) - med(k, "debug", 1)) / (h["debug"] - med("hand", "debug", 1))
+    print(f"{label[k]} / hand-written: debug {med(k, 'debug', 100) / h['debug']:.2f}x, "
+          f"release {med(k, 'release', 100) / h['release']:.2f}x, marginal {marg:.2f}x, "
+          f"edit {med(k, 'edit', 100) / h['edit']:.2f}x")
+PY

@@ -1,0 +1,281 @@
+//! Parsing as a whole: the check's issues, serde's refusals and their paths, against
+//! serde_json and serde_path_to_error reading the same inputs.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{InputError, InputIssue, SchemaCheck, parse};
+use crate::schema::input_schema_for;
+use crate::tool::InputOf;
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Todo {
+    content: String,
+    #[serde(rename = "activeForm")]
+    active_form: String,
+    status: Option<Status>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Pending,
+    Done,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Todos {
+    todos: Vec<Todo>,
+    limit: Option<u32>,
+    ratio: Option<f64>,
+}
+
+fn parse_as<T: DeserializeOwned + JsonSchema>(input: Value) -> Result<T, InputError> {
+    let check = SchemaCheck::new(&input_schema_for::<T>());
+    parse::<InputOf<T>>(input, &check).map(|InputOf(parsed)| parsed)
+}
+
+fn todos(input: Value) -> Result<Todos, InputError> {
+    parse_as::<Todos>(input)
+}
+
+#[test]
+fn nested_missing_field_has_a_json_path() {
+    let error = todos(json!({"todos":[{"content":"x"}]})).unwrap_err();
+    assert_eq!(
+        error.issues(),
+        [InputIssue::Missing {
+            path: "todos[0].activeForm".into()
+        }]
+    );
+}
+
+#[test]
+fn every_issue_is_reported_in_order_missing_unexpected_mismatch() {
+    let error = todos(json!({
+        "todos": [{"content": 1}, {"activeForm": "y"}],
+        "limit": 2.5,
+        "ratio": "high",
+        "extra": 1
+    }))
+    .unwrap_err();
+    assert_eq!(
+        error.format_for("TodoWrite"),
+        "TodoWrite cannot run because of the following input issues:\n\
+         Required parameter `todos[0].activeForm` is missing\n\
+         Required parameter `todos[1].content` is missing\n\
+         Parameter `extra` is not part of the input schema\n\
+         Parameter `todos[0].content` must be of type `string`, but a value of type `number` was provided\n\
+         Parameter `limit` must be of type `integer`, but a value of type `number` was provided\n\
+         Parameter `ratio` must be of type `number`, but a value of type `string` was provided"
+    );
+}
+
+#[test]
+fn out_of_range_numbers_are_explained_without_rust_types() {
+    let error = todos(json!({"todos": [], "limit": -1})).unwrap_err();
+    assert_eq!(
+        error.format_for("T"),
+        "T cannot run because of the following input issue:\n\
+         Parameter `limit`: got -1, but a whole number from 0 to 4294967295 is required"
+    );
+}
+
+#[test]
+fn a_non_object_input_is_a_mismatch() {
+    let error = todos(json!([1])).unwrap_err();
+    assert_eq!(
+        error.format_for("T"),
+        "T cannot run because of the following input issue:\n\
+         Parameter `(input)` must be of type `object`, but a value of type `array` was provided"
+    );
+}
+
+#[test]
+fn an_explicit_null_for_an_optional_field_is_a_type_mismatch() {
+    // Serde alone would accept `null` for `Option<u32>`; the schema check still refuses it.
+    let error = todos(json!({"todos": [], "limit": null})).unwrap_err();
+    assert_eq!(
+        error.format_for("T"),
+        "T cannot run because of the following input issue:\n\
+         Parameter `limit` must be of type `integer`, but a value of type `null` was provided"
+    );
+}
+
+#[test]
+fn an_unknown_enum_value_deep_in_an_array_is_located() {
+    let input = json!({"todos": [
+        {"content": "a", "activeForm": "b"},
+        {"content": "a", "activeForm": "b", "status": "later"}
+    ]});
+    let error = todos(input).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `todos[1].status`: unknown variant `later`, expected `pending` or `done`"
+    );
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Plain {
+    pattern: String,
+    path: Option<String>,
+    hidden: Option<bool>,
+    weight: Option<f64>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(transparent)]
+struct MaybePlain {
+    inner: Option<Plain>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Nested {
+    file: String,
+    edits: Vec<Checked>,
+    tags: std::collections::BTreeMap<String, u8>,
+    pair: Option<(String, i8)>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Checked {
+    other: String,
+    #[serde(deserialize_with = "not_empty")]
+    pattern: String,
+}
+
+fn not_empty<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.is_empty() {
+        return Err(serde::de::Error::custom("must not be empty"));
+    }
+    Ok(text)
+}
+
+/// Our reading against serde_json's: the same value when both accept; when serde refuses, the
+/// same message at the path serde_path_to_error reports.
+fn agrees_with_serde_json<T>(input: Value)
+where
+    T: DeserializeOwned + JsonSchema + PartialEq + fmt::Debug,
+{
+    let schema = input_schema_for::<T>();
+    let check = SchemaCheck::new(&schema);
+    if check.check(&input).is_err() {
+        return;
+    }
+    let ours = parse::<InputOf<T>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+    let reference = serde_path_to_error::deserialize::<_, T>(&input);
+    match (ours, reference) {
+        (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
+        (Err(ours), Err(reference)) => {
+            let path = reference.path().to_string();
+            let expected = super::serde_text::classify(&path, &reference.inner().to_string());
+            assert_eq!(ours.issues(), [expected], "{input}");
+        }
+        (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
+    }
+}
+
+#[test]
+fn reading_by_value_agrees_with_serde_json() {
+    for input in [
+        json!({"pattern": "*.rs"}),
+        json!({"pattern": "*.rs", "path": "src", "hidden": true, "weight": 0.5}),
+        json!({"pattern": "*.rs", "weight": 2}),
+    ] {
+        agrees_with_serde_json::<Plain>(input.clone());
+        agrees_with_serde_json::<MaybePlain>(input);
+    }
+    let edit = |pattern: &str| json!({"other": "a", "pattern": pattern});
+    for input in [
+        json!({"file": "f", "edits": [edit("x"), edit("y")], "tags": {"a": 1}}),
+        json!({"file": "f", "edits": [edit("x"), edit("")], "tags": {}}),
+        json!({"file": "f", "edits": [], "tags": {"a": 300}}),
+        json!({"file": "f", "edits": [], "tags": {}, "pair": ["x", 1]}),
+        json!({"file": "f", "edits": [], "tags": {}, "pair": ["x", 1000]}),
+        json!({"file": "f", "edits": [], "tags": {}, "pair": ["x", 1, 2]}),
+    ] {
+        agrees_with_serde_json::<Nested>(input);
+    }
+    for input in [
+        json!({"todos": [{"content": "a", "activeForm": "b", "status": "done"}], "limit": 3}),
+        json!({"todos": [{"content": "a", "activeForm": "b", "status": "no"}]}),
+        json!({"todos": [], "limit": 5_000_000_000u64}),
+        json!({"todos": [], "ratio": -1.5}),
+    ] {
+        agrees_with_serde_json::<Todos>(input);
+    }
+}
+
+#[test]
+fn a_refusal_inside_an_array_keeps_its_full_path() {
+    let edits = json!([{"other": "a", "pattern": "b"}, {"other": "c", "pattern": ""}]);
+    let input = json!({"file": "f", "edits": edits, "tags": {}});
+    let error = parse_as::<Nested>(input).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `edits[1].pattern`: must not be empty"
+    );
+}
+
+#[test]
+fn a_root_option_inside_a_transparent_input_is_read_as_serde_json_reads_it() {
+    let parsed = parse_as::<MaybePlain>(json!({"pattern": "*.rs", "hidden": false})).unwrap();
+    assert_eq!(parsed.inner.unwrap().hidden, Some(false));
+}
+
+/// Reads the first entry of an object and stops.
+#[derive(Debug, PartialEq, JsonSchema)]
+struct FirstOnly;
+
+impl<'de> Deserialize<'de> for FirstOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = FirstOnly;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FirstOnly, A::Error> {
+                map.next_entry::<String, String>()?;
+                Ok(FirstOnly)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+#[test]
+fn a_visitor_that_stops_early_is_refused_as_serde_json_refuses_it() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
+    });
+    let check = SchemaCheck::new(&schema);
+    let input = json!({"a": "x", "b": "y"});
+    let ours = parse::<FirstOnly>(input.clone(), &check).unwrap_err();
+    let reference = serde_json::from_value::<FirstOnly>(input).unwrap_err();
+    assert_eq!(ours.to_string(), reference.to_string());
+    assert!(parse::<FirstOnly>(json!({"a": "x"}), &check).is_ok());
+}
+
+#[test]
+fn a_refusal_of_a_top_level_property_names_it() {
+    let error = parse_as::<Checked>(json!({"other": "x", "pattern": ""})).unwrap_err();
+    assert_eq!(error.to_string(), "Parameter `pattern`: must not be empty");
+}
+
+#[test]
+fn a_valid_input_parses() {
+    let parsed =
+        todos(json!({"todos": [{"content": "a", "activeForm": "b"}], "limit": 3})).unwrap();
+    assert_eq!(parsed.limit, Some(3));
+}

@@ -1,0 +1,120 @@
+//! The erased form of a tool as a registry sees it: facts declared in `#[tool]` reach
+//! `ToolMeta`, and `Tool` hooks reach `ToolCall`.
+
+use serde_json::json;
+use tool_sdk::prelude::*;
+use tool_sdk::{DeclaredFlag, TypedTool};
+
+/// Fetches a page.
+#[tool(
+    name = "Fetch",
+    max_result_size_chars = 1_000,
+    open_world,
+    idempotent = false,
+    title = "Fetch a page"
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Fetch {
+    /// The page.
+    url: String,
+}
+
+impl Tool for Fetch {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.url))
+    }
+
+    /// The same page, whatever the case of its scheme and host.
+    fn inputs_equivalent(&self, other: &Self) -> bool {
+        self.url.eq_ignore_ascii_case(&other.url)
+    }
+}
+
+/// Reads a local note.
+#[tool(
+    name = "Note",
+    read_only,
+    max_result_size_chars = 1_000,
+    open_world = false
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Note {
+    /// The note's name.
+    name: String,
+}
+
+impl Tool for Note {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.name))
+    }
+}
+
+/// Undeclared hints.
+#[tool(name = "Plain", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Plain {}
+
+impl Tool for Plain {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(String::new()))
+    }
+}
+
+#[test]
+fn declared_hints_and_title_reach_the_meta() {
+    let fetch = TypedTool::of::<Fetch>(None);
+    assert_eq!(fetch.meta().open_world, DeclaredFlag::Always);
+    assert_eq!(fetch.meta().idempotent, DeclaredFlag::Never);
+    assert_eq!(fetch.meta().title.as_deref(), Some("Fetch a page"));
+    let note = TypedTool::of::<Note>(None);
+    assert_eq!(note.meta().open_world, DeclaredFlag::Never);
+    assert_eq!(note.meta().idempotent, DeclaredFlag::Default);
+    assert_eq!(note.meta().title, None);
+    let plain = TypedTool::of::<Plain>(None);
+    assert_eq!(plain.meta().open_world, DeclaredFlag::Default);
+}
+
+#[test]
+fn is_open_world_agrees_with_the_declaration() {
+    let call = |tool: &TypedTool, input| tool.parse_input(input).unwrap();
+    let fetch = TypedTool::of::<Fetch>(None);
+    assert!(call(&fetch, json!({"url": "https://a"})).is_open_world());
+    let note = TypedTool::of::<Note>(None);
+    assert!(!call(&note, json!({"name": "n"})).is_open_world());
+    let plain = TypedTool::of::<Plain>(None);
+    assert!(!call(&plain, json!({})).is_open_world());
+}
+
+#[test]
+fn inputs_equivalent_is_reachable_through_tool_call() {
+    let fetch = TypedTool::of::<Fetch>(None);
+    let first = fetch.parse_input(json!({"url": "https://A"})).unwrap();
+    let same = fetch.parse_input(json!({"url": "https://a"})).unwrap();
+    let other = fetch.parse_input(json!({"url": "https://b"})).unwrap();
+    assert!(first.inputs_equivalent(&*same));
+    assert!(!first.inputs_equivalent(&*other));
+    // A call of another tool type is never equivalent, nor is a tool's default.
+    let note = TypedTool::of::<Note>(None);
+    let note_call = note.parse_input(json!({"name": "https://a"})).unwrap();
+    assert!(!first.inputs_equivalent(&*note_call));
+    let again = note.parse_input(json!({"name": "https://a"})).unwrap();
+    assert!(!note_call.inputs_equivalent(&*again));
+}
+
+#[test]
+fn the_schemas_are_built_once_and_kept() {
+    let fetch = TypedTool::of::<Fetch>(None);
+    let first: *const serde_json::Value = fetch.input_schema();
+    assert!(std::ptr::eq(first, fetch.input_schema()));
+    assert_eq!(fetch.input_schema()["required"], json!(["url"]));
+    // `#[tool]` registrations add the output schema of a `JsonSchema` output.
+    let registered = tool_sdk::registration::registrations()
+        .find(|registration| registration.name == "Fetch")
+        .unwrap()
+        .build();
+    assert_eq!(registered.output_schema(), Some(&json!({"type": "string"})));
+    assert_eq!(fetch.output_schema(), None);
+}
