@@ -130,15 +130,15 @@ fn compare_object(path: &str, ours: &Value, theirs: &Value, problems: &mut Vec<S
 fn every_example_tool_takes_the_reference_input() {
     let Some(fixture) = fixture() else { return };
     let tools: Vec<Arc<dyn DynTool>> = vec![
-        Arc::new(TypedTool::<Bash>::new(None)),
-        Arc::new(TypedTool::<Edit>::new(None)),
-        Arc::new(TypedTool::<Glob>::new(None)),
-        Arc::new(TypedTool::<Grep>::new(None)),
-        Arc::new(TypedTool::<NotebookEdit>::new(None)),
-        Arc::new(TypedTool::<Read>::new(None)),
-        Arc::new(TypedTool::<TaskStop>::new(None)),
-        Arc::new(TypedTool::<TodoWrite>::new(None)),
-        Arc::new(TypedTool::<Write>::new(None)),
+        Arc::new(TypedTool::of::<Bash>(None)),
+        Arc::new(TypedTool::of::<Edit>(None)),
+        Arc::new(TypedTool::of::<Glob>(None)),
+        Arc::new(TypedTool::of::<Grep>(None)),
+        Arc::new(TypedTool::of::<NotebookEdit>(None)),
+        Arc::new(TypedTool::of::<Read>(None)),
+        Arc::new(TypedTool::of::<TaskStop>(None)),
+        Arc::new(TypedTool::of::<TodoWrite>(None)),
+        Arc::new(TypedTool::of::<Write>(None)),
     ];
     let mut problems = Vec::new();
     let mut compared = Vec::new();

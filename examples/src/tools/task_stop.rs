@@ -78,7 +78,7 @@ mod tests {
         ctx: &ToolUseContext,
         input: serde_json::Value,
     ) -> Result<String, String> {
-        let tool = TypedTool::<T>::new(None);
+        let tool = TypedTool::of::<T>(None);
         let call = tool.parse_input(input).map_err(|e| e.format_for(T::NAME))?;
         call.call(ctx.clone())
             .await

@@ -109,7 +109,7 @@ mod tests {
     use super::*;
 
     async fn run(input: serde_json::Value, extensions: &mut Extensions) -> Result<String, String> {
-        let tool = TypedTool::<TodoWrite>::new(None);
+        let tool = TypedTool::of::<TodoWrite>(None);
         let call = tool
             .parse_input(input)
             .map_err(|error| error.format_for("TodoWrite"))?;

@@ -211,7 +211,7 @@ async fn output_of_both_streams_is_capped_once_with_the_true_count() {
 
 #[test]
 fn flags_follow_the_command() {
-    let tool = TypedTool::<Bash>::new(None);
+    let tool = TypedTool::of::<Bash>(None);
     let flags = |command: &str| {
         let call = tool.parse_input(json!({"command": command})).unwrap();
         (call.is_read_only(), call.is_concurrency_safe())
@@ -226,7 +226,7 @@ fn flags_follow_the_command() {
 
 #[test]
 fn the_permission_matcher_covers_rule_contents() {
-    let tool = TypedTool::<Bash>::new(None);
+    let tool = TypedTool::of::<Bash>(None);
     let call = tool
         .parse_input(json!({"command": "git log --oneline -3"}))
         .unwrap();
@@ -245,7 +245,7 @@ async fn a_user_interrupt_stops_the_call_and_kills_its_group() {
     use tool_sdk::{CancellationToken, Extensions, ToolUseBlock};
 
     let fx = Fixture::new();
-    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::<Bash>::new(None))];
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::of::<Bash>(None))];
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());
     let interrupt = CancellationToken::new();
     let turn = TurnState {
@@ -270,7 +270,7 @@ async fn a_user_interrupt_stops_the_call_and_kills_its_group() {
 
 #[test]
 fn the_timeout_schema_says_exactly_what_is_accepted() {
-    let tool = TypedTool::<Bash>::new(None);
+    let tool = TypedTool::of::<Bash>(None);
     let schema = tool.input_schema();
     let timeout = &schema["properties"]["timeout"];
     assert_eq!(timeout["type"], "number", "{timeout}");

@@ -180,7 +180,7 @@ async fn an_unread_notebook_is_refused() {
 
 #[test]
 fn schema_and_flags() {
-    let tool = TypedTool::<NotebookEdit>::new(None);
+    let tool = TypedTool::of::<NotebookEdit>(None);
     let schema = tool.input_schema();
     assert_eq!(schema["required"], json!(["notebook_path", "new_source"]));
     assert_eq!(
