@@ -1,20 +1,11 @@
 //! The `tool-host` binary's commands, run as a real child process.
 
+mod common;
+use common::host;
+
 use std::process::Command;
 
 use serde_json::Value;
-
-fn host(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args(args)
-        .output()
-        .expect("tool-host runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn demo_runs_five_calls_in_two_batches_without_errors() {

@@ -2,22 +2,11 @@
 //! `tools.json`; and `--json` on the listing commands.
 
 mod common;
+use common::host;
 
 use std::process::Command;
 
 use serde_json::{Value, json};
-
-fn host(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args(args)
-        .output()
-        .expect("tool-host runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// Every property path of `schema` (nested objects and array items as `a.b`, `a[].b`).
 fn property_paths(prefix: &str, schema: &Value, paths: &mut Vec<String>) {

@@ -2,25 +2,13 @@
 //! host state (files read, todo list) carried between turns, and `--compare`.
 
 mod common;
+use common::host;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 const RECORDED_ROOT: &str = "/home/user/project";
-
-fn host(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args(args)
-        .output()
-        .expect("tool-host runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// Writes `messages` (API messages) as Claude Code writes a session: one line per content
 /// block for assistant messages (sharing `message.id`), one line per user message.

@@ -2,23 +2,11 @@
 //! real child process over the example tools, JSON-defined tools and recorded MCP tool lists.
 
 mod common;
+use common::host;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::{Value, json};
-
-fn host(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args(args)
-        .output()
-        .expect("tool-host runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn fixtures() -> Option<PathBuf> {
     let dir = common::fixtures_dir();

@@ -2,22 +2,11 @@
 //! checker for every example tool, and `run --format F` reads that API's assistant message and
 //! prints that API's answer, run as a real child process on real files.
 
-use std::process::Command;
+mod common;
+use common::host;
 
 use serde_json::{Value, json};
 use tool_registry::providers::gemini::check::check_function_declaration;
-
-fn host(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args(args)
-        .output()
-        .expect("tool-host runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn gemini_definitions_of_every_example_tool_pass_the_checker() {
