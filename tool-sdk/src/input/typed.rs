@@ -4,9 +4,9 @@
 //! are moved into the typed input, never copied, and when serde refuses a value the path of
 //! that value (`todos[0].status`) is known without a second reading. Object keys and enum
 //! variant names are read by [`Key`], as serde_json reads keys (numbers, booleans and
-//! newtypes parsed from the key's text; a key naming a unit-only enum goes through serde's
-//! string deserializer). These are the deserializers a tool's input type is instantiated
-//! with, so each tool adds one copy of its `Deserialize` code per reader, not one per path.
+//! newtypes parsed from the key's text). These two, and serde's string deserializer for an
+//! enum used as a key, are the only deserializers a tool's input type is instantiated with,
+//! so each tool adds one copy of its `Deserialize` code to a build, not one per reader.
 
 use std::cell::RefCell;
 
