@@ -293,8 +293,8 @@ struct Keyed {
 }
 
 /// Our reading of `input` as `Keyed` against serde_json's, past a check that accepts any
-/// object (the schema check does not read `patternProperties`, which schemars writes for
-/// number-keyed maps).
+/// object (the schema check does not read the patterns of `patternProperties`, which schemars
+/// writes for number-keyed maps).
 fn keys_agree(input: Value) {
     let check = SchemaCheck::new(&json!({"type": "object"}));
     let ours = parse::<InputOf<Keyed>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
@@ -337,6 +337,14 @@ fn object_keys_are_read_as_serde_json_reads_them() {
     assert_eq!(
         error.to_string(),
         "Parameter `by_number`: expected key to be a number in quotes"
+    );
+    // Through the type's own schema, whose number-keyed maps have `patternProperties`.
+    let parsed = parse_as::<Keyed>(json!({"by_number": {"7": 1}, "by_small": {"3": 4}})).unwrap();
+    assert_eq!(parsed.by_small.unwrap()[&3], 4);
+    let error = parse_as::<Keyed>(json!({"by_small": {"300": 1}})).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `by_small`: got 300, but a whole number from 0 to 255 is required"
     );
 }
 
