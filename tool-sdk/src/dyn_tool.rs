@@ -75,7 +75,8 @@ pub struct ToolMeta {
     /// [`DeclaredFlag::Default`] is read fail-closed by exports: open world.
     pub open_world: DeclaredFlag,
     /// Whether calling twice with one input has no further effect (the MCP `idempotentHint`).
-    /// [`DeclaredFlag::Default`] is read fail-closed by exports: not idempotent.
+    /// Exports read [`DeclaredFlag::Default`] (and [`DeclaredFlag::PerInput`]) as the tool's
+    /// read-only answer: a tool that writes nothing is idempotent, any other is not.
     pub idempotent: DeclaredFlag,
     /// A human-readable display name (the MCP `title`), if any.
     pub title: Option<Cow<'static, str>>,
@@ -282,9 +283,9 @@ pub trait ToolCall: Send + Sync + Any {
     fn to_auto_classifier_input(&self) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
-    /// Whether `other`, a call of the same tool, would do the same thing as this one (used to
-    /// merge duplicate calls; the reference's `inputsEquivalent`). Default: `false`, never
-    /// merge. A `#[tool]` type answers with [`crate::Tool::inputs_equivalent`] when `other`
+    /// Whether `other`, a call of the same tool, would do the same thing as this one (the
+    /// reference's `inputsEquivalent`), for hosts that merge duplicate calls; nothing in this
+    /// SDK merges calls itself. Default: `false`, never merge. A `#[tool]` type answers with [`crate::Tool::inputs_equivalent`] when `other`
     /// is a call of the same type.
     fn inputs_equivalent(&self, other: &dyn ToolCall) -> bool {
         let _ = other;

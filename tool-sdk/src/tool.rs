@@ -42,7 +42,11 @@ impl MaxResultSize {
 /// need one answer for every input (MCP `annotations`, SPEC §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeclaredFlag {
-    /// Not declared: the fail-closed default, `false` (SPEC §1.1).
+    /// Not declared: each flag's own default (SPEC §1.1). `read_only`, `concurrency_safe` and
+    /// `destructive` read it as `false` (fail-closed for the first two). Exports read an
+    /// undeclared `open_world` as `true` (its fail-closed answer) and an undeclared
+    /// `idempotent` as the tool's read-only answer; a call's default
+    /// [`Tool::is_open_world`] reads it as `false`.
     Default,
     /// Declared `true` for every input (a bare flag).
     Always,
@@ -55,12 +59,15 @@ pub enum DeclaredFlag {
 }
 
 impl DeclaredFlag {
-    /// The one answer for every input: `true` only for [`DeclaredFlag::Always`] (fail-closed).
+    /// The one answer for every input: `true` only for [`DeclaredFlag::Always`]. That is the
+    /// fail-closed answer for `read_only` and `concurrency_safe`; for `open_world` the
+    /// fail-closed answer is `true`, so exports do not read `open_world` (nor `idempotent`)
+    /// through this.
     pub const fn for_every_input(self) -> bool {
         matches!(self, Self::Always)
     }
 
-    /// A short word for listings: `yes`, `no`, `default` (no, undeclared) or `per-input`.
+    /// A short word for listings: `yes`, `no`, `default` (undeclared) or `per-input`.
     pub const fn label(self) -> &'static str {
         match self {
             Self::Default => "default",
@@ -308,8 +315,8 @@ pub trait Tool: ToolSpec + ToolInput {
         Cow::Borrowed(Self::DESCRIPTION)
     }
 
-    /// Whether two inputs would do the same thing (used to merge duplicate calls). Default:
-    /// `false`, never merge.
+    /// Whether two inputs would do the same thing, for hosts that merge duplicate calls
+    /// (nothing in this SDK merges calls itself). Default: `false`, never merge.
     fn inputs_equivalent(&self, other: &Self) -> bool {
         let _ = other;
         false

@@ -1,5 +1,5 @@
 //! The schema check: the structural keywords of an input schema (`type`, `required`,
-//! `properties`, `"additionalProperties": false`, `items`), read once into a tree, and one
+//! `properties`, `"additionalProperties": false` unless `patternProperties` is given, `items`), read once into a tree, and one
 //! walk over an input that either answers yes or no (stopping at the first issue, building no
 //! path) or lists every issue with its path. Both answers come from the same rules.
 //!
@@ -30,7 +30,9 @@ pub(crate) struct SchemaCheck {
     required_properties: usize,
     /// Whether some required name is not among `properties`.
     required_elsewhere: bool,
-    /// `"additionalProperties": false`.
+    /// `"additionalProperties": false` with no `patternProperties` (schemars writes those
+    /// for maps keyed by numbers; keys are then left to serde, which names the object when it
+    /// refuses one).
     closed: bool,
     /// The `items` schema, when it is an object.
     items: Option<Box<SchemaCheck>>,
@@ -136,7 +138,8 @@ impl SchemaCheck {
             required,
             properties,
             required_properties,
-            closed: keywords.get("additionalProperties") == Some(&Value::Bool(false)),
+            closed: keywords.get("additionalProperties") == Some(&Value::Bool(false))
+                && !keywords.contains_key("patternProperties"),
             items: keywords
                 .get("items")
                 .filter(|items| items.is_object())

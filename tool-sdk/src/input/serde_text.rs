@@ -3,8 +3,11 @@
 //! hand-written `Deserialize`); its error is a sentence meant for Rust programmers, such as
 //! ``invalid value: integer `300`, expected u8``. [`classify`] turns that sentence into an
 //! [`InputIssue`] worded for the model, with no Rust type names. The wording read here is
-//! serde's and serde_json's (`serde::de::Error` defaults); the tests below produce each form
-//! with the real crates, so a change in their wording fails them.
+//! serde's and serde_json's (`serde::de::Error` defaults, and serde_json's own refusals of
+//! object keys, which end with the key's position ` at line 1 column 2`); the tests below
+//! produce every form [`classify`] reads (invalid value, with and without an expected type,
+//! missing and unknown fields, invalid type, and a message passed through) with the real
+//! crates, so a change in their wording fails them.
 
 use super::issues::{InputIssue, join_path};
 
@@ -56,7 +59,11 @@ pub(crate) fn classify(path: &str, message: &str) -> InputIssue {
 /// `integer `-1`, expected u32` → "got -1, but a non-negative integer that fits in 32 bits
 /// is required": no Rust type names reach the model.
 fn humanize_invalid_value(rest: &str) -> String {
-    let (got, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+    let rest = rest.split(" at line ").next().unwrap_or(rest);
+    let Some((got, expected)) = rest.split_once(", expected ") else {
+        // serde_json's own refusals of a key, such as `expected key to be a number in quotes`.
+        return rest.to_owned();
+    };
     let got = got.split('`').nth(1).unwrap_or(got);
     let expected = match expected.trim() {
         "u8" => "a whole number from 0 to 255".to_owned(),
@@ -67,7 +74,6 @@ fn humanize_invalid_value(rest: &str) -> String {
         "i16" => "a whole number from -32768 to 32767".to_owned(),
         "i32" => "a whole number from -2147483648 to 2147483647".to_owned(),
         "i64" | "isize" | "i128" => "a whole number".to_owned(),
-        "" => return format!("the value {got} is not accepted"),
         other => other.to_owned(),
     };
     format!("got {got}, but {expected} is required")
@@ -154,6 +160,36 @@ mod tests {
         assert_eq!(
             classify("", &message).to_string(),
             "got -1, but a whole number from 0 to 4294967295 is required"
+        );
+    }
+
+    #[test]
+    fn serde_json_s_refusals_of_keys_lose_their_position() {
+        type Numbered = std::collections::BTreeMap<u32, u8>;
+        let message = serde_says::<Numbered>(json!({"-1": 1}));
+        assert!(message.ends_with(" at line 1 column 2"), "{message}");
+        assert_eq!(
+            classify("k", &message).to_string(),
+            "Parameter `k`: got -1, but a whole number from 0 to 4294967295 is required"
+        );
+        let message = serde_says::<Numbered>(json!({"x": 1}));
+        assert_eq!(
+            message,
+            "invalid value: expected key to be a number in quotes"
+        );
+        assert_eq!(
+            classify("k", &message).to_string(),
+            "Parameter `k`: expected key to be a number in quotes"
+        );
+        let message = serde_says::<Numbered>(json!({"1.5": 1}));
+        assert!(message.contains(" at line "), "{message}");
+        assert_eq!(
+            classify("k", &message),
+            InputIssue::TypeMismatch {
+                path: "k".into(),
+                expected: "integer".into(),
+                received: "number".into()
+            }
         );
     }
 

@@ -279,3 +279,179 @@ fn a_valid_input_parses() {
         todos(json!({"todos": [{"content": "a", "activeForm": "b"}], "limit": 3})).unwrap();
     assert_eq!(parsed.limit, Some(3));
 }
+
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+struct Id(String);
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Keyed {
+    by_id: Option<std::collections::BTreeMap<Id, u8>>,
+    by_flag: Option<std::collections::BTreeMap<bool, u8>>,
+    by_number: Option<std::collections::BTreeMap<u32, u8>>,
+    by_small: Option<std::collections::BTreeMap<u8, u8>>,
+    by_float: Option<std::collections::BTreeMap<i64, Vec<f32>>>,
+}
+
+/// Our reading of `input` as `Keyed` against serde_json's, past a check that accepts any
+/// object (the schema check does not read the patterns of `patternProperties`, which schemars
+/// writes for number-keyed maps).
+fn keys_agree(input: Value) {
+    let check = SchemaCheck::new(&json!({"type": "object"}));
+    let ours = parse::<InputOf<Keyed>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+    match (ours, serde_json::from_value::<Keyed>(input.clone())) {
+        (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
+        // A refused key is reported at its object (serde_path_to_error says `by_flag.?`),
+        // with serde_json's message less the position in the key's text it gives.
+        (Err(ours), Err(reference)) => {
+            let field = input.as_object().unwrap().keys().next().unwrap();
+            let message = reference.to_string();
+            let message = message.split(" at line ").next().unwrap();
+            let expected = super::serde_text::classify(field, message);
+            assert_eq!(ours.issues(), [expected], "{input}");
+        }
+        (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
+    }
+}
+
+#[test]
+fn object_keys_are_read_as_serde_json_reads_them() {
+    for input in [
+        json!({"by_id": {"a": 1, "b": 2}}),
+        json!({"by_flag": {"true": 1, "false": 0}}),
+        json!({"by_number": {"7": 1, "4000000000": 2}}),
+        json!({"by_float": {"-3": [0.5]}}),
+        json!({"by_flag": {"yes": 1}}),
+        json!({"by_number": {"-1": 1}}),
+        json!({"by_number": {"x": 1}}),
+        json!({"by_number": {"1.5": 1}}),
+        json!({"by_small": {"300": 1}}),
+    ] {
+        keys_agree(input);
+    }
+    let check = SchemaCheck::new(&json!({"type": "object"}));
+    let InputOf(parsed) =
+        parse::<InputOf<Keyed>>(json!({"by_number": {"7": 1}, "by_id": {"a": 2}}), &check).unwrap();
+    assert_eq!(parsed.by_number.unwrap()[&7], 1);
+    assert_eq!(parsed.by_id.unwrap()[&Id("a".into())], 2);
+    let error = parse::<InputOf<Keyed>>(json!({"by_number": {"x": 1}}), &check).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `by_number`: expected key to be a number in quotes"
+    );
+    // Through the type's own schema, whose number-keyed maps have `patternProperties`.
+    let parsed = parse_as::<Keyed>(json!({"by_number": {"7": 1}, "by_small": {"3": 4}})).unwrap();
+    assert_eq!(parsed.by_small.unwrap()[&3], 4);
+    let error = parse_as::<Keyed>(json!({"by_small": {"300": 1}})).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `by_small`: got 300, but a whole number from 0 to 255 is required"
+    );
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+enum Action {
+    Stop,
+    Move { x: u8, y: Option<u8> },
+    Say(String),
+    Pair(u8, u8),
+    Empty(),
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Act {
+    action: Action,
+    then: Option<Vec<Action>>,
+}
+
+#[test]
+fn a_refusal_inside_an_enum_variant_is_located_under_the_variant() {
+    for input in [
+        json!({"action": "Stop"}),
+        json!({"action": {"Move": {"x": 1, "y": 2}}}),
+        json!({"action": {"Move": {"x": 300}}}),
+        json!({"action": {"Say": "hi"}}),
+        json!({"action": {"Pair": [1, 2]}}),
+        json!({"action": {"Pair": [1, 999]}}),
+        json!({"action": {"Empty": []}}),
+        json!({"action": "Stop", "then": [{"Say": "a"}, {"Move": {"x": -1}}]}),
+    ] {
+        agrees_with_serde_json::<Act>(input);
+    }
+    let error = parse_as::<Act>(json!({"action": {"Move": {"x": 300}}})).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `action.Move.x`: got 300, but a whole number from 0 to 255 is required"
+    );
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Small {
+    v: u8,
+}
+
+fn ok_or_none<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Small>, D::Error> {
+    Ok(Small::deserialize(deserializer).ok())
+}
+
+/// Accepts any value by ignoring it; only a reader that drops ignored values unread can give
+/// it the unit it asks for.
+#[derive(Debug, PartialEq)]
+struct Skipped;
+
+impl<'de> Deserialize<'de> for Skipped {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Skipped;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Skipped, E> {
+                Ok(Skipped)
+            }
+        }
+        deserializer.deserialize_ignored_any(Visitor)
+    }
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Lenient {
+    #[serde(default, deserialize_with = "ok_or_none")]
+    #[schemars(with = "Option<Value>")]
+    soft: Option<Small>,
+    #[schemars(with = "Value")]
+    skipped: Skipped,
+    hard: Option<u8>,
+}
+
+#[test]
+fn ignored_values_are_dropped_unread() {
+    for input in [
+        json!({"soft": {"v": "bad"}, "skipped": {"a": [1]}, "hard": 1}),
+        json!({"soft": [{"v": 1}], "skipped": "x", "hard": 1}),
+        json!({"soft": {"v": 2}, "skipped": 3}),
+    ] {
+        agrees_with_serde_json::<Lenient>(input);
+    }
+}
+
+#[test]
+fn a_caught_refusal_leaves_no_steps_in_a_later_path() {
+    agrees_with_serde_json::<Lenient>(json!({"soft": {"v": "bad"}, "skipped": null}));
+    // serde_path_to_error itself keeps the caught step here (`soft.v`), so the path is
+    // checked on its own.
+    let input = json!({"soft": {"v": "bad"}, "skipped": null, "hard": 300});
+    let error = parse_as::<Lenient>(input).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `hard`: got 300, but a whole number from 0 to 255 is required"
+    );
+    let input = json!({"soft": [{"v": "bad"}], "skipped": null, "hard": 300});
+    let error = parse_as::<Lenient>(input).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `hard`: got 300, but a whole number from 0 to 255 is required"
+    );
+}

@@ -2,14 +2,16 @@
 //!
 //! The input is read by value through one deserializer, [`Located`]: strings and nested values
 //! are moved into the typed input, never copied, and when serde refuses a value the path of
-//! that value (`todos[0].status`) is known without a second reading. It is the only
-//! deserializer a tool's input type is instantiated with, so each tool adds one copy of its
-//! `Deserialize` code to a build, not one per reader.
+//! that value (`todos[0].status`) is known without a second reading. Object keys and enum
+//! variant names are read by [`Key`], as serde_json reads keys (numbers, booleans and
+//! newtypes parsed from the key's text). These two, and serde's string deserializer for an
+//! enum used as a key, are the only deserializers a tool's input type is instantiated with,
+//! so each tool adds one copy of its `Deserialize` code to a build, not one per reader.
 
 use std::cell::RefCell;
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
-use serde_json::{Map, Value};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Unexpected, Visitor};
+use serde_json::{Map, Number, Value};
 
 /// One step of the path to a refused value.
 enum Step {
@@ -41,6 +43,31 @@ impl Trail {
 
     fn push(&self, step: Step) {
         self.0.borrow_mut().push(step);
+    }
+
+    /// How many steps are recorded now.
+    fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Runs `read`; on success, forgets the steps a refusal caught inside it left behind (a
+    /// `deserialize_with` that turns an error into `None`), and on failure adds `step`.
+    fn within<T>(
+        &self,
+        step: impl FnOnce() -> Step,
+        read: impl FnOnce() -> Result<T, serde_json::Error>,
+    ) -> Result<T, serde_json::Error> {
+        let before = self.len();
+        match read() {
+            Ok(value) => {
+                self.0.borrow_mut().truncate(before);
+                Ok(value)
+            }
+            Err(error) => {
+                self.push(step());
+                Err(error)
+            }
+        }
     }
 }
 
@@ -74,19 +101,7 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
                 }
             }
             Value::String(text) => visitor.visit_string(text),
-            Value::Array(items) => {
-                let len = items.len();
-                let mut access = Items {
-                    items: items.into_iter().enumerate(),
-                    trail: self.trail,
-                };
-                let value = visitor.visit_seq(&mut access)?;
-                if access.items.len() == 0 {
-                    Ok(value)
-                } else {
-                    Err(de::Error::invalid_length(len, &"fewer elements in array"))
-                }
-            }
+            Value::Array(items) => visit_array(items, self.trail, visitor),
             Value::Object(map) => visit_object(map, self.trail, visitor),
         }
     }
@@ -106,23 +121,90 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         visitor.visit_newtype_struct(self)
     }
 
-    /// A unit variant is a string; a variant with content is an object of one key, read as
-    /// serde_json reads it (the path stops at the enum's own value).
+    /// A unit variant is a string; a variant with content is an object of one key, the
+    /// variant's name, whose value is read here too (a refusal inside it is located at
+    /// `field.Variant.inner`, as serde_path_to_error locates it).
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        variants: &'static [&'static str],
+        _name: &'static str,
+        _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        match self.value {
-            Value::String(variant) => visitor.visit_enum(variant.into_deserializer()),
-            other => de::Deserializer::deserialize_enum(other, name, variants, visitor),
-        }
+        let (variant, value) = match self.value {
+            Value::String(variant) => (variant, None),
+            Value::Object(map) => {
+                let mut entries = map.into_iter();
+                match (entries.next(), entries.next()) {
+                    (Some((variant, value)), None) => (variant, Some(value)),
+                    _ => {
+                        return Err(de::Error::invalid_value(
+                            Unexpected::Map,
+                            &"map with a single key",
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err(de::Error::invalid_type(
+                    unexpected(&other),
+                    &"string or map",
+                ));
+            }
+        };
+        visitor.visit_enum(Variant {
+            variant,
+            value,
+            trail: self.trail,
+        })
+    }
+
+    /// As serde_json: an ignored value is dropped unread.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        drop(self.value);
+        visitor.visit_unit()
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// What serde_json calls `value` in its refusals.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(value) => Unexpected::Bool(*value),
+        Value::Number(number) => {
+            if let Some(value) = number.as_u64() {
+                Unexpected::Unsigned(value)
+            } else if let Some(value) = number.as_i64() {
+                Unexpected::Signed(value)
+            } else {
+                Unexpected::Float(number.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(text) => Unexpected::Str(text),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+fn visit_array<'de, V: Visitor<'de>>(
+    items: Vec<Value>,
+    trail: &Trail,
+    visitor: V,
+) -> Result<V::Value, serde_json::Error> {
+    let len = items.len();
+    let mut access = Items {
+        items: items.into_iter().enumerate(),
+        trail,
+    };
+    let value = visitor.visit_seq(&mut access)?;
+    if access.items.len() == 0 {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(len, &"fewer elements in array"))
     }
 }
 
@@ -164,7 +246,7 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        let read = seed.deserialize(de::value::StrDeserializer::<Self::Error>::new(&key))?;
+        let read = seed.deserialize(Key(&key))?;
         self.value = Some((key, value));
         Ok(Some(read))
     }
@@ -174,8 +256,11 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
         seed: V,
     ) -> Result<V::Value, Self::Error> {
         let (key, value) = self.value.take().unwrap_or_default();
-        seed.deserialize(Located::new(value, self.trail))
-            .inspect_err(|_| self.trail.push(Step::Key(key)))
+        let trail = self.trail;
+        trail.within(
+            || Step::Key(key),
+            || seed.deserialize(Located::new(value, trail)),
+        )
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -198,12 +283,195 @@ impl<'de> de::SeqAccess<'de> for Items<'_> {
         let Some((index, value)) = self.items.next() else {
             return Ok(None);
         };
-        seed.deserialize(Located::new(value, self.trail))
+        let trail = self.trail;
+        trail
+            .within(
+                || Step::Index(index),
+                || seed.deserialize(Located::new(value, trail)),
+            )
             .map(Some)
-            .inspect_err(|_| self.trail.push(Step::Index(index)))
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.items.len())
+    }
+}
+
+/// An externally tagged enum's variant: its name and, unless it was written as a bare string,
+/// its content.
+struct Variant<'t> {
+    variant: String,
+    value: Option<Value>,
+    trail: &'t Trail,
+}
+
+impl<'de, 't> de::EnumAccess<'de> for Variant<'t> {
+    type Error = serde_json::Error;
+    type Variant = Content<'t>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, Content<'t>), Self::Error> {
+        let read = seed.deserialize(Key(&self.variant))?;
+        let content = Content {
+            variant: self.variant,
+            value: self.value,
+            trail: self.trail,
+        };
+        Ok((read, content))
+    }
+}
+
+/// The content of a variant; a refusal inside it is located under the variant's name.
+struct Content<'t> {
+    variant: String,
+    value: Option<Value>,
+    trail: &'t Trail,
+}
+
+impl Content<'_> {
+    /// Reads the content with `read`, or refuses a bare string where `expected` content is.
+    fn read<T>(
+        self,
+        expected: &'static str,
+        read: impl FnOnce(Value, &Trail) -> Result<T, serde_json::Error>,
+    ) -> Result<T, serde_json::Error> {
+        let trail = self.trail;
+        let variant = self.variant;
+        trail.within(
+            || Step::Key(variant),
+            || match self.value {
+                Some(value) => read(value, trail),
+                None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &expected)),
+            },
+        )
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Content<'_> {
+    type Error = serde_json::Error;
+
+    fn unit_variant(self) -> Result<(), Self::Error> {
+        if self.value.is_none() {
+            return Ok(());
+        }
+        self.read("unit variant", |value, trail| {
+            de::Deserialize::deserialize(Located::new(value, trail))
+        })
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        self.read("newtype variant", |value, trail| {
+            seed.deserialize(Located::new(value, trail))
+        })
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.read("tuple variant", |value, trail| match value {
+            Value::Array(items) if items.is_empty() => visitor.visit_unit(),
+            Value::Array(items) => visit_array(items, trail, visitor),
+            other => Err(de::Error::invalid_type(
+                unexpected(&other),
+                &"tuple variant",
+            )),
+        })
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.read("struct variant", |value, trail| match value {
+            Value::Object(map) => visit_object(map, trail, visitor),
+            other => Err(de::Error::invalid_type(
+                unexpected(&other),
+                &"struct variant",
+            )),
+        })
+    }
+}
+
+/// An object key (or a variant's name), read as serde_json's map-key reader reads it: a string,
+/// except that a number or boolean asked for is parsed from its text, and an option or newtype
+/// is the key itself.
+struct Key<'k>(&'k str);
+
+/// The number a key's text spells, or serde_json's refusal of a key that is not one.
+fn numeric_key(key: &str) -> Result<Number, serde_json::Error> {
+    let refused = || de::Error::custom("invalid value: expected key to be a number in quotes");
+    if !key.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return Err(refused());
+    }
+    key.parse::<Number>().map_err(|_| refused())
+}
+
+macro_rules! numeric_key {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            de::Deserializer::deserialize_any(numeric_key(self.0)?, visitor)
+        })*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Key<'_> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_str(self.0)
+    }
+
+    numeric_key!(
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    );
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            other => Err(de::Error::invalid_type(Unexpected::Str(other), &visitor)),
+        }
+    }
+
+    /// A key is never null.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        de::Deserializer::deserialize_enum(
+            IntoDeserializer::<Self::Error>::into_deserializer(self.0),
+            name,
+            variants,
+            visitor,
+        )
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
     }
 }
