@@ -87,6 +87,9 @@ pub struct ToolDoc {
     /// An example input built from the schema: every required property, with its default,
     /// first enum value or a placeholder of its type.
     pub example_input: Value,
+    /// The tool's declared example inputs ([`tool_sdk::ToolMeta::examples`]) that parse as
+    /// JSON objects; when any, the page shows these instead of [`Self::example_input`].
+    pub examples: Vec<Value>,
 }
 
 impl ToolDoc {
@@ -125,6 +128,12 @@ impl ToolDoc {
             always_load: meta.always_load,
             strict: meta.strict,
             example_input: example(&resolved),
+            examples: meta
+                .examples
+                .iter()
+                .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+                .filter(Value::is_object)
+                .collect(),
             input_schema: schema,
             inputs,
         }
@@ -145,6 +154,17 @@ impl ToolDoc {
             })
             .collect();
         format!("{stem}.md")
+    }
+
+    /// `{"type": "tool_use", "id": "toolu_example", "name", "input"}`, pretty-printed.
+    fn tool_use_json(&self, input: &Value) -> String {
+        serde_json::to_string_pretty(&json!({
+            "type": "tool_use",
+            "id": "toolu_example",
+            "name": self.name,
+            "input": input,
+        }))
+        .unwrap_or_default()
     }
 
     /// The tool's Markdown page: description, inputs, flags, limits, aliases, search hint and
@@ -218,18 +238,24 @@ impl ToolDoc {
             .as_deref()
             .map_or_else(|| "-".to_owned(), cell);
         let _ = writeln!(page, "| Search hint | {hint} |");
-        let example = serde_json::to_string_pretty(&json!({
-            "type": "tool_use",
-            "id": "toolu_example",
-            "name": self.name,
-            "input": self.example_input,
-        }))
-        .unwrap_or_default();
-        let _ = write!(
-            page,
-            "\n## Example\n\nA `tool_use` block with every required property (values from the \
-             schema's defaults and enums, or placeholders):\n\n```json\n{example}\n```\n"
-        );
+        if self.examples.is_empty() {
+            let example = self.tool_use_json(&self.example_input);
+            let _ = write!(
+                page,
+                "\n## Example\n\nA `tool_use` block with every required property (values from the \
+                 schema's defaults and enums, or placeholders):\n\n```json\n{example}\n```\n"
+            );
+        } else {
+            let _ = write!(
+                page,
+                "\n## Examples\n\n`tool_use` blocks with the tool's declared example inputs \
+                 (also sent to the model as Anthropic `input_examples`):\n"
+            );
+            for input in &self.examples {
+                let example = self.tool_use_json(input);
+                let _ = write!(page, "\n```json\n{example}\n```\n");
+            }
+        }
         let schema = serde_json::to_string_pretty(&self.input_schema).unwrap_or_default();
         let _ = write!(page, "\n## Input schema\n\n```json\n{schema}\n```\n");
         page

@@ -38,6 +38,7 @@
 
 pub mod docs;
 pub mod dynamic;
+pub mod examples;
 pub mod export;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -49,6 +50,7 @@ pub mod providers;
 pub mod registry;
 pub mod search;
 
+pub use examples::{ExampleIssue, check_examples, check_tool_examples};
 pub use export::{anthropic_tool_definition, anthropic_tools};
 pub use orchestration::{
     Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,

@@ -28,6 +28,9 @@ pub(crate) struct ToolArgs {
     pub open_world: Option<FlagValue>,
     pub idempotent: Option<FlagValue>,
     pub title: Option<SpannedValue<String>>,
+    /// `example = r#"{"pattern": "*.rs"}"#`, the one key that may repeat: one per example.
+    #[darling(multiple)]
+    pub example: Vec<syn::LitStr>,
 }
 
 /// Every key, as written in `#[tool(...)]`; the field names of [`ToolArgs`].
@@ -48,7 +51,11 @@ pub(crate) const KEYS: &[&str] = &[
     "open_world",
     "idempotent",
     "title",
+    "example",
 ];
+
+/// Keys that may be given more than once, each occurrence adding one value.
+const REPEATABLE: &[&str] = &["example"];
 
 impl ToolArgs {
     /// The arguments, every problem pushed to `errors`; `None` when darling could not build
@@ -81,7 +88,7 @@ impl ToolArgs {
             let key = path_text(meta.path());
             if !KEYS.contains(&key.as_str()) {
                 errors.push(darling::Error::custom(unknown_key(&key)).with_span(meta.path()));
-            } else if seen.contains(&key) {
+            } else if seen.contains(&key) && !REPEATABLE.contains(&key.as_str()) {
                 errors.push(
                     darling::Error::custom(format!("`{key}` is given twice; keep one"))
                         .with_span(meta.path()),

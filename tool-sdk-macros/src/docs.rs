@@ -63,6 +63,16 @@ pub(crate) fn tool_section(model: &Model<'_>) -> Vec<String> {
     if model.test_only {
         lines.push("| registered | in test environments only |".to_owned());
     }
+    if !model.examples.is_empty() {
+        lines.push(String::new());
+        lines.push("Example inputs (exported as Anthropic `input_examples`):".to_owned());
+        for example in &model.examples {
+            lines.push(String::new());
+            lines.push("```json".to_owned());
+            lines.extend(example.value().trim().lines().map(str::to_owned));
+            lines.push("```".to_owned());
+        }
+    }
     lines
 }
 

@@ -202,6 +202,12 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
             out.extend(quote!(const #name: #Private::DeclaredFlag = #declared;));
         }
     }
+    if !model.examples.is_empty() {
+        let examples = &model.examples;
+        out.extend(quote!(
+            const EXAMPLES: &'static [&'static #Private::str] = &[#(#examples),*];
+        ));
+    }
     if let Some(title) = &model.title {
         out.extend(quote!(
             const TITLE: #Private::Option<&'static #Private::str> = #Private::Option::Some(#title);

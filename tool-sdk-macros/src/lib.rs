@@ -56,6 +56,7 @@ use proc_macro::TokenStream;
 /// | `open_world` | no | the tool reaches outside the local machine (MCP `openWorldHint`); undeclared, exports say `true` (fail-closed) and `Tool::is_open_world` answers `false` |
 /// | `idempotent` | no | calling twice with one input has no further effect (MCP `idempotentHint`); undeclared, exports say `true` only for read-only tools |
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
+/// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
 ///
 /// `should_defer`, `always_load`, `strict`, `test_only`, `open_world` and `idempotent` are
 /// fixed per tool: a bare word, `= true` or `= false`.
@@ -114,6 +115,41 @@ use proc_macro::TokenStream;
 /// assert_eq!(<TaskStop as ToolSpec>::SEARCH_HINT, Some("kill a running background task"));
 /// assert!(<TaskStop as ToolSpec>::SHOULD_DEFER && <TaskStop as ToolSpec>::STRICT);
 /// assert!(!<TaskStop as ToolSpec>::ALWAYS_LOAD);
+/// ```
+///
+/// ## `example`
+///
+/// Repeatable. Each value is one example input as JSON text (a raw string keeps the quotes
+/// readable); a value that is not a JSON object is a compile error on the literal. Whether an
+/// example also passes the input's own parsing is checked by
+/// `tool_registry::ToolRegistry::check_examples`, which a test should call.
+///
+/// ```
+/// use tool_sdk::prelude::*;
+///
+/// /// Stops a running background task by its id.
+/// #[tool(
+///     name = "TaskStop",
+///     max_result_size_chars = 100_000,
+///     example = r#"{"task_id": "b7"}"#,
+///     example = r#"{"task_id": "shell-2"}"#,
+/// )]
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct TaskStop {
+///     /// The task's id.
+///     pub task_id: String,
+/// }
+/// # impl Tool for TaskStop {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new(self.task_id))
+/// #     }
+/// # }
+///
+/// assert_eq!(
+///     <TaskStop as ToolSpec>::EXAMPLES,
+///     [r#"{"task_id": "b7"}"#, r#"{"task_id": "shell-2"}"#]
+/// );
 /// ```
 ///
 /// ## `read_only`, `concurrency_safe`, `destructive`

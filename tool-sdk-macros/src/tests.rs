@@ -172,7 +172,7 @@ fn key_errors_are_collected_with_the_key_named() {
     assert_eq!(
         errors(quote!(colour = "red")),
         [
-            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `enabled_if`, `open_world`, `idempotent`, `title`"
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `enabled_if`, `open_world`, `idempotent`, `title`, `example`"
         ]
     );
 }
@@ -275,4 +275,80 @@ fn declared_hints_and_title_become_constants() {
         refused.contains("`open_world` is fixed per tool"),
         "{refused}"
     );
+}
+
+#[test]
+fn examples_become_a_constant_and_a_docs_block() {
+    let out = expand(
+        quote!(
+            name = "Grep",
+            max_result_size_chars = 10,
+            example = r#"{"pattern": "fn main"}"#,
+            example = r#"{"pattern": "TODO", "glob": "*.rs"}"#
+        ),
+        quote! {
+            /// Searches.
+            struct Grep { pattern: String }
+        },
+    );
+    assert!(
+        out.contains(
+            r##"const EXAMPLES: &'static [&'static ::tool_sdk::__private::str] = &[
+        r#"{"pattern": "fn main"}"#,
+        r#"{"pattern": "TODO", "glob": "*.rs"}"#,
+    ];"##
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "///Example inputs (exported as Anthropic `input_examples`):\n///\n///```json\n///{\"pattern\": \"fn main\"}\n///```\n///\n///```json\n///{\"pattern\": \"TODO\", \"glob\": \"*.rs\"}\n///```\n"
+        ),
+        "{out}"
+    );
+    let none = expand(
+        quote!(name = "Grep", max_result_size_chars = 10),
+        quote! {
+            /// Searches.
+            struct Grep { pattern: String }
+        },
+    );
+    assert!(!none.contains("EXAMPLES"), "{none}");
+    assert!(!none.contains("input_examples"), "{none}");
+}
+
+#[test]
+fn example_rules() {
+    use crate::valid::example_problem;
+    assert_eq!(example_problem(r#"{"pattern": "*.rs"}"#), None);
+    assert_eq!(example_problem("{}"), None);
+    assert_eq!(
+        example_problem("[1]").unwrap(),
+        "`example` must be a JSON object (the tool's whole input), not an array; write it as r#\"{\"field\": ...}\"#"
+    );
+    assert_eq!(
+        example_problem("{pattern: 1}").unwrap(),
+        "`example` is not valid JSON: key must be a string at line 1 column 2; write one JSON object with double-quoted keys and strings, such as r#\"{\"pattern\": \"*.rs\"}\"#"
+    );
+}
+
+#[test]
+fn an_example_may_repeat_but_other_keys_may_not() {
+    let out = expand(
+        quote!(
+            name = "Grep",
+            max_result_size_chars = 10,
+            example = "[]",
+            example = r#"{"pattern": "x"}"#,
+            title = "a",
+            title = "b"
+        ),
+        quote! {
+            /// Searches.
+            struct Grep { pattern: String }
+        },
+    );
+    assert!(out.contains("must be a JSON object"), "{out}");
+    assert!(out.contains("`title` is given twice; keep one"), "{out}");
+    assert!(!out.contains("`example` is given twice"), "{out}");
 }

@@ -29,6 +29,8 @@ pub(crate) struct Model<'a> {
     pub idempotent: Option<bool>,
     /// `title`, trimmed.
     pub title: Option<String>,
+    /// `example` values, each checked to be a JSON object, in declaration order.
+    pub examples: Vec<syn::LitStr>,
 }
 
 /// Longest tool name the Anthropic and OpenAI APIs accept.
@@ -50,6 +52,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let open_world = declared_flag(&mut errors, "open_world", args.open_world.as_ref());
     let idempotent = declared_flag(&mut errors, "idempotent", args.idempotent.as_ref());
     let title = check_title(&args, &mut errors);
+    check_examples(&args, &mut errors);
 
     errors.finish_with(Model {
         input,
@@ -68,6 +71,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         open_world,
         idempotent,
         title,
+        examples: args.example,
         enabled_if: args.enabled_if.map(|path| (*path).clone()),
     })
 }
@@ -313,4 +317,40 @@ pub(crate) fn search_hint_problems(hint: &str) -> Vec<String> {
         );
     }
     problems
+}
+
+/// `example`: each one a JSON object (the tool's input is always an object). Whether it also
+/// fits the input schema is a runtime check (`tool_registry::ToolRegistry::check_examples`):
+/// the schema does not exist until the input type is compiled.
+fn check_examples(args: &ToolArgs, errors: &mut Errors) {
+    for example in &args.example {
+        if let Some(problem) = example_problem(&example.value()) {
+            errors.push(darling::Error::custom(problem).with_span(example));
+        }
+    }
+}
+
+/// What is wrong with one example's text, and the fix; `None` when it is a JSON object.
+pub(crate) fn example_problem(text: &str) -> Option<String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(_)) => None,
+        Ok(other) => Some(format!(
+            "`example` must be a JSON object (the tool's whole input), not {}; write it as r#\"{{\"field\": ...}}\"#",
+            json_kind(&other)
+        )),
+        Err(error) => Some(format!(
+            "`example` is not valid JSON: {error}; write one JSON object with double-quoted keys and strings, such as r#\"{{\"pattern\": \"*.rs\"}}\"#"
+        )),
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "`null`",
+        serde_json::Value::Bool(_) => "a bool",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }

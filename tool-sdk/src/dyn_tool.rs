@@ -80,6 +80,12 @@ pub struct ToolMeta {
     pub idempotent: DeclaredFlag,
     /// A human-readable display name (the MCP `title`), if any.
     pub title: Option<Cow<'static, str>>,
+    /// Example inputs, each a JSON object as text, in declaration order: exported as the
+    /// Anthropic tool definition's `input_examples` ("tool use examples", beta header
+    /// `advanced-tool-use-2025-11-20`) and shown in generated docs. Kept as text so that a
+    /// tool that declares none costs nothing; `tool_registry::ToolRegistry::check_examples`
+    /// checks each against the tool's input parsing.
+    pub examples: Vec<Cow<'static, str>>,
 }
 
 impl ToolMeta {
@@ -101,6 +107,7 @@ impl ToolMeta {
             open_world: DeclaredFlag::Default,
             idempotent: DeclaredFlag::Default,
             title: None,
+            examples: Vec::new(),
         }
     }
 

@@ -74,6 +74,10 @@ fn meta_of<T: Tool>() -> ToolMeta {
     meta.open_world = T::OPEN_WORLD;
     meta.idempotent = T::IDEMPOTENT;
     meta.title = T::TITLE.map(Cow::Borrowed);
+    meta.examples = T::EXAMPLES
+        .iter()
+        .map(|example| Cow::Borrowed(*example))
+        .collect();
     meta.strict = T::STRICT;
     meta
 }

@@ -113,6 +113,13 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const IDEMPOTENT: DeclaredFlag = DeclaredFlag::Default;
     /// A human-readable display name (the MCP `title`), if any.
     const TITLE: Option<&'static str> = None;
+    /// Example inputs, each a JSON object as text, shown to the model next to the schema
+    /// (Anthropic "tool use examples": the tool definition's `input_examples`, beta header
+    /// `advanced-tool-use-2025-11-20`) and in generated docs. `#[tool(example = r#"{...}"#)]`
+    /// checks at compile time that each parses as a JSON object;
+    /// `tool_registry::ToolRegistry::check_examples` checks that each passes the tool's own
+    /// input parsing.
+    const EXAMPLES: &'static [&'static str] = &[];
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
 

@@ -41,7 +41,9 @@ use crate::workspace::Workspace;
     read_only,
     concurrency_safe,
     max_result_size_chars = 20_000,
-    search_hint = "search file contents with regular expressions"
+    search_hint = "search file contents with regular expressions",
+    example = r#"{"pattern": "fn main", "type": "rust"}"#,
+    example = r#"{"pattern": "TODO|FIXME", "glob": "*.{ts,tsx}", "output_mode": "content", "-n": true}"#
 )]
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct Grep {

@@ -7,8 +7,12 @@ use tool_sdk::DynTool;
 
 use super::captured::CachedTool;
 
-/// The base definition from a captured tool: `name`, `description`, `input_schema`, and
-/// `"strict": true` only when the tool asks for it.
+/// The base definition from a captured tool: `name`, `description`, `input_schema`,
+/// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
+/// objects) only when the tool declares examples. `input_examples` is Anthropic's "tool use
+/// examples" field of a tool definition (beta header `advanced-tool-use-2025-11-20`; see
+/// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference>): a host
+/// that sends tools with examples must send that header.
 pub(super) fn definition(tool: &CachedTool) -> Value {
     let mut map = Map::new();
     map.insert("name".to_owned(), Value::String(tool.name.clone()));
@@ -19,6 +23,12 @@ pub(super) fn definition(tool: &CachedTool) -> Value {
     map.insert("input_schema".to_owned(), tool.input_schema.clone());
     if tool.strict {
         map.insert("strict".to_owned(), Value::Bool(true));
+    }
+    if !tool.examples.is_empty() {
+        map.insert(
+            "input_examples".to_owned(),
+            Value::Array(tool.examples.clone()),
+        );
     }
     Value::Object(map)
 }

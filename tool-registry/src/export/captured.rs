@@ -58,6 +58,9 @@ pub struct CachedTool {
     pub hints: ResolvedHints,
     /// The output schema, if the tool has one.
     pub output_schema: Option<Value>,
+    /// The declared example inputs that parse as JSON objects, in order (text that does not is
+    /// left out here and reported by [`crate::check_examples`]).
+    pub examples: Vec<Value>,
     strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
 }
 
@@ -72,6 +75,13 @@ impl CachedTool {
             title: tool.meta().title.as_deref().map(str::to_owned),
             hints: ResolvedHints::of(tool),
             output_schema: tool.output_schema().cloned(),
+            examples: tool
+                .meta()
+                .examples
+                .iter()
+                .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+                .filter(Value::is_object)
+                .collect(),
             strict_schema: OnceLock::new(),
         }
     }
