@@ -10,10 +10,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use std::sync::Arc;
 
-use tool_examples::tools::{
-    Bash, Edit, Glob, Grep, NotebookEdit, Read, TaskStop, TodoWrite, Write,
-};
-use tool_sdk::{DynTool, TypedTool};
+use tool_sdk::DynTool;
 
 fn fixture() -> Option<Value> {
     let path = common::fixtures_dir().join("claude-code-tool-schemas.json");
@@ -129,17 +126,7 @@ fn compare_object(path: &str, ours: &Value, theirs: &Value, problems: &mut Vec<S
 #[test]
 fn every_example_tool_takes_the_reference_input() {
     let Some(fixture) = fixture() else { return };
-    let tools: Vec<Arc<dyn DynTool>> = vec![
-        Arc::new(TypedTool::of::<Bash>(None)),
-        Arc::new(TypedTool::of::<Edit>(None)),
-        Arc::new(TypedTool::of::<Glob>(None)),
-        Arc::new(TypedTool::of::<Grep>(None)),
-        Arc::new(TypedTool::of::<NotebookEdit>(None)),
-        Arc::new(TypedTool::of::<Read>(None)),
-        Arc::new(TypedTool::of::<TaskStop>(None)),
-        Arc::new(TypedTool::of::<TodoWrite>(None)),
-        Arc::new(TypedTool::of::<Write>(None)),
-    ];
+    let tools: Vec<Arc<dyn DynTool>> = tool_examples::tools::all();
     let mut problems = Vec::new();
     let mut compared = Vec::new();
     for tool in &tools {

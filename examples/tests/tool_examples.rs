@@ -4,24 +4,11 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tool_examples::tools::{
-    Bash, Edit, Glob, Grep, NotebookEdit, Read, TaskStop, TodoWrite, Write,
-};
 use tool_registry::{ToolRegistry, anthropic_tool_definition};
-use tool_sdk::{DynTool, TypedTool};
+use tool_sdk::DynTool;
 
 fn registry() -> ToolRegistry {
-    let tools: Vec<Arc<dyn DynTool>> = vec![
-        Arc::new(TypedTool::of::<Bash>(None)),
-        Arc::new(TypedTool::of::<Edit>(None)),
-        Arc::new(TypedTool::of::<Glob>(None)),
-        Arc::new(TypedTool::of::<Grep>(None)),
-        Arc::new(TypedTool::of::<NotebookEdit>(None)),
-        Arc::new(TypedTool::of::<Read>(None)),
-        Arc::new(TypedTool::of::<TaskStop>(None)),
-        Arc::new(TypedTool::of::<TodoWrite>(None)),
-        Arc::new(TypedTool::of::<Write>(None)),
-    ];
+    let tools: Vec<Arc<dyn DynTool>> = tool_examples::tools::all();
     ToolRegistry::from_tools(tools).expect("the example tools have unique names")
 }
 

@@ -28,7 +28,25 @@ pub use write::Write;
 
 use std::path::Path;
 
-use tool_sdk::ToolError;
+use std::sync::Arc;
+
+use tool_sdk::{DynTool, ToolError, TypedTool};
+
+/// The nine example tools in erased form, sorted by name, without going through link-time
+/// registration (for tests and hosts that build a pool by hand).
+pub fn all() -> Vec<Arc<dyn DynTool>> {
+    vec![
+        Arc::new(TypedTool::of::<Bash>(None)),
+        Arc::new(TypedTool::of::<Edit>(None)),
+        Arc::new(TypedTool::of::<Glob>(None)),
+        Arc::new(TypedTool::of::<Grep>(None)),
+        Arc::new(TypedTool::of::<NotebookEdit>(None)),
+        Arc::new(TypedTool::of::<Read>(None)),
+        Arc::new(TypedTool::of::<TaskStop>(None)),
+        Arc::new(TypedTool::of::<TodoWrite>(None)),
+        Arc::new(TypedTool::of::<Write>(None)),
+    ]
+}
 
 /// Runs `work` on tokio's blocking thread pool and waits for it.
 async fn run_blocking<T: Send + 'static>(
