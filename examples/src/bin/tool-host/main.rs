@@ -9,6 +9,7 @@
 //! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
+//! tool-host chat [--provider P] [--model M] [-p PROMPT] a live agent loop against a model API
 //! ```
 //!
 //! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),
@@ -17,6 +18,7 @@
 //! Logs go to stderr, filtered by `RUST_LOG` (`RUST_LOG=tool_registry=debug`); the default
 //! shows errors only (the commands print their own warnings).
 
+mod chat;
 mod demo;
 mod docs;
 mod host;
@@ -101,6 +103,10 @@ enum Command {
     /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
     /// the matches, or with `--json` the `tool_result` block.
     Search(search::SearchArgs),
+    /// Chat with a model (Anthropic Messages or an OpenAI-compatible Chat Completions API)
+    /// that calls the pool's tools: interactive, or one prompt with `-p`. The API key is read
+    /// from ANTHROPIC_API_KEY / OPENAI_API_KEY only.
+    Chat(Box<chat::ChatArgs>),
 }
 
 #[derive(Subcommand)]
@@ -158,6 +164,7 @@ fn main() -> ExitCode {
         Command::Search(args) => search::run(&registry, &args),
         Command::Run(args) => run::run(&registry, &args),
         Command::Demo { json } => demo::run(&registry, json),
+        Command::Chat(args) => chat::run(&registry, &args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

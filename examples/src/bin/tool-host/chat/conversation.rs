@@ -1,0 +1,301 @@
+//! The conversation of `tool-host chat`: the message history in the API's shape, and the body
+//! of each request: the tools (with ToolSearch and deferred tools, SPEC §4.4), the
+//! deferred-tools delta (SPEC §8.2) and, for Anthropic, prompt-cache breakpoints on the stable
+//! prefix (tools, system prompt) and on the newest message.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::providers::tool_search::{
+    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, anthropic_tool_search_request,
+};
+use tool_registry::providers::{ToolCalls, anthropic, openai_chat};
+use tool_registry::search::{
+    DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate, deferred_tools_delta,
+    request_tools,
+};
+use tool_sdk::{DynTool, ToolResultBlock};
+
+use super::Provider;
+
+/// The text sent after the results of a turn whose tools the user cancelled (SPEC §5.6).
+pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+
+/// The text sent after a response the user cancelled while the model was writing.
+pub const INTERRUPTED: &str = "[Request interrupted by user]";
+
+/// Which search the model gets for deferred tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchChoice {
+    /// Our ToolSearch tool, run here (SPEC §3); deferred tools are announced by name.
+    Client,
+    /// Anthropic's server-side BM25 tool search (Anthropic only).
+    Bm25,
+    /// Anthropic's server-side regex tool search (Anthropic only).
+    Regex,
+    /// No search: every tool's definition is sent.
+    Off,
+}
+
+/// Everything that shapes a request besides the history.
+pub struct RequestSettings {
+    /// The API.
+    pub provider: Provider,
+    /// The model id.
+    pub model: String,
+    /// The system prompt.
+    pub system: String,
+    /// The most tokens the model may write per response (Anthropic's required `max_tokens`).
+    pub max_tokens: u32,
+    /// The search choice.
+    pub search: SearchChoice,
+    /// The tool search configuration (deferral rules, gate, delta switch).
+    pub search_config: ToolSearchConfig,
+}
+
+/// The history and the per-session caches.
+pub struct Conversation {
+    settings: RequestSettings,
+    gate: ToolSearchGate,
+    schemas: SchemaCache,
+    /// The messages sent so far, in the API's shape.
+    messages: Vec<Value>,
+    /// Every turn's results as Anthropic user messages, whatever the API: where discovered
+    /// tools are read from (`tool_reference` blocks, SPEC §4.4).
+    result_history: Vec<Value>,
+    /// The deferred-tools deltas announced so far (SPEC §8.2).
+    announced: Vec<DeferredToolsDelta>,
+}
+
+/// A request ready to send: its body and the headers it needs.
+pub struct Request {
+    /// The JSON body.
+    pub body: Value,
+    /// `anthropic-beta`, when the request uses deferred loading.
+    pub beta: Option<&'static str>,
+}
+
+impl Conversation {
+    /// An empty conversation.
+    pub fn new(settings: RequestSettings) -> Self {
+        Self {
+            gate: ToolSearchGate::new(settings.search_config.clone()),
+            settings,
+            schemas: SchemaCache::new(),
+            messages: Vec::new(),
+            result_history: Vec::new(),
+            announced: Vec::new(),
+        }
+    }
+
+    /// Adds the user's text: to the last message when it is a user message (after tool
+    /// results, which must come first), else as a new user message.
+    pub fn push_user_text(&mut self, text: &str) {
+        let block = json!({"type": "text", "text": text});
+        if let Some(last) = self.messages.last_mut()
+            && last["role"] == "user"
+        {
+            match &mut last["content"] {
+                Value::Array(content) => {
+                    content.push(block);
+                    return;
+                }
+                Value::String(existing) => {
+                    let existing = std::mem::take(existing);
+                    last["content"] = json!([{"type": "text", "text": existing}, block]);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.messages
+            .push(json!({"role": "user", "content": [block]}));
+    }
+
+    /// Adds the assistant message of a response and, when it called tools, the answer to
+    /// every call (one result per call id, in call order; a call whose arguments failed gets
+    /// its error result).
+    pub fn push_turn(
+        &mut self,
+        assistant: Value,
+        calls: &ToolCalls,
+        results: Vec<ToolResultBlock>,
+    ) -> Result<(), String> {
+        let empty = match &assistant["content"] {
+            Value::Array(content) => content.is_empty(),
+            Value::Null => assistant.get("tool_calls").is_none(),
+            Value::String(text) => text.is_empty(),
+            _ => false,
+        };
+        if !empty {
+            self.messages.push(assistant);
+        }
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let as_anthropic = anthropic::results_message(calls, results.clone())
+            .map_err(|error| error.to_string())?;
+        self.result_history.push(as_anthropic.clone());
+        match self.settings.provider {
+            Provider::Anthropic => self.messages.push(as_anthropic),
+            Provider::OpenAi => self.messages.extend(
+                openai_chat::results_messages(calls, results).map_err(|error| error.to_string())?,
+            ),
+        }
+        Ok(())
+    }
+
+    /// The next request's body over `pool`: with search on, the deferred tools not yet
+    /// discovered are left out and announced by a delta (or the `<available-deferred-tools>`
+    /// block) added to the newest user message; Anthropic requests get `cache_control` on the
+    /// last built-in tool, the system prompt and the newest message.
+    pub async fn request(&mut self, pool: &[Arc<dyn DynTool>]) -> Result<Request, String> {
+        let settings = &self.settings;
+        let anthropic = settings.provider == Provider::Anthropic;
+        let cache = json!({"type": "ephemeral"});
+        let render = RenderRequest {
+            strict_policy: StrictPolicy::DropStrict,
+            cache_control: anthropic.then(|| cache.clone()),
+            ..RenderRequest::default()
+        };
+        let rules = &settings.search_config.deferral;
+        let (tools, beta) = match settings.search {
+            SearchChoice::Bm25 | SearchChoice::Regex if anthropic => {
+                let search = if settings.search == SearchChoice::Bm25 {
+                    AnthropicToolSearch::Bm25
+                } else {
+                    AnthropicToolSearch::Regex
+                };
+                let request =
+                    anthropic_tool_search_request(&self.schemas, pool, rules, search, &render)
+                        .map_err(|error| error.to_string())?;
+                (request.tools, Some(request.beta_header))
+            }
+            SearchChoice::Client => {
+                let enabled = self.gate.is_enabled(&settings.model, pool).await;
+                let chosen = request_tools(
+                    pool,
+                    &self.result_history,
+                    enabled,
+                    false,
+                    &settings.search_config,
+                );
+                if chosen.tool_search {
+                    self.announce(pool, &chosen);
+                }
+                let settings = &self.settings;
+                let target = target(settings.provider);
+                let render = RenderRequest {
+                    defer_loading: if anthropic {
+                        chosen.defer_loading.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    ..render
+                };
+                let tools = self
+                    .schemas
+                    .render(&chosen.tools, target, &render)
+                    .map_err(|error| error.to_string())?;
+                let beta = (anthropic && !chosen.defer_loading.is_empty())
+                    .then_some(ANTHROPIC_TOOL_SEARCH_BETA);
+                (tools, beta)
+            }
+            SearchChoice::Bm25 | SearchChoice::Regex | SearchChoice::Off => {
+                let tools: Vec<Arc<dyn DynTool>> = pool
+                    .iter()
+                    .filter(|tool| {
+                        tool.name() != tool_registry::search::TOOL_SEARCH_NAME || tool.meta().is_mcp
+                    })
+                    .cloned()
+                    .collect();
+                let tools = self
+                    .schemas
+                    .render(&tools, target(settings.provider), &render)
+                    .map_err(|error| error.to_string())?;
+                (tools, None)
+            }
+        };
+        let settings = &self.settings;
+        let body = if anthropic {
+            let mut messages = self.messages.clone();
+            if let Some(Value::Array(content)) =
+                messages.last_mut().map(|message| &mut message["content"])
+                && let Some(Value::Object(block)) = content.last_mut()
+            {
+                block.insert("cache_control".to_owned(), cache.clone());
+            }
+            let mut body = json!({
+                "model": settings.model,
+                "max_tokens": settings.max_tokens,
+                "system": [{"type": "text", "text": settings.system, "cache_control": cache}],
+                "messages": messages,
+                "stream": true,
+            });
+            if !tools.is_empty() {
+                body["tools"] = Value::Array(tools);
+            }
+            body
+        } else {
+            let mut messages = vec![json!({"role": "system", "content": settings.system})];
+            messages.extend(self.messages.iter().cloned());
+            let mut body = json!({
+                "model": settings.model,
+                "max_tokens": settings.max_tokens,
+                "messages": messages,
+                "stream": true,
+            });
+            if !tools.is_empty() {
+                body["tools"] = Value::Array(tools);
+            }
+            body
+        };
+        Ok(Request { body, beta })
+    }
+
+    /// Announces deferred tools in the newest user message: the delta since the last
+    /// announcement when the delta gate is on (SPEC §8.2), else the whole
+    /// `<available-deferred-tools>` block on the first request.
+    fn announce(&mut self, pool: &[Arc<dyn DynTool>], chosen: &RequestTools) {
+        let text = if self.settings.search_config.deferred_delta {
+            let Some(delta) =
+                deferred_tools_delta(pool, &self.announced, &self.settings.search_config.deferral)
+            else {
+                return;
+            };
+            let text = delta.render();
+            self.announced.push(delta);
+            text
+        } else {
+            match &chosen.available_deferred_tools {
+                Some(block) if self.announced.is_empty() => {
+                    self.announced.push(DeferredToolsDelta::default());
+                    block.clone()
+                }
+                _ => return,
+            }
+        };
+        let block = json!({"type": "text", "text": text});
+        if let Some(last) = self.messages.last_mut()
+            && last["role"] == "user"
+            && let Value::Array(content) = &mut last["content"]
+        {
+            // After any tool results, which must lead the message.
+            let at = content
+                .iter()
+                .position(|block| block["type"] != "tool_result")
+                .unwrap_or(content.len());
+            content.insert(at, block);
+        } else if self.settings.provider == Provider::OpenAi {
+            self.messages.push(json!({"role": "user", "content": text}));
+        }
+    }
+}
+
+fn target(provider: Provider) -> ExportTarget {
+    match provider {
+        Provider::Anthropic => ExportTarget::Anthropic,
+        Provider::OpenAi => ExportTarget::OpenAiChat,
+    }
+}

@@ -1,0 +1,421 @@
+//! `tool-host chat`: a live agent loop against the Anthropic Messages API or any OpenAI-
+//! compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, ...).
+//!
+//! Each user prompt runs to the end: the request streams back, text is printed as it arrives,
+//! each tool call goes to the streaming executor as soon as it is complete (so tools start
+//! while the model is still writing, SPEC §5.5), and the results go back to the model until it
+//! answers without calling a tool. Ctrl-C cancels the running turn (every call still gets its
+//! `tool_result`, SPEC §5.5/§5.6); a second Ctrl-C exits.
+
+mod api;
+mod ask;
+mod conversation;
+mod stream;
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use clap::Args;
+use futures::StreamExt as _;
+use tool_examples::tools::BackgroundShells;
+use tool_examples::workspace::Workspace;
+use tool_registry::search::{SearchState, ToolSearchConfig, insert_tool_search};
+use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
+use tool_sdk::{CancellationToken, DynTool, Extensions};
+
+use crate::pool_options::PoolOptions;
+use crate::progress::{Display, Progress};
+use api::{ApiClient, ApiKey};
+use ask::{Asker, Lines, PromptChoice};
+use conversation::{
+    Conversation, INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, RequestSettings, SearchChoice,
+};
+use stream::ResponseReader;
+
+/// The model API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Provider {
+    /// The Anthropic Messages API (`POST /v1/messages`), key in `ANTHROPIC_API_KEY`.
+    Anthropic,
+    /// An OpenAI-compatible Chat Completions API (`POST /chat/completions`), key in
+    /// `OPENAI_API_KEY` (optional for a local server given with `--base-url`).
+    #[value(name = "openai", alias = "openai-chat")]
+    OpenAi,
+}
+
+impl Provider {
+    /// The environment variable holding the key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_API_KEY",
+            Self::OpenAi => "OPENAI_API_KEY",
+        }
+    }
+
+    fn default_base_url(self) -> &'static str {
+        match self {
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::OpenAi => "https://api.openai.com/v1",
+        }
+    }
+
+    fn default_model(self) -> &'static str {
+        match self {
+            Self::Anthropic => "claude-sonnet-4-5",
+            Self::OpenAi => "gpt-4.1",
+        }
+    }
+}
+
+/// The `chat` command's arguments.
+#[derive(Args, Debug)]
+pub struct ChatArgs {
+    /// The model API: anthropic or openai (any OpenAI-compatible Chat Completions endpoint).
+    #[arg(long, value_enum, default_value = "anthropic")]
+    pub provider: Provider,
+    /// The model id (default: claude-sonnet-4-5 for anthropic, gpt-4.1 for openai).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The API root: `https://api.anthropic.com` (requests go to `/v1/messages` below it), or
+    /// for openai the part before `/chat/completions`, such as `http://localhost:11434/v1`
+    /// for Ollama. With a base URL the key is optional.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Run this one prompt to the end without a terminal and print the final answer.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// The workspace root: file tools only touch files below it, Bash runs in it (default:
+    /// the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// The system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// The most tokens the model may write per response.
+    #[arg(long, default_value_t = 8192)]
+    pub max_tokens: u32,
+    /// The most model responses per prompt (each tool round trip is one).
+    #[arg(long, default_value_t = 50)]
+    pub max_turns: u32,
+    /// How deferred tools are found: client (our ToolSearch tool), bm25 or regex
+    /// (Anthropic's server-side search), or off (every definition sent).
+    #[arg(long, value_enum, default_value = "client")]
+    pub search: SearchChoice,
+    /// Where permission questions are answered: auto (standard input when it is a terminal,
+    /// else deny), stdin, or deny.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub permission_prompt: PromptChoice,
+    #[command(flatten)]
+    pub pool: PoolOptions,
+}
+
+const DEFAULT_SYSTEM: &str = "You are a coding assistant working in the user's workspace through the tools you are given. Use them to look before you answer, run independent calls in parallel, and keep answers short.";
+
+/// Runs the command.
+pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
+    let provider = args.provider;
+    let key = ApiKey::from_env(provider.key_variable());
+    if key.is_none() && args.base_url.is_none() {
+        return Err(format!(
+            "set {} to your API key (it is read only from the environment), or pass --base-url \
+             for a local server that needs none",
+            provider.key_variable()
+        ));
+    }
+    if args.search != SearchChoice::Client
+        && args.search != SearchChoice::Off
+        && provider != Provider::Anthropic
+    {
+        return Err("--search bm25|regex is Anthropic's server-side search; with --provider openai use client or off".into());
+    }
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir()
+            .map_err(|error| format!("cannot read the current directory: {error}"))?,
+    };
+    let workspace = Workspace::new(&root)
+        .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
+    // Kept until the end: live MCP servers stay connected while the chat runs.
+    let live = args.pool.build_live(registry)?;
+    let mut search_config = ToolSearchConfig::from_env();
+    search_config.deferred_delta = true;
+    if provider == Provider::Anthropic {
+        search_config.base_url.clone_from(&args.base_url);
+    }
+    let mut tools = live.pool.tools().to_vec();
+    if args.search == SearchChoice::Client {
+        insert_tool_search(&mut tools, &search_config);
+    }
+    let interactive = args.prompt.is_none();
+    let lines = (interactive || args.permission_prompt == PromptChoice::Stdin).then(Lines::spawn);
+    let progress = Arc::new(Progress::new(Display::detect(false)));
+    let asker = Asker::new(
+        args.permission_prompt
+            .asks()
+            .then(|| lines.clone())
+            .flatten(),
+        progress.clone(),
+    );
+    let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::from_env())
+        .with_permissions(live.permissions.clone())
+        .with_observer(progress.clone())
+        .with_can_use_tool(Arc::new(asker));
+    let extensions = Extensions::new()
+        .with(workspace)
+        .with(BackgroundShells::default())
+        .with(SearchState::new(tools.clone()).with_rules(search_config.deferral));
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| provider.default_base_url().to_owned());
+    let client = ApiClient::new(provider, &base_url, key)?;
+    let model = args
+        .model
+        .clone()
+        .unwrap_or_else(|| provider.default_model().to_owned());
+    let conversation = Conversation::new(RequestSettings {
+        provider,
+        model,
+        system: args.system.clone().unwrap_or_else(|| DEFAULT_SYSTEM.into()),
+        max_tokens: args.max_tokens,
+        search: args.search,
+        search_config,
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let mut agent = Agent {
+        provider,
+        client,
+        conversation,
+        orchestrator,
+        tools,
+        extensions,
+        progress,
+        interrupts: Interrupts::default(),
+        max_turns: args.max_turns,
+        stream_text: interactive,
+    };
+    runtime.block_on(async move {
+        agent.interrupts.install();
+        match &args.prompt {
+            Some(prompt) => match agent.prompt(prompt).await? {
+                Ending::Answer(text) => {
+                    println!("{text}");
+                    Ok(())
+                }
+                Ending::Interrupted => Err("interrupted".into()),
+            },
+            None => agent.interactive(lines.as_deref()).await,
+        }
+    })
+}
+
+/// How a prompt ended.
+enum Ending {
+    /// The model answered without calling a tool: its final text.
+    Answer(String),
+    /// The user pressed Ctrl-C.
+    Interrupted,
+}
+
+struct Agent {
+    provider: Provider,
+    client: ApiClient,
+    conversation: Conversation,
+    orchestrator: Orchestrator,
+    tools: Vec<Arc<dyn DynTool>>,
+    extensions: Extensions,
+    progress: Arc<Progress>,
+    interrupts: Interrupts,
+    max_turns: u32,
+    /// Print text as it arrives (interactive), rather than the final answer at the end.
+    stream_text: bool,
+}
+
+impl Agent {
+    async fn interactive(&mut self, lines: Option<&Lines>) -> Result<(), String> {
+        let lines = lines.ok_or("no input to read prompts from")?;
+        let terminal = std::io::stdin().is_terminal();
+        if terminal {
+            println!(
+                "tool-host chat ({} tools, {}). Ctrl-C cancels a turn, twice exits; Ctrl-D quits.",
+                self.tools.len(),
+                self.client.url()
+            );
+        }
+        loop {
+            if terminal {
+                print!("\n> ");
+                let _ = std::io::stdout().flush();
+            }
+            let Some(line) = lines.next().await else {
+                return Ok(());
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match self.prompt(&line).await {
+                Ok(Ending::Answer(_)) => {}
+                Ok(Ending::Interrupted) => eprintln!("(turn cancelled)"),
+                Err(error) => eprintln!("tool-host: {error}"),
+            }
+        }
+    }
+
+    /// Runs one user prompt to the end: requests and tool rounds until the model answers
+    /// without a tool call, the user cancels, or an error stops it.
+    async fn prompt(&mut self, text: &str) -> Result<Ending, String> {
+        self.conversation.push_user_text(text);
+        for _ in 0..self.max_turns {
+            let cancel = self.interrupts.begin();
+            let step = self.step(&cancel).await;
+            self.interrupts.end();
+            match step? {
+                Step::Again => {}
+                Step::Done(text) => return Ok(Ending::Answer(text)),
+                Step::Interrupted => return Ok(Ending::Interrupted),
+            }
+        }
+        Err(format!(
+            "stopped after {} model responses (--max-turns)",
+            self.max_turns
+        ))
+    }
+
+    /// One request and its tool calls.
+    async fn step(&mut self, cancel: &CancellationToken) -> Result<Step, String> {
+        let request = self.conversation.request(&self.tools).await?;
+        if let Some(beta) = request.beta {
+            self.client.set_header("anthropic-beta", beta.to_owned());
+        }
+        let progress = self.progress.clone();
+        let sent = tokio::select! {
+            sent = self.client.send(&request.body, |line| progress.println(&format!("tool-host: {line}"))) => sent,
+            () = cancel.cancelled() => {
+                self.conversation.push_user_text(INTERRUPTED);
+                return Ok(Step::Interrupted);
+            }
+        };
+        let response = sent.map_err(|error| error.to_string())?;
+        let turn = TurnState {
+            extensions: self.extensions.clone(),
+            abort: cancel.clone(),
+            ..TurnState::default()
+        };
+        let mut executor = self.orchestrator.streaming(turn);
+        let mut reader = ResponseReader::new(self.provider);
+        let mut body = response.bytes_stream();
+        let stream_text = self.stream_text;
+        let mut wrote = false;
+        let mut on_text = |piece: &str| {
+            if stream_text && !piece.is_empty() {
+                print!("{piece}");
+                let _ = std::io::stdout().flush();
+                wrote = true;
+            }
+        };
+        let mut broken = None;
+        loop {
+            tokio::select! {
+                chunk = body.next() => match chunk {
+                    Some(Ok(bytes)) => reader.push(&bytes, &mut executor, &mut on_text),
+                    Some(Err(error)) => {
+                        broken = Some(format!("the response stream broke: {error}"));
+                        break;
+                    }
+                    None => break,
+                },
+                () = cancel.cancelled() => break,
+            }
+        }
+        let stream_error = reader.stream_error.take();
+        let read = reader.finish(&mut executor, &mut on_text);
+        if wrote {
+            println!();
+        }
+        let outcome = executor.collect_results().await;
+        self.extensions = outcome.extensions;
+        self.progress.finish_unfinished(&outcome.results);
+        self.conversation
+            .push_turn(read.message, &read.calls, outcome.results)?;
+        if cancel.is_cancelled() {
+            let note = if read.calls.is_empty() {
+                INTERRUPTED
+            } else {
+                INTERRUPTED_FOR_TOOL_USE
+            };
+            self.conversation.push_user_text(note);
+            return Ok(Step::Interrupted);
+        }
+        if let Some(error) = stream_error.or(broken) {
+            return Err(error);
+        }
+        if read.calls.is_empty() {
+            return Ok(Step::Done(read.text));
+        }
+        Ok(Step::Again)
+    }
+}
+
+enum Step {
+    Again,
+    Done(String),
+    Interrupted,
+}
+
+/// Ctrl-C: the first press cancels the running turn; a press with no turn running (or one
+/// already cancelled) arms the exit, and the next press exits.
+#[derive(Clone, Default)]
+struct Interrupts {
+    state: Arc<Mutex<InterruptState>>,
+}
+
+#[derive(Default)]
+struct InterruptState {
+    turn: Option<CancellationToken>,
+    armed: bool,
+}
+
+impl Interrupts {
+    fn install(&self) {
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                match &state.turn {
+                    Some(turn) if !turn.is_cancelled() => {
+                        turn.cancel();
+                        state.armed = true;
+                        eprintln!("\n^C cancelling this turn (press Ctrl-C again to exit)");
+                    }
+                    _ if state.armed => {
+                        eprintln!("\n^C exiting");
+                        std::process::exit(130);
+                    }
+                    _ => {
+                        state.armed = true;
+                        eprintln!("\n^C press Ctrl-C again to exit");
+                    }
+                }
+            }
+        });
+    }
+
+    fn begin(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.turn = Some(token.clone());
+        state.armed = false;
+        token
+    }
+
+    fn end(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .turn = None;
+    }
+}

@@ -1,0 +1,471 @@
+//! `tool-host chat` end to end against a local server that answers like the Anthropic
+//! Messages and OpenAI Chat Completions streaming APIs, replaying the assistant turns of a
+//! recorded Claude Code session (`transcripts/03`, paths moved into a temporary workspace).
+//! Every tool really runs in the `tool-host` child. Without the fixtures each test says it
+//! skips and passes.
+
+mod model_server;
+
+use std::path::Path;
+use std::time::Duration;
+
+use model_server::{
+    ChatProcess, ModelServer, Reply, anthropic_stream, file_from_read_result, openai_stream,
+    rebase, transcript,
+};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-test-d2c1b7e0-never-printed";
+const TRANSCRIPT: &str = "03-cc2.1-parallel-read-then-parallel-edit.json";
+const READ_A: &str = "toolu_013bY7pp2ZCudW9rcLBUUJJE";
+const READ_B: &str = "toolu_01N2w85jxZmUG77Yf7ufNPZ9";
+const EDIT_A: &str = "toolu_012DTETgq8s6o9MajSCMmNJX";
+const EDIT_B: &str = "toolu_01LcAKnfpHYfFok9WHC3pXjF";
+
+/// The recorded conversation with its paths moved into a fresh workspace holding the two
+/// files it reads (rebuilt from the recorded Read results).
+struct Replay {
+    dir: tempfile::TempDir,
+    messages: Vec<Value>,
+}
+
+impl Replay {
+    fn load() -> Option<Self> {
+        let Some(mut recorded) = transcript(TRANSCRIPT) else {
+            eprintln!(
+                "SKIPPED: the fixtures are not here (set TOOL_SDK_FIXTURES to the shared fixtures directory), so no chat was replayed"
+            );
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap().to_owned();
+        rebase(&mut recorded["messages"], "/home/user/project", &root);
+        let messages = recorded["messages"].as_array().unwrap().clone();
+        for result in messages[4]["content"].as_array().unwrap() {
+            let id = result["tool_use_id"].as_str().unwrap();
+            let path = tool_input(&messages[3], id)["file_path"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
+            std::fs::write(
+                &path,
+                file_from_read_result(result["content"].as_str().unwrap()),
+            )
+            .unwrap();
+        }
+        Some(Self { dir, messages })
+    }
+
+    fn root(&self) -> &str {
+        self.dir.path().to_str().unwrap()
+    }
+
+    fn content(&self, index: usize) -> Vec<Value> {
+        self.messages[index]["content"].as_array().unwrap().clone()
+    }
+
+    /// The recorded text of message 5, used as the final answer.
+    fn final_text(&self) -> Vec<Value> {
+        self.content(5)
+            .into_iter()
+            .filter(|block| block["type"] == "text")
+            .collect()
+    }
+
+    fn file(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(relative)).unwrap()
+    }
+}
+
+fn tool_input(message: &Value, id: &str) -> Value {
+    message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["id"] == id)
+        .unwrap()["input"]
+        .clone()
+}
+
+/// The `tool_result` blocks (Anthropic) of the last user message of a request body.
+fn last_results(body: &Value) -> Vec<Value> {
+    let messages = body["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user", "{last}");
+    last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|block| block["type"] == "tool_result")
+        .cloned()
+        .collect()
+}
+
+fn result_text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn assert_key_hidden(stdout: &str, stderr: &str) {
+    assert!(
+        !stdout.contains(KEY) && !stderr.contains(KEY),
+        "the API key was printed"
+    );
+    assert!(
+        !stderr.contains("never-printed"),
+        "part of the key was logged"
+    );
+}
+
+#[test]
+fn anthropic_turns_run_tools_while_the_response_streams() {
+    let Some(replay) = Replay::load() else { return };
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(&replay.content(1), &[], None)),
+        // A pause after the first Read: it must start before the response has ended.
+        Reply::Stream(anthropic_stream(
+            &replay.content(3),
+            &[(0, Duration::from_millis(700))],
+            None,
+        )),
+        Reply::Stream(anthropic_stream(&replay.content(5), &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let prompt = replay.messages[0]["content"].as_str().unwrap().to_owned();
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "-p",
+            &prompt,
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (started_read, _) = chat.wait_stderr(&format!("start {READ_A}"));
+    let (status, stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    let final_text = replay.final_text()[0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(
+        stdout,
+        format!("{final_text}\n"),
+        "stdout holds only the answer"
+    );
+    assert_key_hidden(&stdout, &stderr);
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "{stderr}");
+    let read_turn_ended = requests[1].answered.expect("the stream was sent");
+    assert!(
+        started_read < read_turn_ended,
+        "the first Read started only after the response ended"
+    );
+    for request in &requests {
+        assert_eq!(request.path, "/v1/messages");
+        assert_eq!(request.header("x-api-key"), Some(KEY));
+        assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+        assert_eq!(request.body["stream"], true);
+    }
+    let first = &requests[0].body;
+    assert_eq!(first["messages"][0]["content"][0]["text"], prompt.as_str());
+    assert_eq!(
+        first["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    let tools = first["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    for name in ["Bash", "Edit", "Glob", "Grep", "Read", "Write"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    assert_eq!(
+        tools
+            .iter()
+            .filter(|tool| tool.get("cache_control").is_some())
+            .count(),
+        1,
+        "one breakpoint on the last built-in tool"
+    );
+
+    // Glob really ran over the workspace.
+    let glob = last_results(&requests[1].body);
+    assert_eq!(glob.len(), 1);
+    assert!(result_text(&glob[0]).contains("math_utils.py"), "{glob:?}");
+    // Both Reads answered, in order, with the files' text.
+    let reads = last_results(&requests[2].body);
+    assert_eq!(reads[0]["tool_use_id"], READ_A);
+    assert_eq!(reads[1]["tool_use_id"], READ_B);
+    assert!(
+        result_text(&reads[0]).contains("def add_numbers"),
+        "{reads:?}"
+    );
+    assert!(
+        result_text(&reads[1]).contains("test_add_numbers")
+            || result_text(&reads[1]).contains("add_numbers")
+    );
+    // The assistant turn is in the history as sent.
+    let history = requests[2].body["messages"].as_array().unwrap();
+    let assistant = &history[history.len() - 2];
+    assert_eq!(assistant["content"][0]["id"], READ_A);
+    assert_eq!(
+        assistant["content"][0]["input"],
+        tool_input(&replay.messages[3], READ_A)
+    );
+    // Both Edits ran (each after its Read) and changed the files.
+    let edits = last_results(&requests[3].body);
+    assert_eq!(edits.len(), 2);
+    for edit in &edits {
+        assert!(edit.get("is_error").is_none(), "{edit}");
+    }
+    assert!(
+        replay
+            .file("src/math_utils.py")
+            .contains("def multiply_numbers")
+    );
+    assert!(
+        replay
+            .file("tests/test_math_utils.py")
+            .contains("multiply_numbers")
+    );
+}
+
+#[test]
+fn ctrl_c_mid_turn_still_answers_every_tool_use() {
+    let Some(replay) = Replay::load() else { return };
+    // The model writes the first Read whole, starts the second, then stalls.
+    let server = ModelServer::start(vec![
+        Reply::Stall(
+            anthropic_stream(&replay.content(3), &[], Some(1)),
+            Duration::from_secs(30),
+        ),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let mut chat = ChatProcess::start(
+        &["--base-url", &server.url, "--root", replay.root()],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("read the math utilities");
+    chat.wait_stderr(&format!("done {READ_A}"));
+    chat.interrupt();
+    chat.wait_stderr("cancelling this turn");
+    chat.wait_stderr("(turn cancelled)");
+    chat.write_line("go on");
+    let requests = server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let assistant = &messages[messages.len() - 2];
+    let ids: Vec<&str> = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|block| block["type"] == "tool_use")
+        .map(|block| block["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [READ_A, READ_B]);
+    let answer = messages.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(answer[0]["tool_use_id"], READ_A);
+    assert!(answer[0].get("is_error").is_none(), "{}", answer[0]);
+    assert!(result_text(&answer[0]).contains("def add_numbers"));
+    assert_eq!(answer[1]["tool_use_id"], READ_B);
+    assert_eq!(answer[1]["is_error"], true, "the cut-off call fails alone");
+    assert_eq!(
+        answer[2]["text"],
+        "[Request interrupted by user for tool use]"
+    );
+    assert_eq!(answer[3]["text"], "go on");
+}
+
+fn anthropic_error(kind: &str, message: &str) -> Value {
+    json!({"type": "error", "error": {"type": kind, "message": message}})
+}
+
+#[test]
+fn rate_limits_and_overload_are_retried_as_the_api_says() {
+    let Some(replay) = Replay::load() else { return };
+    let server = ModelServer::start(vec![
+        Reply::Status {
+            code: 429,
+            headers: vec![("retry-after".into(), "0".into())],
+            body: anthropic_error(
+                "rate_limit_error",
+                "Number of requests has exceeded your rate limit",
+            ),
+        },
+        Reply::Status {
+            code: 529,
+            headers: Vec::new(),
+            body: anthropic_error("overloaded_error", "Overloaded"),
+        },
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("rate limited (429): Number of requests"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("retrying in 0.0s (attempt 2 of 4)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the API is overloaded (529): Overloaded"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("retrying in 0.5s (attempt 3 of 4)"),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("I can see the structure."), "{stdout}");
+    assert_eq!(server.requests().len(), 3);
+    assert_key_hidden(&stdout, &stderr);
+}
+
+#[test]
+fn a_refused_key_is_reported_without_retrying() {
+    let server = ModelServer::start(vec![Reply::Status {
+        code: 401,
+        headers: Vec::new(),
+        body: anthropic_error("authentication_error", "invalid x-api-key"),
+    }]);
+    let dir = tempfile::tempdir().unwrap();
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(!status.success());
+    assert!(
+        stderr.contains(
+            "authentication failed (401): the API refused the key; check ANTHROPIC_API_KEY: invalid x-api-key"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("retrying"), "{stderr}");
+    assert_eq!(server.requests().len(), 1);
+    assert_key_hidden(&stdout, &stderr);
+}
+
+#[test]
+fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
+    let Some(replay) = Replay::load() else { return };
+    let server = ModelServer::start(vec![
+        Reply::Status {
+            code: 500,
+            headers: vec![("retry-after-ms".into(), "50".into())],
+            body: json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}),
+        },
+        Reply::Stream(openai_stream(&replay.content(3), Duration::ZERO)),
+        Reply::Stream(openai_stream(&replay.content(5), Duration::ZERO)),
+        Reply::Stream(openai_stream(&replay.final_text(), Duration::ZERO)),
+    ]);
+    let mut chat = ChatProcess::start(
+        &[
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-test",
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "--ask",
+            "Edit",
+            "--permission-prompt",
+            "stdin",
+            "-p",
+            "add multiply_numbers",
+        ],
+        &[("OPENAI_API_KEY", KEY)],
+    );
+    chat.wait_stderr("Edit needs your approval to run.");
+    chat.write_line("1");
+    chat.wait_stderr(&format!("done {EDIT_A}"));
+    chat.write_line("n");
+    let (status, stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the API failed (500): The server had an error"),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("I can see the structure."), "{stdout}");
+    assert_key_hidden(&stdout, &stderr);
+
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        4,
+        "one retry, then two tool turns and the answer"
+    );
+    for request in &requests {
+        assert_eq!(request.path, "/chat/completions");
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+    }
+    let first = &requests[1].body;
+    assert_eq!(first["model"], "gpt-test");
+    assert_eq!(first["messages"][0]["role"], "system");
+    assert_eq!(first["tools"][0]["type"], "function");
+    let after_edits = requests[3].body["messages"].as_array().unwrap();
+    let tool_messages: Vec<&Value> = after_edits
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .collect();
+    let allowed = tool_messages
+        .iter()
+        .find(|message| message["tool_call_id"] == EDIT_A)
+        .unwrap();
+    assert!(
+        allowed["content"]
+            .as_str()
+            .unwrap()
+            .contains("has been updated"),
+        "{allowed}"
+    );
+    let denied = tool_messages
+        .iter()
+        .find(|message| message["tool_call_id"] == EDIT_B)
+        .unwrap();
+    assert!(
+        denied["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user does not want to go ahead with this tool use"),
+        "{denied}"
+    );
+    assert!(
+        replay
+            .file("src/math_utils.py")
+            .contains("def multiply_numbers")
+    );
+    assert!(
+        !replay
+            .file("tests/test_math_utils.py")
+            .contains("multiply_numbers")
+    );
+}
