@@ -1,0 +1,180 @@
+//! `tool-host chat` in interactive mode on a real terminal (a tmux pane): a prompt typed at
+//! `> `, the answer streamed onto the screen, a permission question answered at the prompt,
+//! and Ctrl-C twice to leave. The model is a local server replaying a recorded turn
+//! (`transcripts/05`: two parallel Bash deletions), which really runs. Skips, saying so, when
+//! tmux or the fixtures are missing.
+
+mod model_server;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use model_server::{ModelServer, Reply, anthropic_stream, transcript};
+use serde_json::Value;
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "chat"]).stdout)
+            .into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "chat"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("{what} never showed:\n{}", self.screen());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!(
+            "SKIPPED: tmux is not installed (apt-get install -y tmux), so no terminal was driven"
+        );
+        return;
+    }
+    let Some(recorded) = transcript("05-cc2.1-bash-readonly-write-parallel-error.json") else {
+        eprintln!(
+            "SKIPPED: the fixtures are not here (set TOOL_SDK_FIXTURES), so no chat was replayed"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_owned();
+    // The recorded paths (inside command strings too) moved into the workspace.
+    let content: Value = serde_json::from_str(
+        &recorded["content"]
+            .to_string()
+            .replace("/home/user/project", &root),
+    )
+    .unwrap();
+    let content = content.as_array().unwrap().clone();
+    for file in [
+        "dict_utils.py",
+        "__init__.py",
+        "math_utils.py",
+        "list_utils.py",
+        "string_utils.py",
+        "validation.py",
+    ] {
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src").join(file), "x = 1\n").unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(dir.path().join("tests/test_math.py"), "x = 1\n").unwrap();
+    let text: Vec<Value> = content
+        .iter()
+        .filter(|block| block["type"] == "text")
+        .cloned()
+        .collect();
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(&content, &[], None)),
+        Reply::Stream(anthropic_stream(&text, &[], None)),
+    ]);
+    let command = format!(
+        "env ANTHROPIC_API_KEY=sk-terminal-test {} chat --base-url {} --root {root} --ask Bash; echo EXITED $?; sleep 30",
+        env!("CARGO_BIN_EXE_tool-host"),
+        server.url,
+    );
+    let tmux = Tmux {
+        socket: format!("tool-host-chat-test-{}", std::process::id()),
+    };
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "chat",
+        "-x",
+        "150",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    tmux.wait_for("the prompt", |screen| {
+        screen.contains("tool-host chat (") && screen.lines().any(|line| line.trim_end() == ">")
+    });
+    tmux.keys(&["delete the python files", "Enter"]);
+    let asked = tmux.wait_for("the streamed text and the question", |screen| {
+        screen.contains("I need to delete the Python source files")
+            && screen.contains("Bash needs your approval to run.")
+            && screen.contains("answer [1/2/3]:")
+    });
+    assert!(
+        asked.contains("Delete Python source files in src/") || asked.contains("rm "),
+        "{asked}"
+    );
+    // Allow Bash for the session: the second call runs without a question.
+    tmux.keys(&["2", "Enter"]);
+    let answered = tmux.wait_for("the final answer and the next prompt", |_| {
+        server.requests().len() == 2 && !dir.path().join("tests").exists()
+    });
+    let _ = answered;
+    let screen = tmux.wait_for("the second answer", |screen| {
+        screen
+            .matches("I need to delete the Python source files")
+            .count()
+            >= 2
+    });
+    assert_eq!(
+        screen.matches("Bash needs your approval to run.").count(),
+        1,
+        "{screen}"
+    );
+    assert!(!dir.path().join("src/math_utils.py").exists());
+    let requests = server.requests();
+    let results = requests[1].body["messages"][2]["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(
+        results
+            .iter()
+            .all(|result| result.get("is_error").is_none()),
+        "{results:?}"
+    );
+    // Ctrl-C at the prompt arms the exit, the second one exits.
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("the exit hint", |screen| {
+        screen.contains("press Ctrl-C again to exit")
+    });
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("the exit", |screen| screen.contains("EXITED 130"));
+    assert!(!tmux.screen().contains("sk-terminal-test"));
+}
