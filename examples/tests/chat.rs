@@ -469,3 +469,154 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
             .contains("multiply_numbers")
     );
 }
+
+/// Transcript 05's headline turn (text and two parallel Bash calls) with its commands swapped
+/// for long sleeps, so that Ctrl-C lands while both calls run.
+fn sleeping_bash_turn() -> Option<Vec<Value>> {
+    let recorded = transcript("05-cc2.1-bash-readonly-write-parallel-error.json")?;
+    let mut content = recorded["content"].as_array().unwrap().clone();
+    for block in &mut content {
+        if block["type"] == "tool_use" {
+            block["input"]["command"] = json!("sleep 20");
+        }
+    }
+    Some(content)
+}
+
+#[test]
+fn ctrl_c_stops_running_tools_and_each_gets_the_rejection() {
+    let Some(replay) = Replay::load() else { return };
+    let Some(content) = sleeping_bash_turn() else {
+        return;
+    };
+    let ids: Vec<String> = content
+        .iter()
+        .filter(|block| block["type"] == "tool_use")
+        .map(|block| block["id"].as_str().unwrap().to_owned())
+        .collect();
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(&content, &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let started = std::time::Instant::now();
+    let mut chat = ChatProcess::start(
+        &["--base-url", &server.url, "--root", replay.root()],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("delete the python files");
+    chat.wait_stderr(&format!("start {}", ids[0]));
+    chat.interrupt();
+    chat.wait_stderr("(turn cancelled)");
+    chat.write_line("stop");
+    let requests = server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the sleeping calls were not stopped"
+    );
+    let answer = last_results(&requests[1].body);
+    let answered: Vec<&str> = answer
+        .iter()
+        .map(|result| result["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, ids.iter().map(String::as_str).collect::<Vec<_>>());
+    // `sleep` is read-only, so both calls ran at once, and both were stopped and rejected.
+    for result in &answer {
+        assert_eq!(result["is_error"], true);
+        assert!(
+            result_text(result)
+                .starts_with("The user does not want to go ahead with this tool use"),
+            "{result}"
+        );
+    }
+    let history = requests[1].body["messages"].as_array().unwrap();
+    let note = history.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(
+        note[note.len() - 2]["text"],
+        "[Request interrupted by user for tool use]"
+    );
+}
+
+#[test]
+fn deferred_mcp_tools_are_announced_once_and_found_by_search() {
+    let Some(replay) = Replay::load() else { return };
+    let fixtures = std::env::var("TOOL_SDK_FIXTURES")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures").into());
+    let tools_list = format!("fs={fixtures}/mcp-tools-lists/server-filesystem-2026.8.31.json");
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let env = [("ANTHROPIC_API_KEY", KEY), ("ENABLE_TOOL_SEARCH", "true")];
+    let common = [
+        "--base-url",
+        &server.url,
+        "--root",
+        replay.root(),
+        "--mcp-tools-json",
+        &tools_list,
+    ];
+    let mut chat = ChatProcess::start(&common, &env);
+    chat.write_line("hello");
+    server.wait_for_requests(1);
+    chat.write_line("again");
+    server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    // Client-side search: ToolSearch is sent, the deferred MCP tools are not, and the first
+    // request announces them in a delta before the prompt; the second does not repeat it.
+    let mut server_search = common.to_vec();
+    server_search.extend(["--search", "bm25", "-p", "hello"]);
+    let (status, _stdout, stderr) = ChatProcess::start(&server_search, &env).finish();
+    assert!(status.success(), "{stderr}");
+    let requests = server.requests();
+    let first = &requests[0].body;
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"ToolSearch"), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("mcp__")),
+        "{names:?}"
+    );
+    let opening = first["messages"][0]["content"].as_array().unwrap();
+    let reminder = opening[0]["text"].as_str().unwrap();
+    assert!(
+        reminder.starts_with(
+            "<system-reminder>\nThese deferred tools can now be loaded with ToolSearch:\nmcp__fs__"
+        ),
+        "{reminder}"
+    );
+    assert_eq!(opening[1]["text"], "hello");
+    let second = requests[1].body["messages"].to_string();
+    assert_eq!(
+        second
+            .matches("These deferred tools can now be loaded")
+            .count(),
+        1
+    );
+    // Anthropic's server-side search: its tool first, every MCP tool sent deferred, the beta
+    // header on.
+    let bm25 = &requests[2];
+    assert_eq!(
+        bm25.header("anthropic-beta"),
+        Some("advanced-tool-use-2025-11-20")
+    );
+    let tools = bm25.body["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["type"], "tool_search_tool_bm25_20251119");
+    let mcp: Vec<&Value> = tools
+        .iter()
+        .filter(|tool| {
+            tool["name"]
+                .as_str()
+                .is_some_and(|name| name.starts_with("mcp__fs__"))
+        })
+        .collect();
+    assert!(!mcp.is_empty());
+    assert!(mcp.iter().all(|tool| tool["defer_loading"] == true));
+}
