@@ -620,3 +620,20 @@ fn deferred_mcp_tools_are_announced_once_and_found_by_search() {
     assert!(!mcp.is_empty());
     assert!(mcp.iter().all(|tool| tool["defer_loading"] == true));
 }
+
+#[test]
+fn without_a_key_or_a_base_url_nothing_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let chat = ChatProcess::start(
+        &["--root", dir.path().to_str().unwrap(), "-p", "hello"],
+        &[],
+    );
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(!status.success());
+    assert!(
+        stderr.contains(
+            "set ANTHROPIC_API_KEY to your API key (it is read only from the environment)"
+        ),
+        "{stderr}"
+    );
+}

@@ -386,6 +386,8 @@ impl ChatProcess {
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
             .env_remove("ENABLE_TOOL_SEARCH")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .env_remove("OPENAI_BASE_URL")
             .env("RUST_LOG", "debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

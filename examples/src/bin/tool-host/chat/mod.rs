@@ -53,6 +53,14 @@ impl Provider {
         }
     }
 
+    /// The environment variable holding the API root when `--base-url` is not given.
+    pub fn base_url_variable(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_BASE_URL",
+            Self::OpenAi => "OPENAI_BASE_URL",
+        }
+    }
+
     fn default_base_url(self) -> &'static str {
         match self {
             Self::Anthropic => "https://api.anthropic.com",
@@ -79,7 +87,8 @@ pub struct ChatArgs {
     pub model: Option<String>,
     /// The API root: `https://api.anthropic.com` (requests go to `/v1/messages` below it), or
     /// for openai the part before `/chat/completions`, such as `http://localhost:11434/v1`
-    /// for Ollama. With a base URL the key is optional.
+    /// for Ollama (default: `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, else the provider's
+    /// own). With a base URL the key is optional.
     #[arg(long)]
     pub base_url: Option<String>,
     /// Run this one prompt to the end without a terminal and print the final answer.
@@ -116,7 +125,12 @@ const DEFAULT_SYSTEM: &str = "You are a coding assistant working in the user's w
 pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let provider = args.provider;
     let key = ApiKey::from_env(provider.key_variable());
-    if key.is_none() && args.base_url.is_none() {
+    let base_url = args.base_url.clone().or_else(|| {
+        std::env::var(provider.base_url_variable())
+            .ok()
+            .filter(|url| !url.trim().is_empty())
+    });
+    if key.is_none() && base_url.is_none() {
         return Err(format!(
             "set {} to your API key (it is read only from the environment), or pass --base-url \
              for a local server that needs none",
@@ -141,7 +155,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let mut search_config = ToolSearchConfig::from_env();
     search_config.deferred_delta = true;
     if provider == Provider::Anthropic {
-        search_config.base_url.clone_from(&args.base_url);
+        search_config.base_url.clone_from(&base_url);
     }
     let mut tools = live.pool.tools().to_vec();
     if args.search == SearchChoice::Client {
@@ -165,10 +179,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         .with(workspace)
         .with(BackgroundShells::default())
         .with(SearchState::new(tools.clone()).with_rules(search_config.deferral));
-    let base_url = args
-        .base_url
-        .clone()
-        .unwrap_or_else(|| provider.default_base_url().to_owned());
+    let base_url = base_url.unwrap_or_else(|| provider.default_base_url().to_owned());
     let client = ApiClient::new(provider, &base_url, key)?;
     let model = args
         .model
