@@ -2,123 +2,19 @@
 //! Messages and OpenAI Chat Completions streaming APIs, replaying the assistant turns of a
 //! recorded Claude Code session (`transcripts/03`, paths moved into a temporary workspace).
 //! Every tool really runs in the `tool-host` child. Without the fixtures each test says it
-//! skips and passes.
+//! skips and passes. Cancellation is in `chat_cancel.rs`.
 
 mod model_server;
 
-use std::path::Path;
 use std::time::Duration;
 
-use model_server::{
-    ChatProcess, ModelServer, Reply, anthropic_stream, file_from_read_result, openai_stream,
-    rebase, transcript,
+use model_server::openai_stream;
+use model_server::replay::{
+    EDIT_A, EDIT_B, KEY, READ_A, READ_B, Replay, assert_key_hidden, last_results, result_text,
+    tool_input,
 };
+use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream, transcript};
 use serde_json::{Value, json};
-
-const KEY: &str = "sk-test-d2c1b7e0-never-printed";
-const TRANSCRIPT: &str = "03-cc2.1-parallel-read-then-parallel-edit.json";
-const READ_A: &str = "toolu_013bY7pp2ZCudW9rcLBUUJJE";
-const READ_B: &str = "toolu_01N2w85jxZmUG77Yf7ufNPZ9";
-const EDIT_A: &str = "toolu_012DTETgq8s6o9MajSCMmNJX";
-const EDIT_B: &str = "toolu_01LcAKnfpHYfFok9WHC3pXjF";
-
-/// The recorded conversation with its paths moved into a fresh workspace holding the two
-/// files it reads (rebuilt from the recorded Read results).
-struct Replay {
-    dir: tempfile::TempDir,
-    messages: Vec<Value>,
-}
-
-impl Replay {
-    fn load() -> Option<Self> {
-        let Some(mut recorded) = transcript(TRANSCRIPT) else {
-            eprintln!(
-                "SKIPPED: the fixtures are not here (set TOOL_SDK_FIXTURES to the shared fixtures directory), so no chat was replayed"
-            );
-            return None;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_str().unwrap().to_owned();
-        rebase(&mut recorded["messages"], "/home/user/project", &root);
-        let messages = recorded["messages"].as_array().unwrap().clone();
-        for result in messages[4]["content"].as_array().unwrap() {
-            let id = result["tool_use_id"].as_str().unwrap();
-            let path = tool_input(&messages[3], id)["file_path"]
-                .as_str()
-                .unwrap()
-                .to_owned();
-            std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
-            std::fs::write(
-                &path,
-                file_from_read_result(result["content"].as_str().unwrap()),
-            )
-            .unwrap();
-        }
-        Some(Self { dir, messages })
-    }
-
-    fn root(&self) -> &str {
-        self.dir.path().to_str().unwrap()
-    }
-
-    fn content(&self, index: usize) -> Vec<Value> {
-        self.messages[index]["content"].as_array().unwrap().clone()
-    }
-
-    /// The recorded text of message 5, used as the final answer.
-    fn final_text(&self) -> Vec<Value> {
-        self.content(5)
-            .into_iter()
-            .filter(|block| block["type"] == "text")
-            .collect()
-    }
-
-    fn file(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.dir.path().join(relative)).unwrap()
-    }
-}
-
-fn tool_input(message: &Value, id: &str) -> Value {
-    message["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|block| block["id"] == id)
-        .unwrap()["input"]
-        .clone()
-}
-
-/// The `tool_result` blocks (Anthropic) of the last user message of a request body.
-fn last_results(body: &Value) -> Vec<Value> {
-    let messages = body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    assert_eq!(last["role"], "user", "{last}");
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|block| block["type"] == "tool_result")
-        .cloned()
-        .collect()
-}
-
-fn result_text(result: &Value) -> String {
-    match &result["content"] {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn assert_key_hidden(stdout: &str, stderr: &str) {
-    assert!(
-        !stdout.contains(KEY) && !stderr.contains(KEY),
-        "the API key was printed"
-    );
-    assert!(
-        !stderr.contains("never-printed"),
-        "part of the key was logged"
-    );
-}
 
 #[test]
 fn anthropic_turns_run_tools_while_the_response_streams() {
@@ -230,54 +126,6 @@ fn anthropic_turns_run_tools_while_the_response_streams() {
             .file("tests/test_math_utils.py")
             .contains("multiply_numbers")
     );
-}
-
-#[test]
-fn ctrl_c_mid_turn_still_answers_every_tool_use() {
-    let Some(replay) = Replay::load() else { return };
-    // The model writes the first Read whole, starts the second, then stalls.
-    let server = ModelServer::start(vec![
-        Reply::Stall(
-            anthropic_stream(&replay.content(3), &[], Some(1)),
-            Duration::from_secs(30),
-        ),
-        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
-    ]);
-    let mut chat = ChatProcess::start(
-        &["--base-url", &server.url, "--root", replay.root()],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
-    chat.write_line("read the math utilities");
-    chat.wait_stderr(&format!("done {READ_A}"));
-    chat.interrupt();
-    chat.wait_stderr("cancelling this turn");
-    chat.wait_stderr("(turn cancelled)");
-    chat.write_line("go on");
-    let requests = server.wait_for_requests(2);
-    let (status, _stdout, stderr) = chat.finish();
-    assert!(status.success(), "{stderr}");
-
-    let messages = requests[1].body["messages"].as_array().unwrap();
-    let assistant = &messages[messages.len() - 2];
-    let ids: Vec<&str> = assistant["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|block| block["type"] == "tool_use")
-        .map(|block| block["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, [READ_A, READ_B]);
-    let answer = messages.last().unwrap()["content"].as_array().unwrap();
-    assert_eq!(answer[0]["tool_use_id"], READ_A);
-    assert!(answer[0].get("is_error").is_none(), "{}", answer[0]);
-    assert!(result_text(&answer[0]).contains("def add_numbers"));
-    assert_eq!(answer[1]["tool_use_id"], READ_B);
-    assert_eq!(answer[1]["is_error"], true, "the cut-off call fails alone");
-    assert_eq!(
-        answer[2]["text"],
-        "[Request interrupted by user for tool use]"
-    );
-    assert_eq!(answer[3]["text"], "go on");
 }
 
 fn anthropic_error(kind: &str, message: &str) -> Value {
@@ -470,74 +318,6 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
     );
 }
 
-/// Transcript 05's headline turn (text and two parallel Bash calls) with its commands swapped
-/// for long sleeps, so that Ctrl-C lands while both calls run.
-fn sleeping_bash_turn() -> Option<Vec<Value>> {
-    let recorded = transcript("05-cc2.1-bash-readonly-write-parallel-error.json")?;
-    let mut content = recorded["content"].as_array().unwrap().clone();
-    for block in &mut content {
-        if block["type"] == "tool_use" {
-            block["input"]["command"] = json!("sleep 20");
-        }
-    }
-    Some(content)
-}
-
-#[test]
-fn ctrl_c_stops_running_tools_and_each_gets_the_rejection() {
-    let Some(replay) = Replay::load() else { return };
-    let Some(content) = sleeping_bash_turn() else {
-        return;
-    };
-    let ids: Vec<String> = content
-        .iter()
-        .filter(|block| block["type"] == "tool_use")
-        .map(|block| block["id"].as_str().unwrap().to_owned())
-        .collect();
-    let server = ModelServer::start(vec![
-        Reply::Stream(anthropic_stream(&content, &[], None)),
-        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
-    ]);
-    let started = std::time::Instant::now();
-    let mut chat = ChatProcess::start(
-        &["--base-url", &server.url, "--root", replay.root()],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
-    chat.write_line("delete the python files");
-    chat.wait_stderr(&format!("start {}", ids[0]));
-    chat.interrupt();
-    chat.wait_stderr("(turn cancelled)");
-    chat.write_line("stop");
-    let requests = server.wait_for_requests(2);
-    let (status, _stdout, stderr) = chat.finish();
-    assert!(status.success(), "{stderr}");
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "the sleeping calls were not stopped"
-    );
-    let answer = last_results(&requests[1].body);
-    let answered: Vec<&str> = answer
-        .iter()
-        .map(|result| result["tool_use_id"].as_str().unwrap())
-        .collect();
-    assert_eq!(answered, ids.iter().map(String::as_str).collect::<Vec<_>>());
-    // `sleep` is read-only, so both calls ran at once, and both were stopped and rejected.
-    for result in &answer {
-        assert_eq!(result["is_error"], true);
-        assert!(
-            result_text(result)
-                .starts_with("The user does not want to go ahead with this tool use"),
-            "{result}"
-        );
-    }
-    let history = requests[1].body["messages"].as_array().unwrap();
-    let note = history.last().unwrap()["content"].as_array().unwrap();
-    assert_eq!(
-        note[note.len() - 2]["text"],
-        "[Request interrupted by user for tool use]"
-    );
-}
-
 #[test]
 fn deferred_mcp_tools_are_announced_once_and_found_by_search() {
     let Some(replay) = Replay::load() else { return };
@@ -636,4 +416,59 @@ fn without_a_key_or_a_base_url_nothing_is_sent() {
         ),
         "{stderr}"
     );
+}
+
+#[test]
+fn without_a_terminal_a_call_that_needs_approval_is_denied() {
+    let Some(replay) = Replay::load() else { return };
+    let Some(recorded) = transcript("05-cc2.1-bash-readonly-write-parallel-error.json") else {
+        return;
+    };
+    // The recorded deletions, pointed at the workspace: they must not run.
+    let content: Value = serde_json::from_str(
+        &recorded["content"]
+            .to_string()
+            .replace("/home/user/project", replay.root()),
+    )
+    .unwrap();
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(content.as_array().unwrap(), &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "--ask",
+            "Bash",
+            "-p",
+            "delete the python files",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("denied Bash: it needs approval and there is no terminal to ask on"),
+        "{stderr}"
+    );
+    let results = last_results(&server.requests()[1].body);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["is_error"], true);
+    assert!(
+        result_text(&results[0]).starts_with("Permission to use Bash was not granted"),
+        "{}",
+        results[0]
+    );
+    // A failed Bash call cancels its sibling (SPEC §5.5).
+    assert_eq!(results[1]["is_error"], true);
+    assert!(
+        result_text(&results[1]).contains("Cancelled: the parallel tool call Bash(rm "),
+        "{}",
+        results[1]
+    );
+    assert!(replay.dir.path().join("src/math_utils.py").exists());
+    assert!(replay.dir.path().join("tests").exists());
 }

@@ -6,6 +6,8 @@
 
 #![allow(dead_code, reason = "each test file uses part of the helpers")]
 
+pub mod replay;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;

@@ -21,6 +21,9 @@ pub const MAX_ATTEMPTS: u32 = 4;
 /// The longest wait between two attempts: a `retry-after` above it is cut to it.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 
+/// The longest silence while a response streams before the request is given up.
+const READ_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// The first backoff when the API gives no `retry-after`; doubled on each retry.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
@@ -75,6 +78,7 @@ impl ApiClient {
     pub fn new(provider: Provider, base_url: &str, key: Option<ApiKey>) -> Result<Self, String> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
+            .read_timeout(READ_TIMEOUT)
             .build()
             .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
         let base = base_url.trim_end_matches('/');

@@ -162,15 +162,10 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         insert_tool_search(&mut tools, &search_config);
     }
     let interactive = args.prompt.is_none();
-    let lines = (interactive || args.permission_prompt == PromptChoice::Stdin).then(Lines::spawn);
+    let asks = args.permission_prompt.asks();
+    let lines = (interactive || asks).then(Lines::spawn);
     let progress = Arc::new(Progress::new(Display::detect(false)));
-    let asker = Asker::new(
-        args.permission_prompt
-            .asks()
-            .then(|| lines.clone())
-            .flatten(),
-        progress.clone(),
-    );
+    let asker = Asker::new(asks.then(|| lines.clone()).flatten(), progress.clone());
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::from_env())
         .with_permissions(live.permissions.clone())
         .with_observer(progress.clone())
@@ -343,6 +338,7 @@ impl Agent {
             }
         }
         let stream_error = reader.stream_error.take();
+        let reader_stop = reader.stop_reason.clone();
         let read = reader.finish(&mut executor, &mut on_text);
         if wrote {
             println!();
@@ -365,6 +361,10 @@ impl Agent {
             return Err(error);
         }
         if read.calls.is_empty() {
+            if reader_stop.as_deref() == Some("pause_turn") {
+                // A long server-side tool turn paused: sending it back lets the model go on.
+                return Ok(Step::Again);
+            }
             return Ok(Step::Done(read.text));
         }
         Ok(Step::Again)

@@ -1,0 +1,127 @@
+//! `tool-host chat` and Ctrl-C, against a local server replaying recorded turns: a cut-off
+//! response and running tools are cancelled, and every `tool_use` is still answered in the
+//! next request. Without the fixtures each test says it skips and passes.
+
+mod model_server;
+
+use std::time::Duration;
+
+use model_server::replay::{KEY, READ_A, READ_B, Replay, last_results, result_text};
+use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream, transcript};
+use serde_json::{Value, json};
+
+#[test]
+fn ctrl_c_mid_turn_still_answers_every_tool_use() {
+    let Some(replay) = Replay::load() else { return };
+    // The model writes the first Read whole, starts the second, then stalls.
+    let server = ModelServer::start(vec![
+        Reply::Stall(
+            anthropic_stream(&replay.content(3), &[], Some(1)),
+            Duration::from_secs(30),
+        ),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let mut chat = ChatProcess::start(
+        &["--base-url", &server.url, "--root", replay.root()],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("read the math utilities");
+    chat.wait_stderr(&format!("done {READ_A}"));
+    chat.interrupt();
+    chat.wait_stderr("cancelling this turn");
+    chat.wait_stderr("(turn cancelled)");
+    chat.write_line("go on");
+    let requests = server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let assistant = &messages[messages.len() - 2];
+    let ids: Vec<&str> = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|block| block["type"] == "tool_use")
+        .map(|block| block["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [READ_A, READ_B]);
+    let answer = messages.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(answer[0]["tool_use_id"], READ_A);
+    assert!(answer[0].get("is_error").is_none(), "{}", answer[0]);
+    assert!(result_text(&answer[0]).contains("def add_numbers"));
+    assert_eq!(answer[1]["tool_use_id"], READ_B);
+    assert_eq!(answer[1]["is_error"], true, "the cut-off call fails alone");
+    assert_eq!(
+        answer[2]["text"],
+        "[Request interrupted by user for tool use]"
+    );
+    assert_eq!(answer[3]["text"], "go on");
+}
+
+/// Transcript 05's headline turn (text and two parallel Bash calls) with its commands swapped
+/// for long sleeps, so that Ctrl-C lands while both calls run.
+fn sleeping_bash_turn() -> Option<Vec<Value>> {
+    let recorded = transcript("05-cc2.1-bash-readonly-write-parallel-error.json")?;
+    let mut content = recorded["content"].as_array().unwrap().clone();
+    for block in &mut content {
+        if block["type"] == "tool_use" {
+            block["input"]["command"] = json!("sleep 20");
+        }
+    }
+    Some(content)
+}
+
+#[test]
+fn ctrl_c_stops_running_tools_and_each_gets_the_rejection() {
+    let Some(replay) = Replay::load() else { return };
+    let Some(content) = sleeping_bash_turn() else {
+        return;
+    };
+    let ids: Vec<String> = content
+        .iter()
+        .filter(|block| block["type"] == "tool_use")
+        .map(|block| block["id"].as_str().unwrap().to_owned())
+        .collect();
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(&content, &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let started = std::time::Instant::now();
+    let mut chat = ChatProcess::start(
+        &["--base-url", &server.url, "--root", replay.root()],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("delete the python files");
+    chat.wait_stderr(&format!("start {}", ids[0]));
+    chat.interrupt();
+    chat.wait_stderr("(turn cancelled)");
+    chat.write_line("stop");
+    let requests = server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the sleeping calls were not stopped"
+    );
+    let answer = last_results(&requests[1].body);
+    let answered: Vec<&str> = answer
+        .iter()
+        .map(|result| result["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, ids.iter().map(String::as_str).collect::<Vec<_>>());
+    // `sleep` is read-only, so both calls ran at once, and both were stopped and rejected.
+    for result in &answer {
+        assert_eq!(result["is_error"], true);
+        assert!(
+            result_text(result)
+                .starts_with("The user does not want to go ahead with this tool use"),
+            "{result}"
+        );
+    }
+    let history = requests[1].body["messages"].as_array().unwrap();
+    let note = history.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(
+        note[note.len() - 2]["text"],
+        "[Request interrupted by user for tool use]"
+    );
+}
