@@ -149,6 +149,15 @@ fn rate_limits_and_overload_are_retried_as_the_api_says() {
             headers: Vec::new(),
             body: anthropic_error("overloaded_error", "Overloaded"),
         },
+        // Overloaded after the stream began, before any content: sent again too.
+        Reply::Stream(vec![(
+            anthropic_stream(&[], &[], None)[0].0.clone()
+                + &format!(
+                    "event: error\ndata: {}\n\n",
+                    anthropic_error("overloaded_error", "Overloaded")
+                ),
+            Duration::ZERO,
+        )]),
         Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
     ]);
     let chat = ChatProcess::start(
@@ -180,8 +189,16 @@ fn rate_limits_and_overload_are_retried_as_the_api_says() {
         stderr.contains("retrying in 0.5s (attempt 3 of 4)"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains(
+            "the API stopped the response (overloaded_error): Overloaded; retrying in 0.5s (attempt 2 of 4)"
+        ),
+        "{stderr}"
+    );
     assert!(stdout.starts_with("I can see the structure."), "{stdout}");
-    assert_eq!(server.requests().len(), 3);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(requests[3].body["messages"], requests[2].body["messages"]);
     assert_key_hidden(&stdout, &stderr);
 }
 

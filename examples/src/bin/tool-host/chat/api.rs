@@ -25,7 +25,7 @@ pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 const READ_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The first backoff when the API gives no `retry-after`; doubled on each retry.
-const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
 /// The API key, kept out of every `Debug` and `Display` so it is never printed or logged.
 #[derive(Clone)]

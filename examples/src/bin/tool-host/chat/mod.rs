@@ -275,12 +275,41 @@ impl Agent {
     /// without a tool call, the user cancels, or an error stops it.
     async fn prompt(&mut self, text: &str) -> Result<Ending, String> {
         self.conversation.push_user_text(text);
+        let mut retries = 0;
         for _ in 0..self.max_turns {
             let cancel = self.interrupts.begin();
             let step = self.step(&cancel).await;
-            self.interrupts.end();
+            match step {
+                Ok(Step::Retry(error)) if retries + 1 < api::MAX_ATTEMPTS => {
+                    retries += 1;
+                    let wait = api::FIRST_BACKOFF * 2u32.pow(retries - 1);
+                    self.progress.println(&format!(
+                        "tool-host: {error}; retrying in {:.1}s (attempt {} of {})",
+                        wait.as_secs_f64(),
+                        retries + 1,
+                        api::MAX_ATTEMPTS
+                    ));
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = cancel.cancelled() => {
+                            self.interrupts.end();
+                            self.conversation.push_user_text(INTERRUPTED);
+                            return Ok(Ending::Interrupted);
+                        }
+                    }
+                    self.interrupts.end();
+                    continue;
+                }
+                _ => self.interrupts.end(),
+            }
             match step? {
-                Step::Again => {}
+                Step::Again => retries = 0,
+                Step::Retry(error) => {
+                    return Err(format!(
+                        "{error} (gave up after {} attempts)",
+                        api::MAX_ATTEMPTS
+                    ));
+                }
                 Step::Done(text) => return Ok(Ending::Answer(text)),
                 Step::Interrupted => return Ok(Ending::Interrupted),
             }
@@ -343,6 +372,7 @@ impl Agent {
         if wrote {
             println!();
         }
+        let wrote_nothing = read.message_is_empty();
         let outcome = executor.collect_results().await;
         self.extensions = outcome.extensions;
         self.progress.finish_unfinished(&outcome.results);
@@ -357,7 +387,11 @@ impl Agent {
             self.conversation.push_user_text(note);
             return Ok(Step::Interrupted);
         }
-        if let Some(error) = stream_error.or(broken) {
+        if let Some((error, retryable)) = stream_error.or(broken.map(|error| (error, true))) {
+            // Nothing came before the error: the request can be sent again as it was.
+            if retryable && read.calls.is_empty() && wrote_nothing {
+                return Ok(Step::Retry(error));
+            }
             return Err(error);
         }
         if read.calls.is_empty() {
@@ -373,6 +407,8 @@ impl Agent {
 
 enum Step {
     Again,
+    /// The response failed before any content, with an error the API says may pass.
+    Retry(String),
     Done(String),
     Interrupted,
 }

@@ -22,8 +22,9 @@ pub struct ResponseReader {
     sse: SseDecoder,
     calls: Calls,
     message: Message,
-    /// An `error` event the API sent inside the stream (such as `overloaded_error`).
-    pub stream_error: Option<String>,
+    /// An `error` event the API sent inside the stream (such as `overloaded_error`), and
+    /// whether the API means it may succeed when tried again.
+    pub stream_error: Option<(String, bool)>,
     /// The reason the model stopped (`end_turn`, `tool_use`, `max_tokens`, `stop`, ...).
     pub stop_reason: Option<String>,
 }
@@ -111,7 +112,14 @@ impl ResponseReader {
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            self.stream_error = Some(format!("the API stopped the response ({kind}): {message}"));
+            let retryable = matches!(
+                kind,
+                "overloaded_error" | "api_error" | "rate_limit_error" | "server_error"
+            );
+            self.stream_error = Some((
+                format!("the API stopped the response ({kind}): {message}"),
+                retryable,
+            ));
             return;
         }
         self.read_message(&event, on_text);
@@ -294,6 +302,17 @@ impl ResponseReader {
                     text,
                 }
             }
+        }
+    }
+}
+
+impl ReadResponse {
+    /// `true` when the model wrote nothing: no content block, no text, no call.
+    pub fn message_is_empty(&self) -> bool {
+        match &self.message["content"] {
+            Value::Array(content) => content.is_empty(),
+            Value::String(text) => text.is_empty(),
+            _ => self.message.get("tool_calls").is_none(),
         }
     }
 }
