@@ -143,8 +143,9 @@ impl ApiClient {
         Ok(headers)
     }
 
-    /// Posts `body` and returns the streaming response once the API accepted it (2xx). A 429,
-    /// 529 or 5xx answer (or a connection failure) is retried up to [`MAX_ATTEMPTS`] times in
+    /// Posts `body` and returns the streaming response once the API accepted it (2xx). A 408,
+    /// 409, 429, 529 or other 5xx answer (the set the official SDKs retry), or a connection
+    /// failure, is retried up to [`MAX_ATTEMPTS`] times in
     /// all, waiting as `retry-after` / `retry-after-ms` say (at most [`MAX_RETRY_WAIT`]) or
     /// with a doubling backoff, unless the API sends `x-should-retry: false`; `notice` is told
     /// of each wait. Other errors (401, 400, ...) are returned at once.
@@ -176,7 +177,7 @@ impl ApiClient {
                     let text = response.text().await.unwrap_or_default();
                     let error = self.describe(status, &text);
                     let retryable =
-                        should_retry.unwrap_or(status == 429 || status == 529 || status >= 500);
+                        should_retry.unwrap_or(matches!(status, 408 | 409 | 429) || status >= 500);
                     if !retryable {
                         return Err(error);
                     }
@@ -234,6 +235,8 @@ impl ApiClient {
                 "not found (404) at {}: check --base-url and --model",
                 self.url
             ),
+            408 => "the request timed out (408)".into(),
+            409 => "conflict (409)".into(),
             429 => "rate limited (429)".into(),
             529 => "the API is overloaded (529)".into(),
             500..=599 => format!("the API failed ({status})"),

@@ -98,7 +98,7 @@ pub struct ChatArgs {
     /// the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// The system prompt.
+    /// The system prompt (a line naming the workspace root is added to it).
     #[arg(long)]
     pub system: Option<String>,
     /// The most tokens the model may write per response.
@@ -154,9 +154,11 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let live = args.pool.build_live(registry)?;
     let mut search_config = ToolSearchConfig::from_env();
     search_config.deferred_delta = true;
-    if provider == Provider::Anthropic {
-        search_config.base_url.clone_from(&base_url);
-    }
+    // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
+    search_config.base_url = match provider {
+        Provider::Anthropic => base_url.clone(),
+        Provider::OpenAi => None,
+    };
     let mut tools = live.pool.tools().to_vec();
     if args.search == SearchChoice::Client {
         insert_tool_search(&mut tools, &search_config);
@@ -183,7 +185,11 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let conversation = Conversation::new(RequestSettings {
         provider,
         model,
-        system: args.system.clone().unwrap_or_else(|| DEFAULT_SYSTEM.into()),
+        system: format!(
+            "{}\n\nThe workspace root, where Bash runs and below which the file tools work (give them absolute paths): {}",
+            args.system.as_deref().unwrap_or(DEFAULT_SYSTEM),
+            root.display()
+        ),
         max_tokens: args.max_tokens,
         search: args.search,
         search_config,
