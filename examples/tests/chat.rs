@@ -40,7 +40,8 @@ fn anthropic_turns_run_tools_while_the_response_streams() {
             "-p",
             &prompt,
         ],
-        &[("ANTHROPIC_API_KEY", KEY)],
+        // Every log line included: the key must not show in any of them.
+        &[("ANTHROPIC_API_KEY", KEY), ("RUST_LOG", "trace")],
     );
     let (started_read, _) = chat.wait_stderr(&format!("start {READ_A}"));
     let (status, stdout, stderr) = chat.finish();
