@@ -490,3 +490,46 @@ fn without_a_terminal_a_call_that_needs_approval_is_denied() {
     assert!(replay.dir.path().join("src/math_utils.py").exists());
     assert!(replay.dir.path().join("tests").exists());
 }
+
+#[test]
+fn live_mcp_servers_join_the_pool_as_deferred_tools() {
+    let Some(replay) = Replay::load() else { return };
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: python3 is not installed, so no MCP server was started");
+        return;
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tool-registry/tests/mcp_peers/hostile_server.py"
+    );
+    let spec = format!("h=python3 '{script}' bad-entries");
+    let server = ModelServer::start(vec![Reply::Stream(anthropic_stream(
+        &replay.final_text(),
+        &[],
+        None,
+    ))]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "--mcp-server",
+            &spec,
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY), ("ENABLE_TOOL_SEARCH", "true")],
+    );
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    let body = &server.requests()[0].body;
+    let reminder = body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(reminder.contains("\nmcp__h__echo"), "{reminder}");
+    let names = body["tools"].to_string();
+    assert!(names.contains("\"ToolSearch\"") && !names.contains("mcp__h__"));
+}
