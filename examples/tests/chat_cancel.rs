@@ -125,3 +125,66 @@ fn ctrl_c_stops_running_tools_and_each_gets_the_rejection() {
         "[Request interrupted by user for tool use]"
     );
 }
+
+#[test]
+fn ctrl_c_during_a_permission_question_cancels_the_turn() {
+    let Some(replay) = Replay::load() else { return };
+    let Some(recorded) = transcript("05-cc2.1-bash-readonly-write-parallel-error.json") else {
+        return;
+    };
+    // The recorded deletions, pointed at the workspace: the question about them is never
+    // answered, so they must not run.
+    let content: Value = serde_json::from_str(
+        &recorded["content"]
+            .to_string()
+            .replace("/home/user/project", replay.root()),
+    )
+    .unwrap();
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(content.as_array().unwrap(), &[], None)),
+        Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
+    ]);
+    let mut chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            replay.root(),
+            "--ask",
+            "Bash",
+            "--permission-prompt",
+            "stdin",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("delete the python files");
+    chat.wait_stderr("Bash needs your approval to run.");
+    chat.interrupt();
+    chat.wait_stderr("(turn cancelled)");
+    chat.write_line("never mind");
+    let requests = server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    let answer = last_results(&requests[1].body);
+    assert_eq!(answer.len(), 2);
+    assert!(
+        answer.iter().all(|result| result["is_error"] == true),
+        "{answer:?}"
+    );
+    // The call being asked about was rejected; the one queued behind it (Bash calls that
+    // write run one at a time) was cancelled before it started (SPEC §5.4 step 2, §5.5).
+    assert!(
+        result_text(&answer[0])
+            .starts_with("The user does not want to go ahead with this tool use"),
+        "{}",
+        answer[0]
+    );
+    assert!(
+        result_text(&answer[1])
+            .starts_with("The user does not want this action to happen right now"),
+        "{}",
+        answer[1]
+    );
+    assert!(replay.dir.path().join("src/math_utils.py").exists());
+    assert!(replay.dir.path().join("tests").exists());
+}
