@@ -244,7 +244,11 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
             headers: vec![("retry-after-ms".into(), "50".into())],
             body: json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}),
         },
-        Reply::Stream(openai_stream(&replay.content(3), Duration::ZERO)),
+        // A pause after each call: the first Read must start while the response streams.
+        Reply::Stream(openai_stream(
+            &replay.content(3),
+            Duration::from_millis(400),
+        )),
         Reply::Stream(openai_stream(&replay.content(5), Duration::ZERO)),
         Reply::Stream(openai_stream(&replay.final_text(), Duration::ZERO)),
     ]);
@@ -267,6 +271,7 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
         ],
         &[("OPENAI_API_KEY", KEY)],
     );
+    let (started_read, _) = chat.wait_stderr(&format!("start {READ_A}"));
     chat.wait_stderr("Edit needs your approval to run.");
     chat.write_line("1");
     chat.wait_stderr(&format!("done {EDIT_A}"));
@@ -281,6 +286,10 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
     assert_key_hidden(&stdout, &stderr);
 
     let requests = server.requests();
+    assert!(
+        started_read < requests[1].answered.expect("the stream was sent"),
+        "the first Read started only after the response ended"
+    );
     assert_eq!(
         requests.len(),
         4,
