@@ -69,6 +69,7 @@ fn anthropic_turns_run_tools_while_the_response_streams() {
     }
     let first = &requests[0].body;
     assert_eq!(first["messages"][0]["content"][0]["text"], prompt.as_str());
+    assert_eq!(first["max_tokens"], 8192);
     assert_eq!(
         first["system"][0]["cache_control"],
         json!({"type": "ephemeral"})
@@ -304,6 +305,7 @@ fn openai_asks_are_answered_and_a_denial_reaches_the_model() {
     }
     let first = &requests[1].body;
     assert_eq!(first["model"], "gpt-test");
+    assert!(first.get("max_tokens").is_none(), "sent only when given");
     assert_eq!(first["messages"][0]["role"], "system");
     assert_eq!(first["tools"][0]["type"], "function");
     let after_edits = requests[3].body["messages"].as_array().unwrap();

@@ -25,6 +25,9 @@ pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for too
 /// The text sent after a response the user cancelled while the model was writing.
 pub const INTERRUPTED: &str = "[Request interrupted by user]";
 
+/// The `max_tokens` of an Anthropic request when `--max-tokens` is not given.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
 /// Which search the model gets for deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SearchChoice {
@@ -46,8 +49,9 @@ pub struct RequestSettings {
     pub model: String,
     /// The system prompt.
     pub system: String,
-    /// The most tokens the model may write per response (Anthropic's required `max_tokens`).
-    pub max_tokens: u32,
+    /// The most tokens the model may write per response: Anthropic requires it (default
+    /// [`DEFAULT_MAX_TOKENS`]); OpenAI-compatible servers get it only when set.
+    pub max_tokens: Option<u32>,
     /// The search choice.
     pub search: SearchChoice,
     /// The tool search configuration (deferral rules, gate, delta switch).
@@ -228,7 +232,7 @@ impl Conversation {
             }
             let mut body = json!({
                 "model": settings.model,
-                "max_tokens": settings.max_tokens,
+                "max_tokens": settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
                 "system": [{"type": "text", "text": settings.system, "cache_control": cache}],
                 "messages": messages,
                 "stream": true,
@@ -242,10 +246,12 @@ impl Conversation {
             messages.extend(self.messages.iter().cloned());
             let mut body = json!({
                 "model": settings.model,
-                "max_tokens": settings.max_tokens,
                 "messages": messages,
                 "stream": true,
             });
+            if let Some(max_tokens) = settings.max_tokens {
+                body["max_tokens"] = json!(max_tokens);
+            }
             if !tools.is_empty() {
                 body["tools"] = Value::Array(tools);
             }

@@ -101,9 +101,10 @@ pub struct ChatArgs {
     /// The system prompt (a line naming the workspace root is added to it).
     #[arg(long)]
     pub system: Option<String>,
-    /// The most tokens the model may write per response.
-    #[arg(long, default_value_t = 8192)]
-    pub max_tokens: u32,
+    /// The most tokens the model may write per response (anthropic: default 8192, the API
+    /// requires it; openai: sent only when given, as `max_tokens`).
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
     /// The most model responses per prompt (each tool round trip is one).
     #[arg(long, default_value_t = 50)]
     pub max_turns: u32,
