@@ -186,7 +186,11 @@ impl ApiClient {
                 Err(error) => (
                     ApiError {
                         status: None,
-                        message: format!("cannot reach {}: {}", self.url, error_chain(&error)),
+                        message: format!(
+                            "cannot reach {}: {}",
+                            self.url,
+                            error_chain(&error.without_url())
+                        ),
                     },
                     None,
                 ),

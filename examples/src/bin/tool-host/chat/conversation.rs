@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Which search the model gets for deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SearchChoice {
-    /// Our ToolSearch tool, run here (SPEC §3); deferred tools are announced by name.
+    /// Our ToolSearch tool, run by tool-host; deferred tools are announced by name.
     Client,
     /// Anthropic's server-side BM25 tool search (Anthropic only).
     Bm25,
