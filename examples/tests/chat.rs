@@ -188,12 +188,12 @@ fn rate_limits_and_overload_are_retried_as_the_api_says() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("retrying in 0.5s (attempt 3 of 4)"),
+        stderr.contains("retrying in 1.0s (attempt 3 of 4)"),
         "{stderr}"
     );
     assert!(
         stderr.contains(
-            "the API stopped the response (overloaded_error): Overloaded; retrying in 0.5s (attempt 2 of 4)"
+            "the API stopped the response (overloaded_error): Overloaded; retrying in 2.0s (attempt 4 of 4)"
         ),
         "{stderr}"
     );

@@ -27,6 +27,12 @@ const READ_TIMEOUT: Duration = Duration::from_secs(600);
 /// The first backoff when the API gives no `retry-after`; doubled on each retry.
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
+/// The wait after failed attempt number `attempt` (1-based) when the API named none:
+/// [`FIRST_BACKOFF`] doubled per earlier attempt, as the official SDKs do.
+pub fn backoff(attempt: u32) -> Duration {
+    FIRST_BACKOFF * 2u32.saturating_pow(attempt.saturating_sub(1).min(8))
+}
+
 /// The API key, kept out of every `Debug` and `Display` so it is never printed or logged.
 #[derive(Clone)]
 pub struct ApiKey(String);
@@ -145,18 +151,22 @@ impl ApiClient {
 
     /// Posts `body` and returns the streaming response once the API accepted it (2xx). A 408,
     /// 409, 429, 529 or other 5xx answer (the set the official SDKs retry), or a connection
-    /// failure, is retried up to [`MAX_ATTEMPTS`] times in
-    /// all, waiting as `retry-after` / `retry-after-ms` say (at most [`MAX_RETRY_WAIT`]) or
-    /// with a doubling backoff, unless the API sends `x-should-retry: false`; `notice` is told
-    /// of each wait. Other errors (401, 400, ...) are returned at once.
+    /// failure, is tried again, waiting as `retry-after` / `retry-after-ms` say (at most
+    /// [`MAX_RETRY_WAIT`]) or for [`backoff`], unless the API sends `x-should-retry: false`;
+    /// `notice` is told of each wait. `attempts` counts the tries of this request, across
+    /// calls (a response that fails in its stream is sent again by the caller with the same
+    /// count): no call sends once it reached [`MAX_ATTEMPTS`]. Other errors (401, 400, ...)
+    /// are returned at once.
     pub async fn send(
         &self,
         body: &Value,
+        attempts: &mut u32,
         mut notice: impl FnMut(&str),
     ) -> Result<reqwest::Response, ApiError> {
         let headers = self.headers()?;
-        let mut backoff = FIRST_BACKOFF;
-        for attempt in 1..=MAX_ATTEMPTS {
+        loop {
+            *attempts += 1;
+            let attempt = *attempts;
             let sent = self
                 .http
                 .post(&self.url)
@@ -195,20 +205,13 @@ impl ApiClient {
                     None,
                 ),
             };
-            if attempt == MAX_ATTEMPTS {
+            if attempt >= MAX_ATTEMPTS {
                 return Err(ApiError {
                     status: error.status,
-                    message: format!("{} (gave up after {MAX_ATTEMPTS} attempts)", error.message),
+                    message: format!("{} (gave up after {attempt} attempts)", error.message),
                 });
             }
-            let wait = match wait {
-                Some(wait) => wait.min(MAX_RETRY_WAIT),
-                None => {
-                    let wait = backoff;
-                    backoff *= 2;
-                    wait
-                }
-            };
+            let wait = wait.unwrap_or_else(|| backoff(attempt));
             notice(&format!(
                 "{}; retrying in {:.1}s (attempt {} of {MAX_ATTEMPTS})",
                 error.message,
@@ -217,7 +220,17 @@ impl ApiClient {
             ));
             tokio::time::sleep(wait).await;
         }
-        unreachable!("the last attempt returns")
+    }
+
+    /// `text` with every copy of the key replaced by `<redacted>`: for words that came from
+    /// the server (an error body or event may repeat the key it refused).
+    pub fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(ApiKey(key)) if text.contains(key.as_str()) => {
+                text.replace(key.as_str(), "<redacted>")
+            }
+            _ => text.to_owned(),
+        }
     }
 
     /// The words for an error answer: what the status means, and the API's own message.
@@ -246,6 +259,7 @@ impl ApiClient {
             500..=599 => format!("the API failed ({status})"),
             _ => format!("the API refused the request ({status})"),
         };
+        let api_message = self.redact(&api_message);
         let message = if api_message.trim().is_empty() {
             what
         } else {
@@ -259,7 +273,8 @@ impl ApiClient {
 }
 
 /// How long the API asks to wait: `retry-after-ms` (milliseconds), else `retry-after`
-/// (seconds; an HTTP date is not honoured and falls back to the backoff).
+/// (seconds; an HTTP date is not honoured and falls back to the backoff), at most
+/// [`MAX_RETRY_WAIT`] (a number too large for a [`Duration`] is that too).
 fn retry_wait(headers: &HeaderMap) -> Option<Duration> {
     let number = |name: &str| {
         headers
@@ -268,9 +283,14 @@ fn retry_wait(headers: &HeaderMap) -> Option<Duration> {
             .and_then(|text| text.trim().parse::<f64>().ok())
             .filter(|value| value.is_finite() && *value >= 0.0)
     };
-    number("retry-after-ms")
-        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-        .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+    let seconds = number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))?;
+    Some(
+        Duration::try_from_secs_f64(seconds)
+            .unwrap_or(MAX_RETRY_WAIT)
+            .min(MAX_RETRY_WAIT),
+    )
 }
 
 /// An error with its causes, `a: b: c`.
@@ -304,5 +324,14 @@ mod tests {
         assert_eq!(retry_wait(&headers), Some(Duration::from_millis(150)));
         headers.insert("retry-after-ms", HeaderValue::from_static("soon"));
         assert_eq!(retry_wait(&headers), Some(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn a_retry_after_too_large_for_a_duration_is_the_longest_wait() {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("1e300"));
+        assert_eq!(retry_wait(&headers), Some(MAX_RETRY_WAIT));
+        headers.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(retry_wait(&headers), Some(MAX_RETRY_WAIT));
     }
 }

@@ -282,18 +282,25 @@ impl Agent {
     /// without a tool call, the user cancels, or an error stops it.
     async fn prompt(&mut self, text: &str) -> Result<Ending, String> {
         self.conversation.push_user_text(text);
-        let mut retries = 0;
-        for _ in 0..self.max_turns {
+        // The tries of the current request, HTTP failures and failed streams together.
+        let mut attempts = 0;
+        let mut responses = 0;
+        loop {
+            if responses >= self.max_turns {
+                return Err(format!(
+                    "stopped after {} model responses (--max-turns)",
+                    self.max_turns
+                ));
+            }
             let cancel = self.interrupts.begin();
-            let step = self.step(&cancel).await;
+            let step = self.step(&cancel, &mut attempts).await;
             match step {
-                Ok(Step::Retry(error)) if retries + 1 < api::MAX_ATTEMPTS => {
-                    retries += 1;
-                    let wait = api::FIRST_BACKOFF * 2u32.pow(retries - 1);
+                Ok(Step::Retry(error)) if attempts < api::MAX_ATTEMPTS => {
+                    let wait = api::backoff(attempts);
                     self.progress.println(&format!(
                         "tool-host: {error}; retrying in {:.1}s (attempt {} of {})",
                         wait.as_secs_f64(),
-                        retries + 1,
+                        attempts + 1,
                         api::MAX_ATTEMPTS
                     ));
                     tokio::select! {
@@ -310,32 +317,32 @@ impl Agent {
                 _ => self.interrupts.end(),
             }
             match step? {
-                Step::Again => retries = 0,
+                Step::Again => {
+                    attempts = 0;
+                    responses += 1;
+                }
                 Step::Retry(error) => {
-                    return Err(format!(
-                        "{error} (gave up after {} attempts)",
-                        api::MAX_ATTEMPTS
-                    ));
+                    return Err(format!("{error} (gave up after {attempts} attempts)"));
                 }
                 Step::Done(text) => return Ok(Ending::Answer(text)),
                 Step::Interrupted => return Ok(Ending::Interrupted),
             }
         }
-        Err(format!(
-            "stopped after {} model responses (--max-turns)",
-            self.max_turns
-        ))
     }
 
     /// One request and its tool calls.
-    async fn step(&mut self, cancel: &CancellationToken) -> Result<Step, String> {
+    async fn step(
+        &mut self,
+        cancel: &CancellationToken,
+        attempts: &mut u32,
+    ) -> Result<Step, String> {
         let request = self.conversation.request(&self.tools).await?;
         if let Some(beta) = request.beta {
             self.client.set_header("anthropic-beta", beta.to_owned());
         }
         let progress = self.progress.clone();
         let sent = tokio::select! {
-            sent = self.client.send(&request.body, |line| progress.println(&format!("tool-host: {line}"))) => sent,
+            sent = self.client.send(&request.body, attempts, |line| progress.println(&format!("tool-host: {line}"))) => sent,
             () = cancel.cancelled() => {
                 self.conversation.push_user_text(INTERRUPTED);
                 return Ok(Step::Interrupted);
@@ -373,7 +380,10 @@ impl Agent {
                 () = cancel.cancelled() => break,
             }
         }
-        let stream_error = reader.stream_error.take();
+        let stream_error = reader
+            .stream_error
+            .take()
+            .map(|(error, retryable)| (self.client.redact(&error), retryable));
         let reader_stop = reader.stop_reason.clone();
         let read = reader.finish(&mut executor, &mut on_text);
         if wrote {

@@ -1,0 +1,88 @@
+//! `tool-host chat` under bad conditions: an API that keeps failing (the attempts stay bounded
+//! in all), an error body that repeats the key. The
+//! model is a local server; these tests need no fixtures.
+
+mod model_server;
+
+use std::time::Duration;
+
+use model_server::replay::{KEY, assert_key_hidden};
+use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream};
+use serde_json::json;
+
+fn answer(text: &str) -> Reply {
+    Reply::Stream(anthropic_stream(
+        &[json!({"type": "text", "text": text})],
+        &[],
+        None,
+    ))
+}
+
+fn overloaded_status() -> Reply {
+    Reply::Status {
+        code: 529,
+        headers: vec![("retry-after".into(), "0".into())],
+        body: json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    }
+}
+
+#[test]
+fn one_request_is_tried_at_most_four_times_in_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let overloaded_in_stream = anthropic_stream(&[], &[], None)[0].0.clone()
+        + &format!(
+            "event: error\ndata: {}\n\n",
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        );
+    let server = ModelServer::start(vec![
+        Reply::Stream(vec![(overloaded_in_stream, Duration::ZERO)]),
+        overloaded_status(),
+        overloaded_status(),
+        overloaded_status(),
+        overloaded_status(),
+        overloaded_status(),
+        answer("too late"),
+    ]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(!status.success(), "{stdout}");
+    assert_eq!(server.requests().len(), 4, "{stderr}");
+    assert!(stderr.contains("gave up after 4 attempts"), "{stderr}");
+    assert!(!stderr.contains("attempt 5"), "{stderr}");
+}
+
+#[test]
+fn an_error_body_that_repeats_the_key_does_not_print_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![Reply::Status {
+        code: 401,
+        headers: Vec::new(),
+        body: json!({"type": "error", "error": {"type": "authentication_error", "message": format!("invalid x-api-key: {KEY}")}}),
+    }]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY), ("RUST_LOG", "trace")],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(!status.success());
+    assert!(stderr.contains("authentication failed (401)"), "{stderr}");
+    assert!(stderr.contains("invalid x-api-key: <redacted>"), "{stderr}");
+    assert_key_hidden(&stdout, &stderr);
+}
