@@ -486,8 +486,11 @@ fn without_a_terminal_a_call_that_needs_approval_is_denied() {
     let results = last_results(&server.requests()[1].body);
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["is_error"], true);
+    // The reference's rejection result, as if the user had said no.
     assert!(
-        result_text(&results[0]).starts_with("Permission to use Bash was not granted"),
+        result_text(&results[0]).starts_with(
+            "The user does not want to go ahead with this tool use, so it was rejected"
+        ),
         "{}",
         results[0]
     );

@@ -1,14 +1,15 @@
 //! `tool-host chat` under bad conditions: an API that keeps failing (the attempts stay bounded
-//! in all), an error body that repeats the key. The
+//! in all), an error body that repeats the key, and standard input that is not UTF-8. The
 //! model is a local server; these tests need no fixtures.
 
 mod model_server;
 
+use std::io::Write as _;
 use std::time::Duration;
 
 use model_server::replay::{KEY, assert_key_hidden};
 use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn answer(text: &str) -> Reply {
     Reply::Stream(anthropic_stream(
@@ -85,4 +86,33 @@ fn an_error_body_that_repeats_the_key_does_not_print_it() {
     assert!(stderr.contains("authentication failed (401)"), "{stderr}");
     assert!(stderr.contains("invalid x-api-key: <redacted>"), "{stderr}");
     assert_key_hidden(&stdout, &stderr);
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_read_lossily_and_the_chat_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![answer("one"), answer("two")]);
+    let mut chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    {
+        let stdin = chat.child.stdin.as_mut().unwrap();
+        stdin.write_all(b"caf\xe9 au lait\nhello\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    server.wait_for_requests(2);
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    let first: &Value = &requests[0].body["messages"][0]["content"][0]["text"];
+    assert_eq!(first, "caf\u{fffd} au lait");
+    let texts = requests[1].body["messages"].to_string();
+    assert!(texts.contains("\"hello\""), "{texts}");
 }

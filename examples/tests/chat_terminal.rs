@@ -139,8 +139,14 @@ fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
         asked.contains("Delete Python source files in src/") || asked.contains("rm "),
         "{asked}"
     );
-    // Allow Bash for the session: the second call runs without a question.
+    // "Allow always" grants a rule for this command line only (`rm` has no subcommand), so
+    // the second, different deletion is asked about too: allowed once.
+    assert!(asked.contains("2) allow Bash(rm "), "{asked}");
     tmux.keys(&["2", "Enter"]);
+    tmux.wait_for("the second question", |screen| {
+        screen.contains("2) allow Bash(rm -r ")
+    });
+    tmux.keys(&["1", "Enter"]);
     let answered = tmux.wait_for("the final answer and the next prompt", |_| {
         server.requests().len() == 2 && !dir.path().join("tests").exists()
     });
@@ -153,7 +159,7 @@ fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
     });
     assert_eq!(
         screen.matches("Bash needs your approval to run.").count(),
-        1,
+        2,
         "{screen}"
     );
     assert!(!dir.path().join("src/math_utils.py").exists());

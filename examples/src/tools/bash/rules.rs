@@ -28,6 +28,44 @@ pub fn rule_covers(rule: &str, command: &str) -> bool {
     }
 }
 
+/// The allow rule contents that "allow always for this session" grants for `command`, as
+/// the reference suggests them: for each simple command, `WORD SUBCOMMAND:*` when its second
+/// word names a subcommand (lower-case letters, digits and inner dashes: `git status --short`
+/// gives `git status:*`, `cargo test -p x` gives `cargo test:*`), else that simple command
+/// exactly (its `*`s escaped, so `ls *.py` allows only itself). Empty when the command cannot
+/// be split (no rule covers it).
+pub fn session_rules(command: &str) -> Vec<String> {
+    let Some(parts) = simple_commands(command.trim()) else {
+        return Vec::new();
+    };
+    let mut rules: Vec<String> = Vec::new();
+    for words in parts.iter().filter(|words| !words.is_empty()) {
+        let rule = match words.as_slice() {
+            [first, second, ..]
+                if !is_assignment(first) && !first.contains('*') && is_subcommand(second) =>
+            {
+                format!("{first} {second}:*")
+            }
+            _ => words.join(" ").replace('*', "\\*"),
+        };
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    rules
+}
+
+/// A word that reads as a subcommand (`status`, `run-script`), not an option or a path.
+fn is_subcommand(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_lowercase())
+        && word.split('-').all(|piece| {
+            !piece.is_empty()
+                && piece
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
 /// Whether the deny or ask rule content `rule` applies to some part of `command` (or to a
 /// command that cannot be split).
 pub fn rule_restricts(rule: &str, command: &str) -> bool {
@@ -180,7 +218,30 @@ fn wildcard_match(pieces: &[String], text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{rule_covers, rule_restricts};
+    use super::{rule_covers, rule_restricts, session_rules};
+
+    #[test]
+    fn session_rules_are_subcommand_prefixes_or_exact_commands() {
+        assert_eq!(session_rules("git status --short"), ["git status:*"]);
+        assert_eq!(session_rules("cargo run-script x"), ["cargo run-script:*"]);
+        assert_eq!(session_rules("ls -la"), ["ls -la"]);
+        assert_eq!(session_rules("pwd"), ["pwd"]);
+        assert_eq!(session_rules("ls *.py"), ["ls \\*.py"]);
+        assert_eq!(session_rules("FOO=1 git status"), ["FOO=1 git status"]);
+        assert_eq!(
+            session_rules("git status && git status -s; npm test"),
+            ["git status:*", "npm test:*"]
+        );
+        assert!(session_rules("echo $(rm x)").is_empty());
+        // Each rule covers the command it came from, and no other program.
+        for command in ["git status --short", "ls -la", "ls *.py", "pwd"] {
+            let rules = session_rules(command);
+            assert!(rule_covers(&rules[0], command), "{command}");
+        }
+        assert!(!rule_covers("git status:*", "git push"));
+        assert!(!rule_covers("ls \\*.py", "ls secret.py"));
+        assert!(!rule_covers("git status:*", "git status && rm -rf x"));
+    }
 
     #[test]
     fn deny_rules_apply_to_any_part_and_to_unreadable_commands() {

@@ -1,16 +1,24 @@
 //! The permission prompt of `tool-host chat` (SPEC §6, the host's `canUseTool`): when a call's
 //! permission check ends in "ask", the user answers on the terminal: allow once, allow this
-//! tool for the rest of the session, or deny. Without a terminal the call is denied. A denial
-//! reaches the model as the reference's rejection result.
+//! command prefix (Bash: `Bash(git status:*)`) or tool for the rest of the session, or deny.
+//! Without a terminal the call is denied. Either denial reaches the model as the reference's
+//! rejection result.
 
-use std::collections::HashSet;
-use std::io::IsTerminal as _;
+use std::io::{BufRead as _, IsTerminal as _};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
+use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
-use tool_registry::orchestration::messages::{REJECT_MESSAGE, approval_unavailable};
-use tool_registry::permissions::{CanUseTool, HostAnswer, PermissionRequest};
+use tool_examples::tools::Bash;
+use tool_examples::tools::bash::rules::session_rules;
+use tool_registry::orchestration::messages::REJECT_MESSAGE;
+use tool_registry::permissions::{
+    CanUseTool, HostAnswer, PermissionBehavior, PermissionRequest, PermissionRuleSource,
+    PermissionRuleValue, ToolPermissionContext, content_rule, tool_name_for_permission_check,
+    whole_tool_rule,
+};
+use tool_sdk::ToolSpec as _;
 
 use crate::progress::Progress;
 
@@ -44,13 +52,25 @@ pub struct Lines {
 }
 
 impl Lines {
-    /// Starts reading standard input.
+    /// Starts reading standard input. A line that is not UTF-8 is read lossily (each bad
+    /// byte becomes U+FFFD) rather than ending the input; `\n` and `\r\n` end a line.
     pub fn spawn() -> Arc<Self> {
         let (sender, receiver) = unbounded_channel();
         std::thread::spawn(move || {
-            for line in std::io::stdin().lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
+            let mut input = std::io::stdin().lock();
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                match input.read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if sender
+                    .send(String::from_utf8_lossy(line).into_owned())
+                    .is_err()
+                {
                     break;
                 }
             }
@@ -70,8 +90,9 @@ impl Lines {
 pub struct Asker {
     lines: Option<Arc<Lines>>,
     progress: Arc<Progress>,
-    /// Tools allowed for the rest of the session (primary names).
-    always: Mutex<HashSet<String>>,
+    /// The allow rules granted by "allow always" (source `session`), matched as `--allow`
+    /// rules are.
+    session: Mutex<ToolPermissionContext>,
     /// One question at a time.
     asking: tokio::sync::Mutex<()>,
 }
@@ -93,6 +114,22 @@ fn parse_answer(line: &str) -> Option<Answer> {
     }
 }
 
+/// The rules "allow always" grants for a call, as the reference suggests them: for Bash, one
+/// per simple command of its command line (`Bash(git status:*)`, see
+/// [`session_rules`]); for any other tool, the whole tool. Empty when no rule can cover the
+/// call (a command line the rules cannot read).
+fn session_rules_for(request: &PermissionRequest<'_>) -> Vec<PermissionRuleValue> {
+    let name = tool_name_for_permission_check(request.tool).into_owned();
+    let command = request.input.get("command").and_then(Value::as_str);
+    match command {
+        Some(command) if name == Bash::NAME => session_rules(command)
+            .into_iter()
+            .map(|content| PermissionRuleValue::with_content(&name, content))
+            .collect(),
+        _ => vec![PermissionRuleValue::tool(name)],
+    }
+}
+
 impl Asker {
     /// Asks on `lines` when given, otherwise denies; questions are printed through
     /// `progress` so they do not break the spinners.
@@ -100,16 +137,22 @@ impl Asker {
         Self {
             lines,
             progress,
-            always: Mutex::new(HashSet::new()),
+            session: Mutex::new(ToolPermissionContext::default()),
             asking: tokio::sync::Mutex::new(()),
         }
     }
 
-    fn allowed_always(&self, tool: &str) -> bool {
-        self.always
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(tool)
+    /// Whether a rule granted this session covers the call.
+    fn allowed_always(&self, request: &PermissionRequest<'_>) -> bool {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        whole_tool_rule(request.tool, &session, PermissionBehavior::Allow).is_some()
+            || content_rule(
+                request.tool,
+                request.call,
+                &session,
+                PermissionBehavior::Allow,
+            )
+            .is_some()
     }
 
     async fn ask(&self, request: &PermissionRequest<'_>) -> HostAnswer {
@@ -119,19 +162,28 @@ impl Asker {
                 "denied {name}: it needs approval and there is no terminal to ask on \
                  (pass --allow {name} to allow it)"
             ));
+            // As if the user had said no: the model gets the reference's rejection result.
             return HostAnswer::Deny {
-                message: approval_unavailable(&name, "No terminal was attached to ask the user."),
+                message: REJECT_MESSAGE.to_owned(),
             };
         };
         let _one_at_a_time = self.asking.lock().await;
-        if self.allowed_always(&name) {
+        // Another question may have granted a rule while this one waited.
+        if self.allowed_always(request) {
             return HostAnswer::Allow {
                 updated_input: None,
             };
         }
         let call = request.call.render_tool_use_message(request.input);
+        let rules = session_rules_for(request);
+        let always = if rules.is_empty() {
+            "allow once (no rule can cover this command)".to_owned()
+        } else {
+            let names: Vec<String> = rules.iter().map(ToString::to_string).collect();
+            format!("allow {} for this session", names.join(", "))
+        };
         self.progress.println(&format!(
-            "\n{} {call}\n  1) allow once   2) allow {name} for this session   3) deny\n  answer [1/2/3]:",
+            "\n{} {call}\n  1) allow once   2) {always}   3) deny\n  answer [1/2/3]:",
             request.message
         ));
         loop {
@@ -147,10 +199,14 @@ impl Asker {
                     };
                 }
                 Some(Answer::Always) => {
-                    self.always
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(name);
+                    let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+                    for rule in rules {
+                        session.add_rule(
+                            PermissionRuleSource::Session,
+                            PermissionBehavior::Allow,
+                            rule,
+                        );
+                    }
                     return HostAnswer::Allow {
                         updated_input: None,
                     };
@@ -172,7 +228,7 @@ impl Asker {
 impl CanUseTool for Asker {
     fn can_use_tool<'a>(&'a self, request: PermissionRequest<'a>) -> BoxFuture<'a, HostAnswer> {
         Box::pin(async move {
-            if self.allowed_always(request.tool.name()) {
+            if self.allowed_always(&request) {
                 return HostAnswer::Allow {
                     updated_input: None,
                 };
