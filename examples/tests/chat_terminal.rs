@@ -1,5 +1,6 @@
 //! `tool-host chat` in interactive mode on a real terminal (a tmux pane): a prompt typed at
-//! `> `, the answer streamed onto the screen, a permission question answered at the prompt,
+//! `> `, the answer streamed onto the screen, a permission question answered at the prompt
+//! (and a line typed before a question never taken as its answer),
 //! and Ctrl-C twice to leave. The model is a local server replaying a recorded turn
 //! (`transcripts/05`: two parallel Bash deletions), which really runs. Skips, saying so, when
 //! tmux or the fixtures are missing.
@@ -183,4 +184,92 @@ fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("the exit", |screen| screen.contains("EXITED 130"));
     assert!(!tmux.screen().contains("sk-terminal-test"));
+}
+
+#[test]
+fn a_line_typed_before_a_question_is_not_taken_as_its_answer() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!(
+            "SKIPPED: tmux is not installed (apt-get install -y tmux), so no terminal was driven"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_owned();
+    let made = dir.path().join("made-by-the-model");
+    let content = [
+        serde_json::json!({"type": "text", "text": "I will create the file."}),
+        serde_json::json!({"type": "tool_use", "id": "toolu_touch", "name": "Bash", "input": {"command": format!("touch {}", made.display())}}),
+    ];
+    let answer = |text: &str| {
+        Reply::Stream(anthropic_stream(
+            &[serde_json::json!({"type": "text", "text": text})],
+            &[],
+            None,
+        ))
+    };
+    let server = ModelServer::start(vec![
+        // The model writes, then stops for a while before its call: the user types then.
+        Reply::Stream(anthropic_stream(
+            &content,
+            &[(0, Duration::from_millis(1500))],
+            None,
+        )),
+        answer("Not created."),
+        answer("Second answer."),
+    ]);
+    let command = format!(
+        "env ANTHROPIC_API_KEY=sk-terminal-test {} chat --base-url {} --root {root} --ask Bash; echo EXITED $?; sleep 30",
+        env!("CARGO_BIN_EXE_tool-host"),
+        server.url,
+    );
+    let tmux = Tmux {
+        socket: format!("tool-host-chat-ahead-{}", std::process::id()),
+    };
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "chat",
+        "-x",
+        "150",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(started.status.success());
+    tmux.wait_for("the prompt", |screen| {
+        screen.lines().any(|line| line.trim_end() == ">")
+    });
+    tmux.keys(&["make a file", "Enter"]);
+    tmux.wait_for("the streamed text", |screen| {
+        screen.contains("I will create the file.")
+    });
+    // Typed ahead, before any question: a prompt, not an approval.
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for("the question", |screen| screen.contains("answer [1/2/3]:"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !made.exists(),
+        "a line typed before the question approved the call"
+    );
+    assert_eq!(server.requests().len(), 1);
+    tmux.keys(&["3", "Enter"]);
+    tmux.wait_for("the typed-ahead prompt answered", |screen| {
+        screen.contains("Second answer.")
+    });
+    assert!(!made.exists());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let results = requests[1].body["messages"][2]["content"].to_string();
+    assert!(
+        results.contains("The user does not want to go ahead with this tool use"),
+        "{results}"
+    );
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    let last = &messages[messages.len() - 1];
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][0]["text"], "y");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the exit", |screen| screen.contains("EXITED 0"));
 }

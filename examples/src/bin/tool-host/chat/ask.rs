@@ -4,6 +4,7 @@
 //! Without a terminal the call is denied. Either denial reaches the model as the reference's
 //! rejection result.
 
+use std::collections::VecDeque;
 use std::io::{BufRead as _, IsTerminal as _};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -49,6 +50,12 @@ impl PromptChoice {
 /// blocks the runtime; shared by the chat prompt and the permission prompt.
 pub struct Lines {
     receiver: tokio::sync::Mutex<UnboundedReceiver<String>>,
+    /// Lines typed on the terminal before a permission question was shown: never taken as
+    /// its answer, they are the next prompts.
+    typed_ahead: Mutex<VecDeque<String>>,
+    /// Standard input is a terminal (where typing ahead happens; a pipe's lines are meant
+    /// in order, answers included).
+    terminal: bool,
 }
 
 impl Lines {
@@ -77,11 +84,42 @@ impl Lines {
         });
         Arc::new(Self {
             receiver: tokio::sync::Mutex::new(receiver),
+            typed_ahead: Mutex::new(VecDeque::new()),
+            terminal: std::io::stdin().is_terminal(),
         })
     }
 
-    /// The next line, `None` at the end of input.
+    /// The next prompt line (one typed ahead first), `None` at the end of input.
     pub async fn next(&self) -> Option<String> {
+        let ahead = self
+            .typed_ahead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front();
+        match ahead {
+            Some(line) => Some(line),
+            None => self.receiver.lock().await.recv().await,
+        }
+    }
+
+    /// On a terminal, sets aside the lines typed so far (before a question is shown) for
+    /// [`Lines::next`], so that only a line typed after the question answers it.
+    pub async fn set_aside_typed_ahead(&self) {
+        if !self.terminal {
+            return;
+        }
+        let mut receiver = self.receiver.lock().await;
+        let mut ahead = self
+            .typed_ahead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while let Ok(line) = receiver.try_recv() {
+            ahead.push_back(line);
+        }
+    }
+
+    /// The next line from standard input, typed-ahead lines left alone: an answer.
+    async fn next_answer(&self) -> Option<String> {
         self.receiver.lock().await.recv().await
     }
 }
@@ -182,12 +220,13 @@ impl Asker {
             let names: Vec<String> = rules.iter().map(ToString::to_string).collect();
             format!("allow {} for this session", names.join(", "))
         };
+        lines.set_aside_typed_ahead().await;
         self.progress.println(&format!(
             "\n{} {call}\n  1) allow once   2) {always}   3) deny\n  answer [1/2/3]:",
             request.message
         ));
         loop {
-            let Some(line) = lines.next().await else {
+            let Some(line) = lines.next_answer().await else {
                 return HostAnswer::Deny {
                     message: REJECT_MESSAGE.to_owned(),
                 };
