@@ -1,6 +1,7 @@
 //! `tool-host chat` and Ctrl-C, against a local server replaying recorded turns: a cut-off
 //! response and running tools are cancelled, and every `tool_use` is still answered in the
-//! next request. Without the fixtures each test says it skips and passes.
+//! next request; exiting with a second Ctrl-C stops the background shells. Without the
+//! fixtures each replaying test says it skips and passes.
 
 mod model_server;
 
@@ -187,4 +188,86 @@ fn ctrl_c_during_a_permission_question_cancels_the_turn() {
     );
     assert!(replay.dir.path().join("src/math_utils.py").exists());
     assert!(replay.dir.path().join("tests").exists());
+}
+
+/// Whether process `pid` is still running (a zombie counts as gone).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[test]
+fn exiting_with_two_ctrl_c_stops_the_background_shells() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let command = format!("echo $$ > '{}'; exec sleep 300", pid_file.display());
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(
+            &[
+                json!({"type": "tool_use", "id": "toolu_bg", "name": "Bash", "input": {"command": command, "run_in_background": true}}),
+            ],
+            &[],
+            None,
+        )),
+        Reply::Stream(anthropic_stream(
+            &[json!({"type": "text", "text": "It runs."})],
+            &[],
+            None,
+        )),
+    ]);
+    let mut chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "--allow",
+            "Bash",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    chat.write_line("start a server");
+    server.wait_for_requests(2);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let pid = loop {
+        if let Ok(pid) = std::fs::read_to_string(&pid_file)
+            && !pid.trim().is_empty()
+        {
+            break pid.trim().to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the shell never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(running(&pid));
+    // At the prompt: the first Ctrl-C arms the exit, the second exits.
+    std::thread::sleep(Duration::from_millis(300));
+    chat.interrupt();
+    chat.wait_stderr("press Ctrl-C again to exit");
+    chat.interrupt();
+    let status = loop {
+        if let Some(status) = chat.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tool-host did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(300));
+    let left = running(&pid);
+    if left {
+        let _ = std::process::Command::new("kill").arg(&pid).status();
+    }
+    assert!(!left, "the background shell outlived tool-host");
 }

@@ -106,6 +106,14 @@ impl BackgroundShells {
         Ok(shell.command)
     }
 
+    /// Kills every run still going (its whole process group) at once, without waiting: for a
+    /// host about to exit without dropping this (as `std::process::exit` does).
+    pub fn kill_all(&self) {
+        for shell in self.lock().values() {
+            shell.guard.kill();
+        }
+    }
+
     /// The ids of the shells started and not stopped, in order.
     pub fn ids(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()

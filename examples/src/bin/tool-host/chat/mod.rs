@@ -211,8 +211,9 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         max_turns: args.max_turns,
         stream_text: interactive,
     };
+    let shells = agent.extensions.get_arc::<BackgroundShells>();
     runtime.block_on(async move {
-        agent.interrupts.install();
+        agent.interrupts.install(shells);
         match &args.prompt {
             Some(prompt) => match agent.prompt(prompt).await? {
                 Ending::Answer(text) => {
@@ -444,7 +445,9 @@ struct InterruptState {
 }
 
 impl Interrupts {
-    fn install(&self) {
+    /// Starts listening. Exiting kills `shells`' runs first: `std::process::exit` drops
+    /// nothing, so they would outlive tool-host in their own process groups.
+    fn install(&self, shells: Option<Arc<BackgroundShells>>) {
         let state = self.state.clone();
         tokio::spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
@@ -457,6 +460,9 @@ impl Interrupts {
                     }
                     _ if state.armed => {
                         eprintln!("\n^C exiting");
+                        if let Some(shells) = &shells {
+                            shells.kill_all();
+                        }
                         std::process::exit(130);
                     }
                     _ => {
