@@ -116,3 +116,66 @@ fn a_line_that_is_not_utf8_is_read_lossily_and_the_chat_goes_on() {
     let texts = requests[1].body["messages"].to_string();
     assert!(texts.contains("\"hello\""), "{texts}");
 }
+
+/// An Anthropic stream of `text` that stops before `message_delta` / `message_stop`, as
+/// when a connection drops mid-response.
+fn cut_short(text: &str) -> Reply {
+    let mut parts = anthropic_stream(&[json!({"type": "text", "text": text})], &[], None);
+    parts.pop();
+    if text.is_empty() {
+        parts.truncate(1);
+    }
+    Reply::Stream(parts)
+}
+
+#[test]
+fn a_response_cut_short_is_an_error_not_a_final_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![cut_short("The answer is 42, but only if")]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(
+        !status.success(),
+        "a cut-off answer passed as final: {stdout}"
+    );
+    assert!(!stdout.contains("The answer is 42"), "{stdout}");
+    assert!(
+        stderr.contains("the response ended before it was complete"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_response_cut_short_before_any_content_is_sent_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![cut_short(""), answer("whole")]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout, "whole\n");
+    assert_eq!(server.requests().len(), 2);
+    assert!(
+        stderr.contains("the response ended before it was complete; retrying"),
+        "{stderr}"
+    );
+}

@@ -405,6 +405,9 @@ impl Agent {
             self.conversation.push_user_text(note);
             return Ok(Step::Interrupted);
         }
+        let broken = broken.or_else(|| {
+            (!read.ended).then(|| "the response ended before it was complete".to_owned())
+        });
         if let Some((error, retryable)) = stream_error.or(broken.map(|error| (error, true))) {
             // Nothing came before the error: the request can be sent again as it was.
             if retryable && read.calls.is_empty() && wrote_nothing {

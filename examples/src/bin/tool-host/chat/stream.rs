@@ -27,6 +27,9 @@ pub struct ResponseReader {
     pub stream_error: Option<(String, bool)>,
     /// The reason the model stopped (`end_turn`, `tool_use`, `max_tokens`, `stop`, ...).
     pub stop_reason: Option<String>,
+    /// The stream said it was complete: a stop reason, Anthropic's `message_stop` or
+    /// OpenAI's `[DONE]`. A body that ends without it was cut short.
+    ended: bool,
 }
 
 enum Calls {
@@ -52,6 +55,8 @@ pub struct ReadResponse {
     pub calls: ToolCalls,
     /// The text the model wrote.
     pub text: String,
+    /// The stream said it was complete (else the connection ended mid-response).
+    pub ended: bool,
 }
 
 impl ResponseReader {
@@ -78,6 +83,7 @@ impl ResponseReader {
             message,
             stream_error: None,
             stop_reason: None,
+            ended: false,
         }
     }
 
@@ -100,6 +106,7 @@ impl ResponseReader {
         on_text: &mut dyn FnMut(&str),
     ) {
         if data.trim() == "[DONE]" {
+            self.ended = true;
             return;
         }
         let Ok(event) = serde_json::from_str::<Value>(data) else {
@@ -123,6 +130,11 @@ impl ResponseReader {
             return;
         }
         self.read_message(&event, on_text);
+        if self.stop_reason.is_some()
+            || event.get("type").and_then(Value::as_str) == Some("message_stop")
+        {
+            self.ended = true;
+        }
         match &mut self.calls {
             Calls::Anthropic(stream) => stream.push_event(&event, executor),
             Calls::OpenAi(stream) => stream.push_event(&event, executor),
@@ -235,6 +247,7 @@ impl ResponseReader {
             Calls::Anthropic(stream) => stream.finish(executor),
             Calls::OpenAi(stream) => stream.finish(executor),
         };
+        let ended = self.ended;
         let input_of = |id: &str| {
             calls
                 .calls
@@ -278,6 +291,7 @@ impl ResponseReader {
                     message: json!({"role": "assistant", "content": content}),
                     calls,
                     text,
+                    ended,
                 }
             }
             Message::OpenAi { text } => {
@@ -300,6 +314,7 @@ impl ResponseReader {
                     message,
                     calls,
                     text,
+                    ended,
                 }
             }
         }
