@@ -204,6 +204,96 @@ fn running(pid: &str) -> bool {
 
 #[test]
 fn exiting_with_two_ctrl_c_stops_the_background_shells() {
+    background_shells_stop_on_exit(Exit::CtrlCTwice);
+}
+
+#[test]
+fn a_terminate_or_hangup_signal_stops_the_background_shells() {
+    background_shells_stop_on_exit(Exit::Signal("TERM", 143));
+    background_shells_stop_on_exit(Exit::Signal("HUP", 129));
+}
+
+#[test]
+fn a_terminate_signal_during_a_bash_call_stops_its_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let command = format!("echo $$ > '{}'; exec sleep 300", pid_file.display());
+    let server = ModelServer::start(vec![Reply::Stream(anthropic_stream(
+        &[
+            json!({"type": "tool_use", "id": "toolu_fg", "name": "Bash", "input": {"command": command}}),
+        ],
+        &[],
+        None,
+    ))]);
+    let mut chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "--allow",
+            "Bash",
+            "-p",
+            "run it",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let pid = wait_for_pid(&pid_file);
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &chat.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = wait_for_exit(&mut chat);
+    assert_eq!(status.code(), Some(143));
+    std::thread::sleep(Duration::from_millis(300));
+    let left = running(&pid);
+    if left {
+        let _ = std::process::Command::new("kill").arg(&pid).status();
+    }
+    assert!(!left, "the Bash command outlived tool-host");
+}
+
+/// The pid a test command wrote into `file`, waiting up to 10 s.
+fn wait_for_pid(file: &std::path::Path) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(pid) = std::fs::read_to_string(file)
+            && !pid.trim().is_empty()
+        {
+            return pid.trim().to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the shell never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits up to 10 s for tool-host to exit.
+fn wait_for_exit(chat: &mut ChatProcess) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = chat.child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tool-host did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// How tool-host is made to leave.
+enum Exit {
+    CtrlCTwice,
+    /// `kill -NAME`, and the exit code it gives.
+    Signal(&'static str, i32),
+}
+
+fn background_shells_stop_on_exit(exit: Exit) {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let command = format!("echo $$ > '{}'; exec sleep 300", pid_file.display());
@@ -234,36 +324,28 @@ fn exiting_with_two_ctrl_c_stops_the_background_shells() {
     );
     chat.write_line("start a server");
     server.wait_for_requests(2);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let pid = loop {
-        if let Ok(pid) = std::fs::read_to_string(&pid_file)
-            && !pid.trim().is_empty()
-        {
-            break pid.trim().to_owned();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the shell never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pid = wait_for_pid(&pid_file);
     assert!(running(&pid));
-    // At the prompt: the first Ctrl-C arms the exit, the second exits.
     std::thread::sleep(Duration::from_millis(300));
-    chat.interrupt();
-    chat.wait_stderr("press Ctrl-C again to exit");
-    chat.interrupt();
-    let status = loop {
-        if let Some(status) = chat.child.try_wait().unwrap() {
-            break status;
+    let code = match exit {
+        Exit::CtrlCTwice => {
+            // At the prompt: the first Ctrl-C arms the exit, the second exits.
+            chat.interrupt();
+            chat.wait_stderr("press Ctrl-C again to exit");
+            chat.interrupt();
+            130
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "tool-host did not exit"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+        Exit::Signal(name, code) => {
+            let sent = std::process::Command::new("kill")
+                .args([&format!("-{name}"), &chat.child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(sent.success());
+            code
+        }
     };
-    assert_eq!(status.code(), Some(130));
+    let status = wait_for_exit(&mut chat);
+    assert_eq!(status.code(), Some(code));
     std::thread::sleep(Duration::from_millis(300));
     let left = running(&pid);
     if left {

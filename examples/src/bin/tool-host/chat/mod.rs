@@ -212,7 +212,8 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         stream_text: interactive,
     };
     let shells = agent.extensions.get_arc::<BackgroundShells>();
-    runtime.block_on(async move {
+    let interrupts = agent.interrupts.clone();
+    let ended = runtime.block_on(async move {
         agent.interrupts.install(shells);
         match &args.prompt {
             Some(prompt) => match agent.prompt(prompt).await? {
@@ -224,7 +225,14 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
             },
             None => agent.interactive(lines.as_deref()).await,
         }
-    })
+    });
+    if let Some(code) = interrupts.exit_code() {
+        // The turn ended on the signal's cancel: leave as the signal asked, every background
+        // shell killed when the runtime and its tasks are dropped.
+        runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+        std::process::exit(code);
+    }
+    ended
 }
 
 /// How a prompt ended.
@@ -434,6 +442,9 @@ enum Step {
     Interrupted,
 }
 
+/// How long a terminate or hang-up signal waits for the cancelled turn's calls to stop.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Ctrl-C: the first press cancels the running turn; a press with no turn running (or one
 /// already cancelled) arms the exit, and the next press exits.
 #[derive(Clone, Default)]
@@ -445,12 +456,56 @@ struct Interrupts {
 struct InterruptState {
     turn: Option<CancellationToken>,
     armed: bool,
+    /// A terminate or hang-up signal came: tool-host exits with this code.
+    exit_code: Option<i32>,
 }
 
 impl Interrupts {
-    /// Starts listening. Exiting kills `shells`' runs first: `std::process::exit` drops
-    /// nothing, so they would outlive tool-host in their own process groups.
+    /// Starts listening for Ctrl-C (and for SIGTERM and SIGHUP, which exit). Exiting kills
+    /// `shells`' runs first: `std::process::exit` drops nothing, so they would outlive
+    /// tool-host in their own process groups.
     fn install(&self, shells: Option<Arc<BackgroundShells>>) {
+        // A terminate or hang-up signal (the terminal closed) ends tool-host with the
+        // shell's 128 + signal code: the running turn is cancelled first, so that its calls
+        // stop their commands (for at most EXIT_GRACE), then the background shells are
+        // killed.
+        for (kind, code) in [
+            (tokio::signal::unix::SignalKind::terminate(), 143),
+            (tokio::signal::unix::SignalKind::hangup(), 129),
+        ] {
+            let shells = shells.clone();
+            let state = self.state.clone();
+            if let Ok(mut signal) = tokio::signal::unix::signal(kind) {
+                tokio::spawn(async move {
+                    if signal.recv().await.is_some() {
+                        state
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .exit_code = Some(code);
+                        let running = |state: &Mutex<InterruptState>| {
+                            state
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .turn
+                                .clone()
+                        };
+                        if let Some(turn) = running(&state) {
+                            turn.cancel();
+                            let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+                            while running(&state).is_some()
+                                && tokio::time::Instant::now() < deadline
+                            {
+                                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                            }
+                        }
+                        if let Some(shells) = &shells {
+                            shells.kill_all();
+                        }
+                        std::process::exit(code);
+                    }
+                });
+            }
+        }
         let state = self.state.clone();
         tokio::spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
@@ -475,6 +530,14 @@ impl Interrupts {
                 }
             }
         });
+    }
+
+    /// The exit code a terminate or hang-up signal asked for.
+    fn exit_code(&self) -> Option<i32> {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .exit_code
     }
 
     fn begin(&self) -> CancellationToken {
