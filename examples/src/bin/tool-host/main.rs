@@ -9,6 +9,7 @@
 //! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
+//! tool-host serve --stdio | --http ADDR [--root DIR]   the pool as an MCP server (pool options)
 //! ```
 //!
 //! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),
@@ -27,6 +28,7 @@ mod provider_format;
 mod rebase;
 mod run;
 mod search;
+mod serve;
 mod session;
 
 use std::process::ExitCode;
@@ -101,6 +103,9 @@ enum Command {
     /// Run the ToolSearch tool over the pool the options describe (ToolSearch added), printing
     /// the matches, or with `--json` the `tool_result` block.
     Search(search::SearchArgs),
+    /// Serve the pool the options describe as an MCP server, over stdio or streamable HTTP,
+    /// with the permission rules in front of every call.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Subcommand)]
@@ -158,6 +163,7 @@ fn main() -> ExitCode {
         Command::Search(args) => search::run(&registry, &args),
         Command::Run(args) => run::run(&registry, &args),
         Command::Demo { json } => demo::run(&registry, json),
+        Command::Serve(args) => serve::run(&registry, &args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

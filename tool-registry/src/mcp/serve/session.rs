@@ -131,12 +131,17 @@ impl Session {
             abort: context.ct.clone(),
             ..TurnState::default()
         };
-        let progress = progress_sink(&context);
+        let (progress, forwarder) = progress_sink(&context).unzip();
         let outcome = served
             .orchestrator
             .run_prepared(prepared, &turn, progress)
             .await;
         drop(guards);
+        if let Some(forwarder) = forwarder {
+            // Every report the tool made goes out before the result. The sink's last copy
+            // went with the call's context; a copy the tool leaked is not waited for long.
+            let _ = tokio::time::timeout(PROGRESS_DRAIN, forwarder).await;
+        }
 
         if let Some(modifier) = outcome.context_modifier {
             modifier.apply(
@@ -191,12 +196,15 @@ fn request_id_text(context: &RequestContext<RoleServer>) -> String {
 
 /// A sink turning the call's progress reports into `notifications/progress`, when the request
 /// carried a `progressToken` (MCP 2025-11-25, basic/utilities/progress); `None` otherwise.
-/// Reports are sent in order from one task, never blocking the tool.
-fn progress_sink(context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
+/// Reports are sent in order from one task, never blocking the tool; the task ends once every
+/// copy of the sink is gone and its reports are sent.
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> Option<(ProgressSink, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(async move {
+    let forwarder = tokio::spawn(async move {
         let mut count = 0u64;
         while let Some(report) = receiver.recv().await {
             count += 1;
@@ -206,10 +214,14 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
             }
         }
     });
-    Some(Arc::new(move |report| {
+    let sink: ProgressSink = Arc::new(move |report| {
         let _ = sender.send(report);
-    }))
+    });
+    Some((sink, forwarder))
 }
+
+/// How long a finished call waits for its progress reports to go out.
+const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl rmcp::ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
