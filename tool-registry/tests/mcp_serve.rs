@@ -422,3 +422,66 @@ async fn progress_and_logging_levels() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A tool that hands a copy of its context to a task that keeps reporting progress for two
+/// seconds after the tool has answered.
+fn leaky_progress_tool() -> Arc<dyn DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: ToolUseContext| async move {
+        ctx.report_progress(&"before");
+        tokio::spawn(async move {
+            for _ in 0..100 {
+                ctx.report_progress(&"after the result");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+        Ok::<_, ToolError>(ToolResultContent::Text("answered".to_owned()))
+    });
+    let definition = json!({
+        "name": "leaky",
+        "description": "Keeps reporting progress after answering.",
+        "input_schema": {"type": "object", "properties": {}},
+        "read_only": true,
+        "concurrency_safe": true,
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+#[tokio::test]
+async fn no_progress_goes_out_after_the_result() {
+    let tools = vec![leaky_progress_tool()];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, recorder) = connect(&server).await;
+    let started = Instant::now();
+    let result = client.call_tool(call("leaky", json!({}))).await.unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "answered");
+    // The result is not held back waiting for a copy of the sink the tool leaked.
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    // Notifications sent before the result are handled on the client's tasks: let them land.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let at_result = recorder.events().len();
+    assert!(
+        recorder
+            .events()
+            .iter()
+            .any(|event| event.contains("before")),
+        "{:?}",
+        recorder.events()
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = recorder.events();
+    assert_eq!(
+        events.len(),
+        at_result,
+        "progress after the result: {events:?}"
+    );
+    client.cancel().await.unwrap();
+}

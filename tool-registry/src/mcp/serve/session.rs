@@ -138,9 +138,9 @@ impl Session {
             .await;
         drop(guards);
         if let Some(forwarder) = forwarder {
-            // Every report the tool made goes out before the result. The sink's last copy
-            // went with the call's context; a copy the tool leaked is not waited for long.
-            let _ = tokio::time::timeout(PROGRESS_DRAIN, forwarder).await;
+            // Every report the tool made before it answered goes out before the result, and
+            // none after it (a copy of the sink the tool kept reports into a closed channel).
+            forwarder.finish().await;
         }
 
         if let Some(modifier) = outcome.context_modifier {
@@ -196,17 +196,30 @@ fn request_id_text(context: &RequestContext<RoleServer>) -> String {
 
 /// A sink turning the call's progress reports into `notifications/progress`, when the request
 /// carried a `progressToken` (MCP 2025-11-25, basic/utilities/progress); `None` otherwise.
-/// Reports are sent in order from one task, never blocking the tool; the task ends once every
-/// copy of the sink is gone and its reports are sent.
+/// Reports are sent in order from one task, never blocking the tool, until
+/// [`ProgressForwarder::finish`].
 fn progress_sink(
     context: &RequestContext<RoleServer>,
-) -> Option<(ProgressSink, tokio::task::JoinHandle<()>)> {
+) -> Option<(ProgressSink, ProgressForwarder)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
-    let forwarder = tokio::spawn(async move {
+    let done = tokio_util::sync::CancellationToken::new();
+    let finished = done.clone();
+    let task = tokio::spawn(async move {
         let mut count = 0u64;
-        while let Some(report) = receiver.recv().await {
+        loop {
+            let report = tokio::select! {
+                biased;
+                report = receiver.recv() => report,
+                () = finished.cancelled() => {
+                    // The call has answered: refuse further reports, send the ones made
+                    // before.
+                    receiver.close();
+                    receiver.recv().await
+                }
+            };
+            let Some(report) = report else { break };
             count += 1;
             let params = content::progress_params(token.clone(), &report, count);
             if peer.notify_progress(params).await.is_err() {
@@ -217,7 +230,29 @@ fn progress_sink(
     let sink: ProgressSink = Arc::new(move |report| {
         let _ = sender.send(report);
     });
-    Some((sink, forwarder))
+    Some((sink, ProgressForwarder { done, task }))
+}
+
+/// The task sending one call's progress notifications.
+struct ProgressForwarder {
+    done: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    /// Closes the call's progress channel, sends the reports already made, and returns when
+    /// they are out (giving up after [`PROGRESS_DRAIN`] on a stuck connection, so that nothing
+    /// is sent after the result).
+    async fn finish(self) {
+        self.done.cancel();
+        let abort = self.task.abort_handle();
+        if tokio::time::timeout(PROGRESS_DRAIN, self.task)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
+    }
 }
 
 /// How long a finished call waits for its progress reports to go out.
