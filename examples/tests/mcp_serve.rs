@@ -276,3 +276,92 @@ fn our_import_of_tool_host_serve_sees_the_same_tools_and_results() {
         "{answer}"
     );
 }
+
+/// Whether process `pid` is still running (present and not a zombie).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+#[test]
+fn sigterm_stops_tool_host_serve_with_its_background_shells() {
+    let root = workspace();
+    let root_text = root.path().to_str().unwrap();
+    let tool_host = env!("CARGO_BIN_EXE_tool-host");
+    let mut server = start_http(
+        tool_host,
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root_text,
+            "--allow-bash",
+        ],
+    );
+    // Through our own import of the served Bash: a background shell that records its pid and
+    // then sleeps well past the test.
+    let message = serde_json::json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_bg", "name": "mcp__served__Bash", "input": {
+            "command": "echo $$ > bg.pid; exec sleep 300", "run_in_background": true}}
+    ]});
+    let file = root.path().join("message.json");
+    std::fs::write(&file, message.to_string()).unwrap();
+    let out = Command::new(tool_host)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--json",
+            "--allow",
+            "mcp__served",
+        ])
+        .arg("--mcp-url")
+        .arg(format!("served={}", server.url))
+        .output()
+        .unwrap();
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{answer}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(answer.contains("in background"), "{answer}");
+    let pid_file = root.path().join("bg.pid");
+    let mut pid = String::new();
+    for _ in 0..100 {
+        pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if pid.ends_with('\n') {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = pid.trim().to_owned();
+    assert!(running(&pid), "the background shell {pid:?} runs");
+
+    let term = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let exit = server.child.wait().unwrap();
+    for _ in 0..100 {
+        if !running(&pid) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let still = running(&pid);
+    if still {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(
+        !still,
+        "the background shell {pid} outlived tool-host serve"
+    );
+    assert!(
+        exit.success(),
+        "tool-host serve exits cleanly on SIGTERM: {exit:?}"
+    );
+}

@@ -41,7 +41,8 @@ pub struct ServeArgs {
     pub pool: PoolOptions,
 }
 
-/// Runs the command until the client disconnects (stdio) or Ctrl-C (HTTP).
+/// Runs the command until the client disconnects (stdio) or SIGINT, SIGTERM or SIGHUP (either
+/// transport), then stops the running calls and background shells.
 pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
     let root = match &args.root {
         Some(root) => root.clone(),
@@ -81,10 +82,10 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
         )
         .map_err(|error| error.to_string())?;
         match args.http {
-            None => server
-                .serve_stdio()
-                .await
-                .map_err(|error| error.to_string()),
+            None => tokio::select! {
+                served = server.serve_stdio() => served.map_err(|error| error.to_string()),
+                () = stop_signal() => Ok(()),
+            },
             Some(addr) => {
                 let http = server
                     .serve_http(addr, HttpOptions::default())
@@ -93,7 +94,7 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 println!("listening on {}", http.url());
                 let stop = http.stop_token();
                 tokio::spawn(async move {
-                    let _ = tokio::signal::ctrl_c().await;
+                    stop_signal().await;
                     stop.cancel();
                 });
                 http.wait().await;
@@ -101,4 +102,28 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
             }
         }
     })
+    // Leaving the runtime drops the running calls and the host state, which stops their
+    // commands and background shells; `live` then disconnects the imported servers.
+}
+
+/// Resolves on SIGINT (Ctrl-C), SIGTERM or SIGHUP: how hosts such as Claude Desktop and
+/// process managers stop a server. The server then stops its calls and background shells
+/// before exiting, rather than dying and leaving them running.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    let next = |stream: Option<tokio::signal::unix::Signal>| async move {
+        match stream {
+            Some(mut stream) => {
+                stream.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = next(terminate.take()) => {}
+        () = next(hangup.take()) => {}
+    }
 }
