@@ -485,3 +485,59 @@ async fn no_progress_goes_out_after_the_result() {
     );
     client.cancel().await.unwrap();
 }
+
+/// Repeats a letter 500 times (more than its 100-char result limit, so the result is saved).
+#[tool(
+    name = "repeat",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 100
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Repeat {
+    /// The letter.
+    pub letter: String,
+}
+
+impl Tool for Repeat {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.letter.repeat(500)))
+    }
+}
+
+#[tokio::test]
+async fn saved_large_results_of_two_sessions_do_not_share_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::of::<Repeat>(None))];
+    let server = McpServer::new(
+        Orchestrator::new(
+            &tools,
+            OrchestratorConfig::default().with_result_dir(dir.path()),
+        ),
+        "t",
+        "1",
+    )
+    .unwrap();
+    // Two sessions, whose clients number their requests alike.
+    for letter in ["a", "b"] {
+        let (client, _) = connect(&server).await;
+        let result = client
+            .call_tool(call("repeat", json!({"letter": letter})))
+            .await
+            .unwrap();
+        let text = &result.content[0].as_text().unwrap().text;
+        let path = text
+            .split("saved to: ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_else(|| panic!("not saved: {text}"));
+        let saved = std::fs::read_to_string(path).unwrap();
+        assert_eq!(
+            saved,
+            letter.repeat(500),
+            "{path} holds another call's result"
+        );
+        client.cancel().await.unwrap();
+    }
+}

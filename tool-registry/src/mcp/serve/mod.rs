@@ -106,6 +106,8 @@ pub(crate) struct Shared {
     cache: SchemaCache,
     page_size: usize,
     generation: AtomicU64,
+    /// Makes the `tool_use` ids of this server's calls unique (see [`Shared::next_call_id`]).
+    call_ids: CallIds,
     /// The initialized sessions, told when the tool list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
 }
@@ -119,6 +121,16 @@ pub(crate) struct Served {
 impl Shared {
     fn served(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// A `tool_use` id for the next call, unique across this server's sessions and across
+    /// processes sharing a result directory: the large-result rules (SPEC §9) save a result
+    /// under its id and keep a file already there, so an id made from the client's request id
+    /// alone (which every session starts again from) would hand one session another's saved
+    /// result.
+    pub(crate) fn next_call_id(&self) -> String {
+        let sequence = self.call_ids.next.fetch_add(1, Ordering::Relaxed);
+        format!("mcp_{}_{sequence}", self.call_ids.prefix)
     }
 
     fn remember_peer(&self, peer: Peer<RoleServer>) {
@@ -136,6 +148,25 @@ impl Shared {
             self.page_size,
         )
         .map_err(ServeError::Listing)
+    }
+}
+
+/// The parts of the `tool_use` ids a server gives its calls.
+struct CallIds {
+    /// The process and the time the server was made, in hex.
+    prefix: String,
+    next: AtomicU64,
+}
+
+impl CallIds {
+    fn new() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        Self {
+            prefix: format!("{:x}{nanos:x}", std::process::id()),
+            next: AtomicU64::new(1),
+        }
     }
 }
 
@@ -193,6 +224,7 @@ impl McpServer {
             cache: SchemaCache::new(),
             page_size,
             generation: AtomicU64::new(0),
+            call_ids: CallIds::new(),
             peers: Mutex::new(Vec::new()),
         };
         let server = Self {

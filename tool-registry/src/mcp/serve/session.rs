@@ -88,7 +88,7 @@ impl Session {
         };
         let canonical = tool.name().to_owned();
         let block = ToolUseBlock {
-            id: format!("mcp-call-{}", request_id_text(&context)),
+            id: self.shared.next_call_id(),
             name: name.to_owned(),
             input: Value::Object(request.arguments.unwrap_or_default()),
         };
@@ -182,15 +182,6 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-    }
-}
-
-/// The request id as text, to make the call's `tool_use` id unique within the session.
-fn request_id_text(context: &RequestContext<RoleServer>) -> String {
-    match serde_json::to_value(&context.id) {
-        Ok(Value::String(text)) => text,
-        Ok(other) => other.to_string(),
-        Err(_) => String::from("?"),
     }
 }
 
