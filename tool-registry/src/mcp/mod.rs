@@ -33,6 +33,8 @@ mod client;
 mod config;
 mod manager;
 mod normalize;
+#[cfg(feature = "mcp-server")]
+pub mod serve;
 
 pub use call::StructuredContentStore;
 pub use config::{

@@ -137,6 +137,23 @@ impl Orchestrator {
             .await
     }
 
+    /// [`Orchestrator::run_tool_use`] for a call already [`prepare`](Orchestrator::prepare)d
+    /// (so a host that looked at it first, for instance at
+    /// [`PreparedCall::is_concurrency_safe`], does not parse its input twice), with the
+    /// call's progress reports handed to `progress` as they happen (on the tool's task; the
+    /// sink must not block). Every outcome of SPEC §5.4 applies, as in `run_tool_use`.
+    pub async fn run_prepared(
+        &self,
+        call: PreparedCall,
+        turn: &TurnState,
+        progress: Option<tool_sdk::ProgressSink>,
+    ) -> CallOutcome {
+        let signals = Signals::of(turn);
+        self.runner
+            .run(call, Arc::new(turn.extensions.clone()), &signals, progress)
+            .await
+    }
+
     /// Runs every block of one assistant message (SPEC §5.2) and streams the updates.
     ///
     /// Blocks are batched once, up front ([`Orchestrator::partition`], SPEC §5.1). A

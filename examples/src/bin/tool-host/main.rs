@@ -10,6 +10,7 @@
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
 //! tool-host chat [--provider P] [--model M] [-p PROMPT] a live agent loop against a model API
+//! tool-host serve --stdio | --http ADDR [--root DIR]   the pool as an MCP server (pool options)
 //! ```
 //!
 //! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),
@@ -29,6 +30,7 @@ mod provider_format;
 mod rebase;
 mod run;
 mod search;
+mod serve;
 mod session;
 
 use std::process::ExitCode;
@@ -107,6 +109,9 @@ enum Command {
     /// that calls the pool's tools: interactive, or one prompt with `-p`. The API key is read
     /// from ANTHROPIC_API_KEY / OPENAI_API_KEY only.
     Chat(Box<chat::ChatArgs>),
+    /// Serve the pool the options describe as an MCP server, over stdio or streamable HTTP,
+    /// with the permission rules in front of every call.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Subcommand)]
@@ -165,6 +170,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&registry, &args),
         Command::Demo { json } => demo::run(&registry, json),
         Command::Chat(args) => chat::run(&registry, &args),
+        Command::Serve(args) => serve::run(&registry, &args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,129 @@
+//! `tool-host serve --stdio | --http ADDR`: the pool the options describe (the example tools,
+//! confined to `--root`, plus any imported MCP servers) served as an MCP server, with the
+//! permission rules in front of every call. With imported servers, tool-host is an MCP proxy.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+use tool_examples::tools::BackgroundShells;
+use tool_examples::workspace::Workspace;
+use tool_registry::ToolRegistry;
+use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer};
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::Extensions;
+
+use crate::pool_options::PoolOptions;
+
+/// The `serve` command's arguments.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Serve one client over stdin and stdout (for an `mcpServers` entry).
+    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
+    pub stdio: bool,
+    /// Serve streamable HTTP at `http://ADDR/mcp`; a loopback address (`127.0.0.1:0` picks a
+    /// free port, printed on stdout).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// The workspace root: file tools only touch files below it, Bash runs in it. Default:
+    /// the current directory.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Let clients run Bash. Without it every Bash call is refused: a shell command can reach
+    /// outside the root, which the file tools cannot.
+    #[arg(long)]
+    pub allow_bash: bool,
+    /// Tools per `tools/list` page.
+    #[arg(long, default_value_t = DEFAULT_PAGE_SIZE)]
+    pub page_size: usize,
+    #[command(flatten)]
+    pub pool: PoolOptions,
+}
+
+/// Runs the command until the client disconnects (stdio) or SIGINT, SIGTERM or SIGHUP (either
+/// transport), then stops the running calls and background shells.
+pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir()
+            .map_err(|error| format!("cannot read the current directory: {error}"))?,
+    };
+    let workspace = Workspace::new(&root)
+        .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
+    // Kept until the end: imported servers stay connected while the server runs.
+    let live = args.pool.build_live(registry)?;
+    let pool = &live.pool;
+    let mut permissions = live.permissions.clone();
+    if !args.allow_bash {
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Deny,
+            "Bash",
+            &AliasTable::from_tools(pool.tools()),
+        );
+    }
+    let orchestrator = Orchestrator::new(pool.tools(), OrchestratorConfig::from_env())
+        .with_permissions(permissions);
+    let extensions = Extensions::new()
+        .with(workspace)
+        .with(BackgroundShells::default());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    runtime.block_on(async {
+        let server = McpServer::with_options(
+            orchestrator,
+            "tool-host",
+            env!("CARGO_PKG_VERSION"),
+            extensions,
+            args.page_size,
+        )
+        .map_err(|error| error.to_string())?;
+        match args.http {
+            None => tokio::select! {
+                served = server.serve_stdio() => served.map_err(|error| error.to_string()),
+                () = stop_signal() => Ok(()),
+            },
+            Some(addr) => {
+                let http = server
+                    .serve_http(addr, HttpOptions::default())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                println!("listening on {}", http.url());
+                let stop = http.stop_token();
+                tokio::spawn(async move {
+                    stop_signal().await;
+                    stop.cancel();
+                });
+                http.wait().await;
+                Ok(())
+            }
+        }
+    })
+    // Leaving the runtime drops the running calls and the host state, which stops their
+    // commands and background shells; `live` then disconnects the imported servers.
+}
+
+/// Resolves on SIGINT (Ctrl-C), SIGTERM or SIGHUP: how hosts such as Claude Desktop and
+/// process managers stop a server. The server then stops its calls and background shells
+/// before exiting, rather than dying and leaving them running.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    let next = |stream: Option<tokio::signal::unix::Signal>| async move {
+        match stream {
+            Some(mut stream) => {
+                stream.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = next(terminate.take()) => {}
+        () = next(hangup.take()) => {}
+    }
+}

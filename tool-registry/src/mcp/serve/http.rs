@@ -1,0 +1,206 @@
+//! Streamable HTTP for [`McpServer`]: rmcp's `StreamableHttpService` (sessions, SSE responses,
+//! `Host` and `Origin` checks) at [`MCP_PATH`], on a hyper connection per client, with
+//! graceful shutdown (MCP 2025-11-25, basic/transports, "Streamable HTTP").
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tower_service::Service as _;
+
+use super::{McpServer, ServeError};
+
+/// The path the MCP endpoint answers at; every other path is `404 Not Found`.
+pub const MCP_PATH: &str = "/mcp";
+
+/// How long [`HttpServer::shutdown`] lets open connections finish before closing them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Options of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `Host` values (`name` or `name:port`) accepted; anything else is refused with
+    /// `403 Forbidden` before any MCP handling (DNS-rebinding protection). Default:
+    /// `localhost`, `127.0.0.1` and `::1`, any port.
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
+    /// any other `Origin` is refused with `403`, one without `Origin` (not from a browser)
+    /// passes. Default: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`.
+    pub allowed_origins: Vec<String>,
+    /// Allow binding an address other than loopback. Off by default: a non-loopback address
+    /// is refused, since the endpoint has no authentication.
+    pub allow_remote: bool,
+    /// Answer a request whose handling sends no notification with a plain JSON body rather
+    /// than an SSE stream. Default: `false` (SSE, as rmcp does by default).
+    pub json_response: bool,
+    /// Keep-alive comment interval on open SSE streams. Default: 15 s.
+    pub sse_keep_alive: Option<Duration>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            allow_remote: false,
+            json_response: false,
+            sse_keep_alive: Some(Duration::from_secs(15)),
+        }
+    }
+}
+
+/// A running HTTP server. Dropping it leaves the server running until the runtime ends; call
+/// [`HttpServer::shutdown`] to stop it.
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// The address bound (with the port the system chose for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.local_addr)
+    }
+
+    /// Stops accepting connections, ends every MCP session, lets open requests finish for up
+    /// to 5 seconds, and returns when the server has stopped.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+
+    /// Waits until the server stops (after [`HttpServer::shutdown`] from a clone of its stop
+    /// token, or `stop` being cancelled).
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
+
+    /// The token that stops the server when cancelled (for a signal handler).
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+}
+
+impl McpServer {
+    /// Binds `addr` and serves MCP over streamable HTTP at [`MCP_PATH`] until
+    /// [`HttpServer::shutdown`].
+    ///
+    /// # Errors
+    /// [`ServeError::Address`] for a non-loopback address without
+    /// [`HttpOptions::allow_remote`], or when the address cannot be bound.
+    pub async fn serve_http(
+        &self,
+        addr: SocketAddr,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
+        if !addr.ip().is_loopback() && !options.allow_remote {
+            return Err(ServeError::Address(format!(
+                "{addr} is not a loopback address; the MCP endpoint has no authentication, so \
+                 bind 127.0.0.1 or [::1] (or allow remote clients explicitly)"
+            )));
+        }
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
+        let stop = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(options.allowed_hosts)
+            .with_allowed_origins(options.allowed_origins)
+            .enforce_origin_validation()
+            .with_json_response(options.json_response)
+            .with_sse_keep_alive(options.sse_keep_alive)
+            .with_cancellation_token(stop.child_token());
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.session()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
+        Ok(HttpServer {
+            local_addr,
+            stop,
+            task,
+        })
+    }
+}
+
+type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
+
+async fn accept_loop(listener: TcpListener, service: Endpoint, stop: CancellationToken) {
+    let graceful = GracefulShutdown::new();
+    let builder = auto::Builder::new(TokioExecutor::new());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    tracing::warn!(%error, "MCP HTTP server: accept failed");
+                    continue;
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        let service = service.clone();
+        let route = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let mut service = service.clone();
+            async move {
+                if request.uri().path() == MCP_PATH {
+                    service.call(request).await
+                } else {
+                    Ok::<_, Infallible>(not_found())
+                }
+            }
+        });
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), route)
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "MCP HTTP connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("MCP HTTP server: connections still open after the grace period");
+    }
+}
+
+fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(
+        Full::new(Bytes::from_static(b"Not Found: the MCP endpoint is /mcp\n")).boxed(),
+    );
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}

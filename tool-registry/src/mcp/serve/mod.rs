@@ -1,0 +1,311 @@
+//! A tool pool as an MCP server, through rmcp's server (feature `mcp-server`): over stdio and
+//! over streamable HTTP (MCP 2025-11-25).
+//!
+//! [`McpServer`] serves the tools of an [`Orchestrator`] (native `#[tool]`s, dynamic tools and
+//! imported MCP tools alike):
+//!
+//! - `tools/list` gives every tool's MCP definition from the byte-stable schema cache
+//!   (`name`, `title` when set, `description`, `inputSchema` with an object root and the
+//!   tool's own `$schema` (2020-12 when none), `annotations` with all four hints stated),
+//!   in pages of [`DEFAULT_PAGE_SIZE`] with opaque cursors.
+//! - `outputSchema` is listed only for a tool whose output schema has an object root (MCP
+//!   requires one); tools with scalar or array outputs list none and answer with text only,
+//!   rather than being wrapped in an object the tool never declared. A tool with an output
+//!   schema answers with `structuredContent` (the imported server's own, or the result text
+//!   parsed as the JSON object the default result mapping writes) and the same JSON as text.
+//! - `tools/call` runs through [`Orchestrator::run_prepared`], so through every outcome of
+//!   SPEC §5.4: input validation, the orchestrator's permission rules (an "ask" with no host
+//!   prompt is a refusal), observers, and the large-result rules of SPEC §9. An unknown tool is
+//!   a JSON-RPC error `-32602`; invalid arguments, refusals and tool failures are
+//!   `isError: true` results whose text names the field or the failure (SEP-1303). Progress
+//!   the tool reports goes out as `notifications/progress` when the request carried a
+//!   `progressToken`; `notifications/cancelled` aborts the call; [`ServedCall::log`] lines go
+//!   out as `notifications/message` at or above the `logging/setLevel` level.
+//! - [`McpServer::set_orchestrator`] replaces the pool and sends
+//!   `notifications/tools/list_changed` to every initialized session.
+//! - Concurrency: see the `session` module: safe calls run together up to the orchestrator's
+//!   cap, a non-safe call runs alone within its session.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use tool_registry::mcp::serve::{HttpOptions, McpServer};
+//! use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry};
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = ToolRegistry::collect()?;
+//! let orchestrator = Orchestrator::new(registry.tools(), OrchestratorConfig::from_env());
+//! let server = McpServer::new(orchestrator, "my-tools", "1.0.0")?;
+//! // Either stdio (until the client closes it) ...
+//! server.serve_stdio().await?;
+//! // ... or HTTP on loopback, until shut down.
+//! let http = server.serve_http("127.0.0.1:8080".parse()?, HttpOptions::default()).await?;
+//! println!("listening on http://{}/mcp", http.local_addr());
+//! http.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod content;
+mod http;
+mod listing;
+mod served_call;
+mod session;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::ServiceExt as _;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{Peer, RoleServer};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tool_sdk::Extensions;
+
+pub use http::{HttpOptions, HttpServer, MCP_PATH};
+pub use listing::DEFAULT_PAGE_SIZE;
+pub use served_call::ServedCall;
+
+use super::StructuredContentStore;
+use crate::Orchestrator;
+use crate::export::SchemaCache;
+use listing::Listing;
+use session::Session;
+
+/// Why serving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A tool's definition cannot be listed over MCP (the message names the tool).
+    #[error("{0}")]
+    Listing(String),
+    /// The MCP handshake or the transport failed.
+    #[error("MCP transport: {0}")]
+    Transport(String),
+    /// The HTTP address cannot be used (the message says why and what to do).
+    #[error("{0}")]
+    Address(String),
+}
+
+/// A tool pool served over MCP. Cheap to clone; clones serve the same pool, and every
+/// connection or HTTP session gets its own logging level, host state and call limits.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("server_info", &self.shared.info.server_info)
+            .field("tools", &self.shared.served().listing.tools().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What every session of a server shares.
+pub(crate) struct Shared {
+    served: RwLock<Arc<Served>>,
+    info: ServerConfig,
+    extensions: Extensions,
+    cache: SchemaCache,
+    page_size: usize,
+    generation: AtomicU64,
+    /// Makes the `tool_use` ids of this server's calls unique (see [`Shared::next_call_id`]).
+    call_ids: CallIds,
+    /// The initialized sessions, told when the tool list changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// The pool being served: the orchestrator that runs calls and its listing.
+pub(crate) struct Served {
+    orchestrator: Orchestrator,
+    listing: Listing,
+}
+
+impl Shared {
+    fn served(&self) -> Arc<Served> {
+        Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// A `tool_use` id for the next call, unique across this server's sessions and across
+    /// processes sharing a result directory: the large-result rules (SPEC §9) save a result
+    /// under its id and keep a file already there, so an id made from the client's request id
+    /// alone (which every session starts again from) would hand one session another's saved
+    /// result.
+    pub(crate) fn next_call_id(&self) -> String {
+        let sequence = self.call_ids.next.fetch_add(1, Ordering::Relaxed);
+        format!("mcp_{}_{sequence}", self.call_ids.prefix)
+    }
+
+    fn remember_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(peer);
+    }
+
+    fn listing(&self, orchestrator: &Orchestrator) -> Result<Listing, ServeError> {
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        Listing::build(
+            orchestrator.tools(),
+            &self.cache,
+            generation,
+            self.page_size,
+        )
+        .map_err(ServeError::Listing)
+    }
+}
+
+/// The parts of the `tool_use` ids a server gives its calls.
+struct CallIds {
+    /// The process and the time the server was made, in hex.
+    prefix: String,
+    next: AtomicU64,
+}
+
+impl CallIds {
+    fn new() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        Self {
+            prefix: format!("{:x}{nanos:x}", std::process::id()),
+            next: AtomicU64::new(1),
+        }
+    }
+}
+
+impl McpServer {
+    /// A server for `orchestrator`'s tools, calls and rules, introducing itself as `name`
+    /// `version` (`serverInfo`), with [`DEFAULT_PAGE_SIZE`] tools per page and no host state.
+    ///
+    /// # Errors
+    /// [`ServeError::Listing`] naming a tool whose definition is not a valid MCP tool.
+    pub fn new(
+        orchestrator: Orchestrator,
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Result<Self, ServeError> {
+        Self::with_options(
+            orchestrator,
+            name,
+            version,
+            Extensions::new(),
+            DEFAULT_PAGE_SIZE,
+        )
+    }
+
+    /// [`McpServer::new`] with `extensions` as the host state every call starts from (for
+    /// instance the workspace file tools are confined to) and `page_size` tools per
+    /// `tools/list` page (at least 1).
+    ///
+    /// # Errors
+    /// As [`McpServer::new`].
+    pub fn with_options(
+        orchestrator: Orchestrator,
+        name: impl Into<String>,
+        version: impl Into<String>,
+        extensions: Extensions,
+        page_size: usize,
+    ) -> Result<Self, ServeError> {
+        // rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP
+        // 2025-11-25, which this server speaks, has it.
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_logging()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info = Implementation::new(name.into(), version.into());
+        let shared = Shared {
+            served: RwLock::new(Arc::new(Served {
+                orchestrator: orchestrator.clone(),
+                listing: Listing::build(&[], &SchemaCache::new(), 0, page_size)
+                    .map_err(ServeError::Listing)?,
+            })),
+            info,
+            extensions,
+            cache: SchemaCache::new(),
+            page_size,
+            generation: AtomicU64::new(0),
+            call_ids: CallIds::new(),
+            peers: Mutex::new(Vec::new()),
+        };
+        let server = Self {
+            shared: Arc::new(shared),
+        };
+        let listing = server.shared.listing(&orchestrator)?;
+        *server
+            .shared
+            .served
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served {
+            orchestrator,
+            listing,
+        });
+        Ok(server)
+    }
+
+    /// The `tools/list` entries, in pool order, as served.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.shared.served().listing.tools().to_vec()
+    }
+
+    /// Serves a new pool from now on (calls already running finish on the old one) and sends
+    /// `notifications/tools/list_changed` to every initialized session still connected.
+    ///
+    /// # Errors
+    /// As [`McpServer::new`]; the old pool stays served.
+    pub async fn set_orchestrator(&self, orchestrator: Orchestrator) -> Result<(), ServeError> {
+        let listing = self.shared.listing(&orchestrator)?;
+        *self
+            .shared
+            .served
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served {
+            orchestrator,
+            listing,
+        });
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.shared.peers.lock().unwrap_or_else(|e| e.into_inner());
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            // A session that went away meanwhile needs no notice.
+            let _ = peer.notify_tool_list_changed().await;
+        }
+        Ok(())
+    }
+
+    /// Serves one client over this process's stdin and stdout until the client closes them.
+    /// Nothing else may write to stdout meanwhile (logs go to stderr).
+    ///
+    /// # Errors
+    /// [`ServeError::Transport`] when the handshake fails or the connection breaks.
+    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one client over `reader` and `writer` (newline-delimited JSON-RPC, as stdio),
+    /// until the client closes the connection.
+    ///
+    /// # Errors
+    /// As [`McpServer::serve_stdio`].
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = Session::new(Arc::clone(&self.shared))
+            .serve((reader, writer))
+            .await
+            .map_err(|error| ServeError::Transport(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|error| ServeError::Transport(error.to_string()))
+    }
+
+    /// A new session handler, for rmcp's HTTP service factory.
+    fn session(&self) -> Session {
+        Session::new(Arc::clone(&self.shared))
+    }
+}

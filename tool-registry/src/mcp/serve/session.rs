@@ -1,0 +1,294 @@
+//! One MCP session of a [`super::McpServer`]: rmcp's `ServerHandler` for `initialize`,
+//! `tools/list`, `tools/call`, `logging/setLevel` and `ping`, with the session's logging level,
+//! host state and concurrency limits.
+//!
+//! Concurrency within a session: every `tools/call` takes one of the session's
+//! [`OrchestratorConfig::effective_concurrency`](crate::OrchestratorConfig::effective_concurrency)
+//! permits, so at most that many calls run at once; a call that is concurrency-safe for its
+//! input shares the session's call lock, and any other call takes it alone. So safe calls
+//! overlap each other freely up to the cap, and a non-safe call (an edit, a write, a shell
+//! command that is not read-only) never overlaps any other call of the session, which is
+//! SPEC §5.1's rule for one model turn (a non-safe call runs alone) applied to the calls one
+//! client sends. The lock is fair, so a waiting non-safe call is not starved by a stream of
+//! safe ones. Calls of different sessions are independent.
+
+// rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP 2025-11-25,
+// which this server speaks, has it.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use serde_json::Value;
+use tokio::sync::{RwLock, Semaphore};
+use tool_sdk::{Extensions, ProgressSink, ToolUseBlock};
+
+use super::content;
+use super::served_call::ServedCall;
+use super::{Shared, StructuredContentStore};
+use crate::TurnState;
+
+/// The per-session state and rmcp's handler for it. rmcp makes one per connection (stdio) or
+/// per HTTP session, through the server's factory.
+#[derive(Clone)]
+pub(crate) struct Session {
+    shared: Arc<Shared>,
+    state: Arc<SessionState>,
+}
+
+struct SessionState {
+    /// `logging/setLevel`'s level (default `info`).
+    level: Arc<Mutex<LoggingLevel>>,
+    /// The call permits (the orchestrator's concurrency cap).
+    permits: Semaphore,
+    /// Shared by concurrency-safe calls, taken alone by the others.
+    calls: RwLock<()>,
+    /// The host state calls see; context modifiers returned by calls edit it.
+    extensions: Mutex<Extensions>,
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        let state = SessionState {
+            level: Arc::new(Mutex::new(LoggingLevel::Info)),
+            permits: Semaphore::new(
+                shared
+                    .served()
+                    .orchestrator
+                    .config()
+                    .effective_concurrency(),
+            ),
+            calls: RwLock::new(()),
+            extensions: Mutex::new(shared.extensions.clone()),
+        };
+        Self {
+            shared,
+            state: Arc::new(state),
+        }
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let served = self.shared.served();
+        let name = request.name.as_ref();
+        let Some(tool) = served.orchestrator.find_tool(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}. tools/list gives the tools this server has."),
+                Some(content::unknown_tool_data(name)),
+            ));
+        };
+        let canonical = tool.name().to_owned();
+        let block = ToolUseBlock {
+            id: self.shared.next_call_id(),
+            name: name.to_owned(),
+            input: Value::Object(request.arguments.unwrap_or_default()),
+        };
+        let prepared = served.orchestrator.prepare(&block);
+        let safe = prepared.is_concurrency_safe();
+        let cancelled = context.ct.clone();
+        let wait = async {
+            let permit = self.state.permits.acquire().await;
+            let shared_guard;
+            let exclusive_guard;
+            if safe {
+                shared_guard = Some(self.state.calls.read().await);
+                exclusive_guard = None;
+            } else {
+                shared_guard = None;
+                exclusive_guard = Some(self.state.calls.write().await);
+            }
+            (permit, shared_guard, exclusive_guard)
+        };
+        let guards = tokio::select! {
+            guards = wait => guards,
+            () = cancelled.cancelled() => {
+                return Ok(content::error_result(
+                    "The call was cancelled by the client before it started.".to_owned(),
+                ));
+            }
+        };
+
+        let served_call = ServedCall::new(
+            context.peer.clone(),
+            Arc::clone(&self.state.level),
+            &canonical,
+        );
+        let store = Arc::new(StructuredContentStore::new());
+        let mut extensions = self.extensions();
+        extensions.insert(served_call.clone());
+        extensions.insert(Arc::clone(&store));
+        let turn = TurnState {
+            extensions,
+            abort: context.ct.clone(),
+            ..TurnState::default()
+        };
+        let (progress, forwarder) = progress_sink(&context).unzip();
+        let outcome = served
+            .orchestrator
+            .run_prepared(prepared, &turn, progress)
+            .await;
+        drop(guards);
+        if let Some(forwarder) = forwarder {
+            // Every report the tool made before it answered goes out before the result, and
+            // none after it (a copy of the sink the tool kept reports into a closed channel).
+            forwarder.finish().await;
+        }
+
+        if let Some(modifier) = outcome.context_modifier {
+            modifier.apply(
+                &mut self
+                    .state
+                    .extensions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()),
+            );
+        }
+        let result = outcome.result;
+        if result.is_error {
+            return Ok(content::error_result(content::error_text(&result)));
+        }
+        let blocks = served_call
+            .take_content()
+            .unwrap_or_else(|| content::content_blocks(&result.content));
+        let structured = if served.listing.has_output_schema(&canonical) {
+            store
+                .take(&block.id)
+                .or_else(|| content::structured_from_text(&result.content))
+        } else {
+            None
+        };
+        if structured.is_none() && served.listing.has_output_schema(&canonical) {
+            tracing::warn!(
+                tool = %canonical,
+                "the tool declares an output schema but its result is not a JSON object; \
+                 answering without structuredContent"
+            );
+        }
+        Ok(content::success_result(blocks, structured))
+    }
+
+    fn extensions(&self) -> Extensions {
+        self.state
+            .extensions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// A sink turning the call's progress reports into `notifications/progress`, when the request
+/// carried a `progressToken` (MCP 2025-11-25, basic/utilities/progress); `None` otherwise.
+/// Reports are sent in order from one task, never blocking the tool, until
+/// [`ProgressForwarder::finish`].
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> Option<(ProgressSink, ProgressForwarder)> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+    let done = tokio_util::sync::CancellationToken::new();
+    let finished = done.clone();
+    let task = tokio::spawn(async move {
+        let mut count = 0u64;
+        loop {
+            let report = tokio::select! {
+                biased;
+                report = receiver.recv() => report,
+                () = finished.cancelled() => {
+                    // The call has answered: refuse further reports, send the ones made
+                    // before.
+                    receiver.close();
+                    receiver.recv().await
+                }
+            };
+            let Some(report) = report else { break };
+            count += 1;
+            let params = content::progress_params(token.clone(), &report, count);
+            if peer.notify_progress(params).await.is_err() {
+                break;
+            }
+        }
+    });
+    let sink: ProgressSink = Arc::new(move |report| {
+        let _ = sender.send(report);
+    });
+    Some((sink, ProgressForwarder { done, task }))
+}
+
+/// The task sending one call's progress notifications.
+struct ProgressForwarder {
+    done: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    /// Closes the call's progress channel, sends the reports already made, and returns when
+    /// they are out (giving up after [`PROGRESS_DRAIN`] on a stuck connection, so that nothing
+    /// is sent after the result).
+    async fn finish(self) {
+        self.done.cancel();
+        let abort = self.task.abort_handle();
+        if tokio::time::timeout(PROGRESS_DRAIN, self.task)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
+    }
+}
+
+/// How long a finished call waits for its progress reports to go out.
+const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl rmcp::ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    /// Up to MCP 2025-11-25: the revision whose tools, progress, cancellation, logging and
+    /// sampling this server implements.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
+        self.shared.served().listing.page(cursor)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context)
+            .await
+            .map(CallToolResponse::from)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.state.level.lock().unwrap_or_else(|e| e.into_inner()) = request.level;
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.shared.remember_peer(context.peer);
+    }
+}

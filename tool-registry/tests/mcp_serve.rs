@@ -1,0 +1,543 @@
+//! `mcp::serve` in process, with rmcp's client on the other end of an in-memory pipe: the
+//! concurrency rule, the output-schema decision, pagination, `tools/list_changed`, progress,
+//! and logging levels (cancellation is checked with the Python SDK client in
+//! `examples/tests/mcp_serve.rs`).
+#![cfg(feature = "mcp-server")]
+// rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP 2025-11-25, which
+// the server speaks, has it.
+#![allow(deprecated)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientInfo, LoggingLevel, LoggingMessageNotificationParam,
+    PaginatedRequestParams, ProgressNotificationParam, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt as _};
+use serde_json::{Value, json};
+use tool_registry::dynamic::{DynamicTool, ToolHandler};
+use tool_registry::mcp::serve::{McpServer, ServedCall};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::prelude::*;
+use tool_sdk::tool::output_schema_for;
+use tool_sdk::{ToolResultContent, TypedTool};
+
+/// What the client received besides responses.
+#[derive(Clone, Default)]
+struct Recorder {
+    events: Arc<Mutex<Vec<String>>>,
+}
+
+impl Recorder {
+    fn push(&self, event: String) {
+        self.events.lock().unwrap().push(event);
+    }
+    fn events(&self) -> Vec<String> {
+        self.events.lock().unwrap().clone()
+    }
+
+    /// The events once one contains `text` (waiting up to 2 s: notifications are handled on
+    /// the client's own tasks).
+    async fn events_with(&self, text: &str) -> Vec<String> {
+        for _ in 0..200 {
+            if self.events().iter().any(|event| event.contains(text)) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        self.events()
+    }
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.push(format!(
+            "progress {} {:?} {:?}",
+            params.progress, params.total, params.message
+        ));
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.push(format!("log {:?} {}", params.level, params.data));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.push("list_changed".to_owned());
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        ClientInfo::default()
+    }
+}
+
+/// Start and end of every call of the timed tools, by tool name.
+type Spans = Arc<Mutex<Vec<(String, Instant, Instant)>>>;
+
+fn timed_tool(name: &str, safe: bool, spans: &Spans) -> Arc<dyn DynTool> {
+    let spans = Arc::clone(spans);
+    let tool_name = name.to_owned();
+    let handler = ToolHandler::new(move |_input, _ctx| {
+        let spans = Arc::clone(&spans);
+        let tool_name = tool_name.clone();
+        async move {
+            let start = Instant::now();
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            spans
+                .lock()
+                .unwrap()
+                .push((tool_name, start, Instant::now()));
+            Ok::<_, ToolError>(ToolResultContent::Text("done".to_owned()))
+        }
+    });
+    let definition = json!({
+        "name": name,
+        "description": "Sleeps 150 ms.",
+        "input_schema": {"type": "object", "properties": {}},
+        "read_only": safe,
+        "concurrency_safe": safe,
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+fn chatty_tool() -> Arc<dyn DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: ToolUseContext| async move {
+        ctx.report_progress(&json!({"progress": 1, "total": 2, "message": "half"}));
+        ctx.report_progress(&"free text");
+        let sent = match ctx.get::<ServedCall>() {
+            Some(served) => (
+                served.log(LoggingLevel::Debug, "debug line").await,
+                served
+                    .log(LoggingLevel::Warning, json!({"warn": true}))
+                    .await,
+            ),
+            None => return Err(ToolError::new("not served")),
+        };
+        Ok::<_, ToolError>(ToolResultContent::Text(format!("chatted {sent:?}")))
+    });
+    let definition = json!({
+        "name": "chatty",
+        "description": "Reports progress and logs.",
+        "input_schema": {"type": "object", "properties": {}},
+        "read_only": true,
+        "concurrency_safe": true,
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+/// Adds two numbers.
+#[tool(
+    name = "add",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Add {
+    /// First number.
+    pub a: i64,
+    /// Second number.
+    pub b: i64,
+}
+
+impl Tool for Add {
+    type Output = i64;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
+        Ok(ToolResult::new(self.a + self.b))
+    }
+}
+
+/// The sum and product of two numbers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Both {
+    /// a + b.
+    pub sum: i64,
+    /// a × b.
+    pub product: i64,
+}
+
+/// Adds and multiplies two numbers.
+#[tool(
+    name = "both",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BothOf {
+    /// First number.
+    pub a: i64,
+    /// Second number.
+    pub b: i64,
+}
+
+impl Tool for BothOf {
+    type Output = Both;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Both>, ToolError> {
+        Ok(ToolResult::new(Both {
+            sum: self.a + self.b,
+            product: self.a * self.b,
+        }))
+    }
+}
+
+async fn connect(server: &McpServer) -> (RunningService<RoleClient, Recorder>, Recorder) {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let server = server.clone();
+    tokio::spawn(async move { server.serve_io(read, write).await });
+    let recorder = Recorder::default();
+    let client = recorder
+        .clone()
+        .serve(tokio::io::split(client_io))
+        .await
+        .unwrap();
+    (client, recorder)
+}
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let params = CallToolRequestParams::new(name.to_owned());
+    match arguments {
+        Value::Object(arguments) => params.with_arguments(arguments),
+        _ => params,
+    }
+}
+
+fn overlap(a: &(String, Instant, Instant), b: &(String, Instant, Instant)) -> bool {
+    a.1 < b.2 && b.1 < a.2
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safe_calls_overlap_and_non_safe_calls_run_alone() {
+    let spans: Spans = Arc::default();
+    let tools = vec![
+        timed_tool("safe_a", true, &spans),
+        timed_tool("safe_b", true, &spans),
+        timed_tool("write_a", false, &spans),
+        timed_tool("write_b", false, &spans),
+    ];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, _) = connect(&server).await;
+    let peer = client.peer();
+    let (a, b) = tokio::join!(
+        peer.call_tool(call("safe_a", json!({}))),
+        peer.call_tool(call("safe_b", json!({})))
+    );
+    assert!(a.is_ok() && b.is_ok());
+    let (a, b, c) = tokio::join!(
+        peer.call_tool(call("write_a", json!({}))),
+        peer.call_tool(call("write_b", json!({}))),
+        peer.call_tool(call("safe_a", json!({})))
+    );
+    assert!(a.is_ok() && b.is_ok() && c.is_ok());
+    let spans = spans.lock().unwrap().clone();
+    assert_eq!(spans.len(), 5);
+    assert!(
+        overlap(&spans[0], &spans[1]),
+        "two safe calls ran one after the other"
+    );
+    let later = &spans[2..];
+    for (i, one) in later.iter().enumerate() {
+        for other in &later[i + 1..] {
+            if one.0.starts_with("write") || other.0.starts_with("write") {
+                assert!(!overlap(one, other), "{} overlapped {}", one.0, other.0);
+            }
+        }
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn object_outputs_list_an_output_schema_and_answer_with_structured_content() {
+    let tools: Vec<Arc<dyn DynTool>> = vec![
+        Arc::new(TypedTool::of::<Add>(None)),
+        Arc::new(
+            TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
+        ),
+    ];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let add = listed.iter().find(|tool| tool.name == "add").unwrap();
+    assert!(
+        add.output_schema.is_none(),
+        "a scalar output is not wrapped"
+    );
+    let both = listed.iter().find(|tool| tool.name == "both").unwrap();
+    let schema = Value::Object((**both.output_schema.as_ref().unwrap()).clone());
+    assert_eq!(schema["type"], "object");
+    let annotations = serde_json::to_value(both.annotations.as_ref().unwrap()).unwrap();
+    for hint in [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ] {
+        assert!(annotations[hint].is_boolean(), "{annotations}");
+    }
+
+    let result = client
+        .call_tool(call("add", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert!(result.structured_content.is_none());
+    assert_eq!(result.content[0].as_text().unwrap().text, "5");
+
+    let result = client
+        .call_tool(call("both", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured, json!({"sum": 5, "product": 6}));
+    assert!(
+        jsonschema::validator_for(&schema)
+            .unwrap()
+            .is_valid(&structured)
+    );
+    let copy: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(copy, structured);
+
+    let invalid = client
+        .call_tool(call("both", json!({"a": "two", "b": 3})))
+        .await
+        .unwrap();
+    assert_eq!(invalid.is_error, Some(true));
+    assert!(invalid.content[0].as_text().unwrap().text.contains("`a`"));
+    let unknown = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    assert!(unknown.to_string().contains("-32602"), "{unknown}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn pages_follow_the_cursor_and_a_new_pool_is_announced() {
+    let spans: Spans = Arc::default();
+    let tools: Vec<Arc<dyn DynTool>> = (0..5)
+        .map(|index| timed_tool(&format!("tool_{index}"), true, &spans))
+        .collect();
+    let server = McpServer::with_options(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+        tool_sdk::Extensions::new(),
+        2,
+    )
+    .unwrap();
+    let (client, recorder) = connect(&server).await;
+    let first = client.list_tools(None).await.unwrap();
+    assert_eq!(first.tools.len(), 2);
+    let cursor = first.next_cursor.clone().unwrap();
+    let all = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = all.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, ["tool_0", "tool_1", "tool_2", "tool_3", "tool_4"]);
+    let bad = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("x".into())),
+        ))
+        .await
+        .unwrap_err();
+    assert!(bad.to_string().contains("-32602"), "{bad}");
+
+    server
+        .set_orchestrator(Orchestrator::new(
+            &tools[..1],
+            OrchestratorConfig::default(),
+        ))
+        .await
+        .unwrap();
+    let stale = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor)),
+        ))
+        .await;
+    assert!(stale.is_err(), "a cursor of the old pool is refused");
+    let events = recorder.events_with("list_changed").await;
+    assert!(events.contains(&"list_changed".to_owned()), "{events:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_and_logging_levels() {
+    let tools = vec![chatty_tool()];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, recorder) = connect(&server).await;
+
+    // Default level info: the debug line is held back, the warning goes out. rmcp's client
+    // sends a progressToken with every call, so the reports arrive as notifications/progress.
+    let result = client.call_tool(call("chatty", json!({}))).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "chatted (false, true)"
+    );
+    let events = recorder.events_with("free text").await;
+    assert!(
+        events.iter().any(|event| event.contains("Warning")),
+        "{events:?}"
+    );
+    assert!(
+        !events.iter().any(|event| event.contains("debug line")),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&"progress 1 Some(2.0) Some(\"half\")".to_owned()),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&"progress 2 None Some(\"free text\")".to_owned()),
+        "{events:?}"
+    );
+
+    // After logging/setLevel debug, the debug line goes out too.
+    client
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Debug))
+        .await
+        .unwrap();
+    let result = client.call_tool(call("chatty", json!({}))).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "chatted (true, true)"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A tool that hands a copy of its context to a task that keeps reporting progress for two
+/// seconds after the tool has answered.
+fn leaky_progress_tool() -> Arc<dyn DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: ToolUseContext| async move {
+        ctx.report_progress(&"before");
+        tokio::spawn(async move {
+            for _ in 0..100 {
+                ctx.report_progress(&"after the result");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+        Ok::<_, ToolError>(ToolResultContent::Text("answered".to_owned()))
+    });
+    let definition = json!({
+        "name": "leaky",
+        "description": "Keeps reporting progress after answering.",
+        "input_schema": {"type": "object", "properties": {}},
+        "read_only": true,
+        "concurrency_safe": true,
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+#[tokio::test]
+async fn no_progress_goes_out_after_the_result() {
+    let tools = vec![leaky_progress_tool()];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, recorder) = connect(&server).await;
+    let started = Instant::now();
+    let result = client.call_tool(call("leaky", json!({}))).await.unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "answered");
+    // The result is not held back waiting for a copy of the sink the tool leaked.
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    // Notifications sent before the result are handled on the client's tasks: let them land.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let at_result = recorder.events().len();
+    assert!(
+        recorder
+            .events()
+            .iter()
+            .any(|event| event.contains("before")),
+        "{:?}",
+        recorder.events()
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = recorder.events();
+    assert_eq!(
+        events.len(),
+        at_result,
+        "progress after the result: {events:?}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Repeats a letter 500 times (more than its 100-char result limit, so the result is saved).
+#[tool(
+    name = "repeat",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 100
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Repeat {
+    /// The letter.
+    pub letter: String,
+}
+
+impl Tool for Repeat {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.letter.repeat(500)))
+    }
+}
+
+#[tokio::test]
+async fn saved_large_results_of_two_sessions_do_not_share_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::of::<Repeat>(None))];
+    let server = McpServer::new(
+        Orchestrator::new(
+            &tools,
+            OrchestratorConfig::default().with_result_dir(dir.path()),
+        ),
+        "t",
+        "1",
+    )
+    .unwrap();
+    // Two sessions, whose clients number their requests alike.
+    for letter in ["a", "b"] {
+        let (client, _) = connect(&server).await;
+        let result = client
+            .call_tool(call("repeat", json!({"letter": letter})))
+            .await
+            .unwrap();
+        let text = &result.content[0].as_text().unwrap().text;
+        let path = text
+            .split("saved to: ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_else(|| panic!("not saved: {text}"));
+        let saved = std::fs::read_to_string(path).unwrap();
+        assert_eq!(
+            saved,
+            letter.repeat(500),
+            "{path} holds another call's result"
+        );
+        client.cancel().await.unwrap();
+    }
+}
