@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerResult,
 };
 use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -161,11 +162,14 @@ impl ClientHandler for McpClientHandler {
         std::future::ready(())
     }
 
+    /// Offers MCP 2025-11-25, the revision this import implements (rmcp's default is its
+    /// newest draft, which servers and the conformance suite of 2025-11-25 do not accept).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 }
 
