@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use mcp_support::*;
 use serde_json::json;
-use tool_registry::mcp::{McpManager, McpServerStatus};
+use tool_registry::mcp::{McpManager, McpServerStatus, McpTransportConfig};
+use tool_registry::search::{NO_MATCH_TEXT, SearchState};
 use tool_sdk::Extensions;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,6 +122,17 @@ async fn a_server_that_never_initializes_fails_after_the_connect_timeout() {
         good,
     ]);
     assert_eq!(manager.pending_servers().len(), 2);
+    // While `silent` connects, ToolSearch's no-match answer names it (SPEC §3.2).
+    let pending = SearchState::new(manager.tools())
+        .with_pending_mcp_servers(manager.pending_servers())
+        .search("zebra", 5)
+        .to_content()
+        .text();
+    assert!(
+        pending.starts_with(NO_MATCH_TEXT)
+            && pending.contains("Some MCP servers are still connecting: silent"),
+        "{pending}"
+    );
     manager.wait_settled().await;
     assert!(
         started.elapsed() < Duration::from_secs(6),
@@ -133,6 +145,14 @@ async fn a_server_that_never_initializes_fails_after_the_connect_timeout() {
         "{statuses:?}"
     );
     assert_eq!(statuses[1].1, McpServerStatus::Connected);
+    // Settled: nothing pending, so the answer is the plain no-match text.
+    assert!(manager.pending_servers().is_empty());
+    let settled = SearchState::new(manager.tools())
+        .with_pending_mcp_servers(manager.pending_servers())
+        .search("zebra", 5)
+        .to_content()
+        .text();
+    assert_eq!(settled, NO_MATCH_TEXT);
     manager.shutdown().await;
 }
 
@@ -223,4 +243,57 @@ async fn a_flood_of_notifications_loses_no_result() {
     assert!(turn.progress.is_empty());
     assert!(started.elapsed() < Duration::from_secs(60));
     manager.shutdown().await;
+}
+
+/// `pid` has exited (gone, or a zombie nobody reaped yet).
+fn exited(pid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_child_gets_env_and_cwd_and_dies_with_its_connection() {
+    let Some(mut config) = hostile("probe", "whereami") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let McpTransportConfig::Stdio { env, cwd, .. } = &mut config.transport else {
+        unreachable!("hostile servers run over stdio");
+    };
+    env.insert("TOOL_SDK_PROBE".into(), "set by the host".into());
+    *cwd = Some(dir.path().to_owned());
+    let manager = McpManager::connect(vec![config]).await;
+    let turn = run_turn(
+        &manager.tools(),
+        &[("t1", "mcp__probe__echo", json!({"text": "where"}))],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    let answer: serde_json::Value = serde_json::from_str(&turn.results[0].text())
+        .unwrap_or_else(|_| panic!("{:?}", turn.results[0]));
+    assert_eq!(
+        answer["cwd"].as_str().map(std::path::PathBuf::from),
+        Some(dir.path().canonicalize().unwrap())
+    );
+    assert_eq!(answer["probe"], "set by the host");
+    let pids = [
+        answer["pid"].as_u64().unwrap(),
+        answer["child"].as_u64().unwrap(),
+    ];
+    assert!(
+        !exited(pids[1]),
+        "the server's own child runs while connected"
+    );
+    manager.shutdown().await;
+    // The server and what it started (its process group) end with the connection.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pids.iter().all(|pid| exited(*pid)) {
+        assert!(Instant::now() < deadline, "still running: {pids:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -9,12 +9,17 @@ Usage: hostile_server.py MODE
   exit-mid-call answers initialize and tools/list, then exits when a tool is called
   flood         on a call, sends many notifications (log messages and progress for an
                 unknown token) before the result
+  whereami      starts a `sleep` child at once; a call answers its working directory, the
+                variable TOOL_SDK_PROBE, its own pid and the child's pid
 """
 import json
+import os
+import subprocess
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-entries"
 EXTRA_TOOLS = []
+CHILD = subprocess.Popen(["sleep", "300"]) if MODE == "whereami" else None
 
 
 def send(message):
@@ -76,6 +81,11 @@ def handle(request):
                       "params": {"level": "info", "data": "x" * 200 + str(i)}})
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": "nobody-" + str(i), "progress": i}})
+        if MODE == "whereami":
+            reply(request, {"content": [{"type": "text", "text": json.dumps({
+                "cwd": os.getcwd(), "probe": os.environ.get("TOOL_SDK_PROBE"),
+                "pid": os.getpid(), "child": CHILD.pid})}]})
+            return
         if name == "rpc_error":
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "refused on purpose"}})
             return
