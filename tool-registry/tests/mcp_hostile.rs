@@ -60,6 +60,11 @@ async fn bad_entries_are_skipped_and_the_server_kept() {
             ("t1", suffixed.as_str(), json!({"text": "x"})),
             ("t2", "mcp__hostile__echo", json!({"text": [1, 2]})),
             ("t3", "mcp__hostile__rpc_error", json!({})),
+            (
+                "t4",
+                "mcp__hostile__untyped",
+                json!({"a": "s", "list": [1, [2, "3"]], "obj": {"k": null}}),
+            ),
         ],
         Extensions::new(),
         None,
@@ -80,6 +85,12 @@ async fn bad_entries_are_skipped_and_the_server_kept() {
         turn.results[2].text().contains("-32000"),
         "{}",
         turn.results[2].text()
+    );
+    // Arguments reach the server as the JSON they were: arrays stay arrays, nulls stay null.
+    let fourth: serde_json::Value = serde_json::from_str(&turn.results[3].text()).unwrap();
+    assert_eq!(
+        fourth,
+        json!({"name": "untyped", "arguments": {"a": "s", "list": [1, [2, "3"]], "obj": {"k": null}}})
     );
     manager.shutdown().await;
 }
