@@ -267,7 +267,7 @@ fn exited(pid: u64) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stdio_child_gets_env_and_cwd_and_dies_with_its_connection() {
+async fn a_stdio_child_gets_env_and_cwd_hears_cancellations_and_dies_with_its_connection() {
     let Some(mut config) = hostile("probe", "whereami") else {
         return;
     };
@@ -278,6 +278,25 @@ async fn a_stdio_child_gets_env_and_cwd_and_dies_with_its_connection() {
     env.insert("TOOL_SDK_PROBE".into(), "set by the host".into());
     *cwd = Some(dir.path().to_owned());
     let manager = McpManager::connect(vec![config]).await;
+    // A call the host cancels ends at once and the server is told which request stopped.
+    let abort = tool_sdk::CancellationToken::new();
+    let trigger = abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let turn = tokio::time::timeout(
+        Duration::from_secs(10),
+        run_turn(
+            &manager.tools(),
+            &[("t0", "mcp__probe__grow", json!({}))],
+            Extensions::new(),
+            Some(abort),
+        ),
+    )
+    .await
+    .expect("the cancelled call ends");
+    assert!(turn.results[0].is_error, "{:?}", turn.results[0]);
     let turn = run_turn(
         &manager.tools(),
         &[("t1", "mcp__probe__echo", json!({"text": "where"}))],
@@ -292,6 +311,10 @@ async fn a_stdio_child_gets_env_and_cwd_and_dies_with_its_connection() {
         Some(dir.path().canonicalize().unwrap())
     );
     assert_eq!(answer["probe"], "set by the host");
+    let cancelled = answer["cancelled"].as_array().unwrap();
+    assert_eq!(cancelled.len(), 1, "{answer}");
+    assert_eq!(cancelled[0]["reason"], "cancelled by the host");
+    assert!(cancelled[0]["requestId"].is_number(), "{answer}");
     let pids = [
         answer["pid"].as_u64().unwrap(),
         answer["child"].as_u64().unwrap(),
