@@ -44,6 +44,31 @@ fn mcp_list_prints_status_tools_and_skipped_entries() {
 }
 
 #[test]
+fn mcp_config_files_use_the_mcp_servers_shape() {
+    if server_spec("x").is_none() {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    let document = serde_json::json!({"mcpServers": {
+        "fromfile": {"command": "python3", "args": [script, "bad-entries"]},
+        "silent": {"command": "python3", "args": [script, "no-init"], "connectTimeout": 1000}
+    }});
+    std::fs::write(&config, document.to_string()).unwrap();
+    let (ok, stdout, stderr) =
+        tool_host(&["mcp", "list", "--mcp-config", &config.display().to_string()]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("fromfile: connected (7 tools)"), "{stdout}");
+    assert!(stdout.contains("mcp__fromfile__echo"), "{stdout}");
+    assert!(
+        stdout.contains("silent: failed: no answer to initialize and tools/list within 1000 ms"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn pool_and_run_use_the_live_tools() {
     let Some(spec) = server_spec("h") else {
         return;

@@ -198,7 +198,8 @@ fn mcp_tools_take_their_facts_from_the_server() {
     assert_eq!(me.title.as_deref(), Some("Get my user profile"));
     assert_eq!(me.max_result_size_chars, MaxResultSize::Chars(100_000));
     let delete = tools[1].meta();
-    assert_eq!(delete.read_only, DeclaredFlag::Default);
+    // Absent hints read with the MCP defaults (`readOnlyHint` false), as on a live import.
+    assert_eq!(delete.read_only, DeclaredFlag::Never);
     assert_eq!(delete.destructive, DeclaredFlag::Always);
     assert_eq!(delete.search_hint, None);
     assert!(!delete.always_load);
@@ -208,6 +209,37 @@ fn mcp_tools_take_their_facts_from_the_server() {
         2048 + "… [truncated]".chars().count()
     );
     assert!(prompt.ends_with("wor… [truncated]"));
+}
+
+#[test]
+fn recorded_lists_read_absent_hints_with_the_mcp_defaults() {
+    let list = json!({"tools": [
+        {"name": "bare", "inputSchema": {"type": "object"}},
+        {"name": "reader", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}},
+        {"name": "closed", "inputSchema": {"type": "object"},
+         "annotations": {"destructiveHint": false, "openWorldHint": false}}
+    ]});
+    let tools = mcp_tools_from_list("s", &list, &McpImportOptions::default()).unwrap();
+    let flags = |tool: &Arc<dyn DynTool>| {
+        let meta = tool.meta();
+        (
+            meta.read_only,
+            meta.destructive,
+            meta.open_world,
+            meta.idempotent,
+        )
+    };
+    use DeclaredFlag::{Always, Never};
+    // MCP 2025-11-25: readOnlyHint false, destructiveHint true, openWorldHint true,
+    // idempotentHint false; a read-only tool is not destructive.
+    assert_eq!(flags(&tools[0]), (Never, Always, Always, Never));
+    assert_eq!(flags(&tools[1]), (Always, Never, Always, Never));
+    assert_eq!(flags(&tools[2]), (Never, Never, Never, Never));
+    let call = tools[0].parse_input(json!({})).unwrap();
+    assert!(!call.is_read_only() && !call.is_concurrency_safe());
+    assert!(call.is_destructive() && call.is_open_world());
+    let call = tools[2].parse_input(json!({})).unwrap();
+    assert!(!call.is_destructive() && !call.is_open_world());
 }
 
 #[tokio::test]

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use mcp_support::*;
 use serde_json::json;
-use tool_registry::mcp::{McpManager, McpServerStatus};
+use tool_registry::mcp::{McpManager, McpServerStatus, McpTransportConfig};
+use tool_registry::search::{NO_MATCH_TEXT, SearchState};
 use tool_sdk::Extensions;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -59,6 +60,11 @@ async fn bad_entries_are_skipped_and_the_server_kept() {
             ("t1", suffixed.as_str(), json!({"text": "x"})),
             ("t2", "mcp__hostile__echo", json!({"text": [1, 2]})),
             ("t3", "mcp__hostile__rpc_error", json!({})),
+            (
+                "t4",
+                "mcp__hostile__untyped",
+                json!({"a": "s", "list": [1, [2, "3"]], "obj": {"k": null}}),
+            ),
         ],
         Extensions::new(),
         None,
@@ -79,6 +85,12 @@ async fn bad_entries_are_skipped_and_the_server_kept() {
         turn.results[2].text().contains("-32000"),
         "{}",
         turn.results[2].text()
+    );
+    // Arguments reach the server as the JSON they were: arrays stay arrays, nulls stay null.
+    let fourth: serde_json::Value = serde_json::from_str(&turn.results[3].text()).unwrap();
+    assert_eq!(
+        fourth,
+        json!({"name": "untyped", "arguments": {"a": "s", "list": [1, [2, "3"]], "obj": {"k": null}}})
     );
     manager.shutdown().await;
 }
@@ -121,6 +133,17 @@ async fn a_server_that_never_initializes_fails_after_the_connect_timeout() {
         good,
     ]);
     assert_eq!(manager.pending_servers().len(), 2);
+    // While `silent` connects, ToolSearch's no-match answer names it (SPEC §3.2).
+    let pending = SearchState::new(manager.tools())
+        .with_pending_mcp_servers(manager.pending_servers())
+        .search("zebra", 5)
+        .to_content()
+        .text();
+    assert!(
+        pending.starts_with(NO_MATCH_TEXT)
+            && pending.contains("Some MCP servers are still connecting: silent"),
+        "{pending}"
+    );
     manager.wait_settled().await;
     assert!(
         started.elapsed() < Duration::from_secs(6),
@@ -133,6 +156,14 @@ async fn a_server_that_never_initializes_fails_after_the_connect_timeout() {
         "{statuses:?}"
     );
     assert_eq!(statuses[1].1, McpServerStatus::Connected);
+    // Settled: nothing pending, so the answer is the plain no-match text.
+    assert!(manager.pending_servers().is_empty());
+    let settled = SearchState::new(manager.tools())
+        .with_pending_mcp_servers(manager.pending_servers())
+        .search("zebra", 5)
+        .to_content()
+        .text();
+    assert_eq!(settled, NO_MATCH_TEXT);
     manager.shutdown().await;
 }
 
@@ -223,4 +254,80 @@ async fn a_flood_of_notifications_loses_no_result() {
     assert!(turn.progress.is_empty());
     assert!(started.elapsed() < Duration::from_secs(60));
     manager.shutdown().await;
+}
+
+/// `pid` has exited (gone, or a zombie nobody reaped yet).
+fn exited(pid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_child_gets_env_and_cwd_hears_cancellations_and_dies_with_its_connection() {
+    let Some(mut config) = hostile("probe", "whereami") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let McpTransportConfig::Stdio { env, cwd, .. } = &mut config.transport else {
+        unreachable!("hostile servers run over stdio");
+    };
+    env.insert("TOOL_SDK_PROBE".into(), "set by the host".into());
+    *cwd = Some(dir.path().to_owned());
+    let manager = McpManager::connect(vec![config]).await;
+    // A call the host cancels ends at once and the server is told which request stopped.
+    let abort = tool_sdk::CancellationToken::new();
+    let trigger = abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let turn = tokio::time::timeout(
+        Duration::from_secs(10),
+        run_turn(
+            &manager.tools(),
+            &[("t0", "mcp__probe__grow", json!({}))],
+            Extensions::new(),
+            Some(abort),
+        ),
+    )
+    .await
+    .expect("the cancelled call ends");
+    assert!(turn.results[0].is_error, "{:?}", turn.results[0]);
+    let turn = run_turn(
+        &manager.tools(),
+        &[("t1", "mcp__probe__echo", json!({"text": "where"}))],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    let answer: serde_json::Value = serde_json::from_str(&turn.results[0].text())
+        .unwrap_or_else(|_| panic!("{:?}", turn.results[0]));
+    assert_eq!(
+        answer["cwd"].as_str().map(std::path::PathBuf::from),
+        Some(dir.path().canonicalize().unwrap())
+    );
+    assert_eq!(answer["probe"], "set by the host");
+    let cancelled = answer["cancelled"].as_array().unwrap();
+    assert_eq!(cancelled.len(), 1, "{answer}");
+    assert_eq!(cancelled[0]["reason"], "cancelled by the host");
+    assert!(cancelled[0]["requestId"].is_number(), "{answer}");
+    let pids = [
+        answer["pid"].as_u64().unwrap(),
+        answer["child"].as_u64().unwrap(),
+    ];
+    assert!(
+        !exited(pids[1]),
+        "the server's own child runs while connected"
+    );
+    manager.shutdown().await;
+    // The server and what it started (its process group) end with the connection.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pids.iter().all(|pid| exited(*pid)) {
+        assert!(Instant::now() < deadline, "still running: {pids:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

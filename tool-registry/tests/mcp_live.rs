@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcp_support::*;
 use serde_json::json;
-use tool_registry::mcp::{McpManager, McpServerStatus, StructuredContentStore};
+use tool_registry::mcp::{McpManager, McpServerStatus, McpTransportConfig, StructuredContentStore};
 use tool_sdk::{Extensions, ResultBlock, ToolResultContent};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,9 +167,28 @@ async fn a_cancelled_call_ends_at_once_and_the_server_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_over_streamable_http() {
-    let Some((config, _server)) = everything_http("remote").await else {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("headers.jsonl");
+    let Some((mut config, _server)) = everything_http("remote", Some(&log)).await else {
         return;
     };
+    // A bearer token read from a variable the test process has (cargo sets CARGO_PKG_NAME for
+    // tests; PATH otherwise), and a custom header.
+    let token_var = ["CARGO_PKG_NAME", "PATH"]
+        .into_iter()
+        .find(|name| std::env::var(name).is_ok())
+        .unwrap();
+    let token = std::env::var(token_var).unwrap();
+    let McpTransportConfig::Http {
+        headers,
+        bearer_token_env,
+        ..
+    } = &mut config.transport
+    else {
+        unreachable!("an HTTP server");
+    };
+    headers.insert("X-Probe".into(), "probe-value".into());
+    *bearer_token_env = Some(token_var.to_owned());
     let manager = McpManager::connect(vec![config]).await;
     assert_eq!(
         manager.statuses()[0].1,
@@ -203,6 +222,17 @@ async fn everything_over_streamable_http() {
     assert!(!turn.results[2].is_error, "{:?}", turn.results[2]);
     assert_eq!(turn.progress.len(), 2, "{:?}", turn.progress);
     manager.shutdown().await;
+    let requests: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let posts: Vec<_> = requests.iter().filter(|r| r["method"] == "POST").collect();
+    assert!(posts.len() >= 4, "{requests:?}");
+    for request in posts {
+        assert_eq!(request["authorization"], format!("Bearer {token}"));
+        assert_eq!(request["probe"], "probe-value");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,6 +46,19 @@ pub fn mcp_search_hint(meta: Option<&Value>) -> Option<String> {
     (!collapsed.is_empty()).then_some(collapsed)
 }
 
+/// Fills absent hints with the MCP specification's defaults (MCP 2025-11-25,
+/// `ToolAnnotations`): `readOnlyHint` false,
+/// `destructiveHint` true (false for a read-only tool, where the hint has no meaning),
+/// `idempotentHint` false, `openWorldHint` true.
+pub fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
+    let read_only = annotations.read_only_hint.unwrap_or(false);
+    annotations.read_only_hint = Some(read_only);
+    annotations.destructive_hint = Some(annotations.destructive_hint.unwrap_or(!read_only));
+    annotations.idempotent_hint = Some(annotations.idempotent_hint.unwrap_or(false));
+    annotations.open_world_hint = Some(annotations.open_world_hint.unwrap_or(true));
+    annotations
+}
+
 /// One entry of a `tools/list` result, as MCP defines it (the fields tool-sdk reads).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -154,7 +167,8 @@ impl McpTool {
         } else {
             exported_mcp_tool_name(server, &description.name)
         };
-        let annotations = description.annotations.clone().unwrap_or_default();
+        // Absent hints read as the MCP specification says, for live and recorded lists alike.
+        let annotations = with_spec_defaults(description.annotations.clone().unwrap_or_default());
         let read_only = annotations.read_only_hint.unwrap_or(false);
         let mut meta = ToolMeta::new(name, MaxResultSize::Chars(MCP_MAX_RESULT_SIZE_CHARS));
         meta.is_mcp = true;
@@ -186,8 +200,8 @@ impl McpTool {
         let facts = CallFacts {
             read_only,
             concurrency_safe: read_only,
-            destructive: annotations.destructive_hint.unwrap_or(false),
-            open_world: annotations.open_world_hint.unwrap_or(false),
+            destructive: annotations.destructive_hint.unwrap_or(true),
+            open_world: annotations.open_world_hint.unwrap_or(true),
             user_facing_name: Arc::from(format!("{server} - {shown_title} (MCP)")),
             description: Arc::from(raw_description.as_str()),
             permission: PermissionResult::Passthrough {

@@ -13,6 +13,6 @@ pub use definition::{DefinitionError, DynamicTool, ToolAnnotations, ToolDefiniti
 pub use mcp::{
     MCP_DESCRIPTION_MAX_CHARS, MCP_MAX_RESULT_SIZE_CHARS, MCP_PERMISSION_MESSAGE,
     MCP_TRUNCATION_SUFFIX, McpImportError, McpImportOptions, McpTool, McpToolDescription,
-    mcp_prompt, mcp_search_hint, mcp_tools_from_list, not_connected_message,
+    mcp_prompt, mcp_search_hint, mcp_tools_from_list, not_connected_message, with_spec_defaults,
 };
 pub use validate::SchemaValidator;

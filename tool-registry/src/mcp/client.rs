@@ -1,6 +1,6 @@
-//! One rmcp client connection: spawning or dialling the server, the handler that routes its
-//! notifications (progress to the calling tool's context, `tools/list_changed` to a refresh),
-//! and `tools/list` with pagination.
+//! One rmcp client connection: spawning or dialling the server, the routing of its
+//! notifications (progress, in order, to the calling tool's context; `tools/list_changed` to a
+//! refresh), and `tools/list` with pagination.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -8,12 +8,14 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerResult,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonRpcMessage,
+    ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerNotification, ServerResult,
 };
 use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{TokioChildProcess, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
@@ -39,6 +41,8 @@ pub(crate) struct ServerSignals {
     /// Woken by `notifications/tools/list_changed`.
     pub(crate) list_changed: Notify,
     stderr_tail: Mutex<VecDeque<String>>,
+    /// The process group of the running stdio child (its leader's pid).
+    process_group: Mutex<Option<u32>>,
 }
 
 #[derive(Default)]
@@ -110,6 +114,29 @@ impl ServerSignals {
         (!tail.is_empty()).then(|| tail.iter().cloned().collect::<Vec<_>>().join("\n"))
     }
 
+    /// Kills what is left of the stdio child's process group once its connection has ended.
+    ///
+    /// rmcp's shutdown closes the child's stdin and waits for the child itself to exit; what
+    /// the child started (`npx` running `node`, a server's own workers) stays in the group and
+    /// would be orphaned. Nothing to do for HTTP servers or when the group is already gone.
+    pub(crate) fn end_process_group(&self) {
+        let group = self
+            .process_group
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        #[cfg(unix)]
+        if let Some(pid) = group
+            .and_then(|pid| i32::try_from(pid).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            // ESRCH (nothing left in the group) is the usual answer.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        #[cfg(not(unix))]
+        let _ = group;
+    }
+
     fn push_stderr(&self, line: String) {
         let mut tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
         if tail.len() == STDERR_TAIL_LINES {
@@ -136,6 +163,40 @@ impl Drop for ProgressRoute<'_> {
     }
 }
 
+/// A transport that hands each progress notification to [`ServerSignals`] as it is read, in
+/// the order the server sent it. rmcp runs notification handlers as tasks of their own while
+/// it delivers responses at once, so progress sent just before a result could otherwise reach
+/// its call after the result and be lost.
+struct InOrderProgress<T> {
+    inner: T,
+    signals: Arc<ServerSignals>,
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrderProgress<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(notification) = &message
+            && let ServerNotification::ProgressNotification(progress) = &notification.notification
+        {
+            self.signals.deliver(progress.params.clone());
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
 /// The rmcp client handler of one server.
 pub(crate) struct McpClientHandler {
     server: String,
@@ -143,15 +204,6 @@ pub(crate) struct McpClientHandler {
 }
 
 impl ClientHandler for McpClientHandler {
-    fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.signals.deliver(params);
-        std::future::ready(())
-    }
-
     fn on_tool_list_changed(
         &self,
         _context: NotificationContext<RoleClient>,
@@ -161,11 +213,14 @@ impl ClientHandler for McpClientHandler {
         std::future::ready(())
     }
 
+    /// Offers MCP 2025-11-25, the revision this import implements (rmcp's default is its
+    /// newest draft, which servers and the conformance suite of 2025-11-25 do not accept).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 }
 
@@ -200,6 +255,11 @@ pub(crate) async fn connect(
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|error| format!("cannot start `{command}`: {error}"))?;
+            // The child leads its group, so the group id is its pid.
+            *signals
+                .process_group
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = transport.id();
             if let Some(stderr) = stderr {
                 let signals = Arc::clone(signals);
                 let server = config.name.clone();
@@ -211,6 +271,10 @@ pub(crate) async fn connect(
                     }
                 });
             }
+            let transport = InOrderProgress {
+                inner: transport,
+                signals: Arc::clone(signals),
+            };
             handler
                 .serve(transport)
                 .await
@@ -236,8 +300,10 @@ pub(crate) async fn connect(
                 custom.insert(header, value);
             }
             http_config = http_config.custom_headers(custom);
-            let transport =
-                rmcp::transport::StreamableHttpClientTransport::from_config(http_config);
+            let transport = InOrderProgress {
+                inner: rmcp::transport::StreamableHttpClientTransport::from_config(http_config),
+                signals: Arc::clone(signals),
+            };
             handler
                 .serve(transport)
                 .await

@@ -357,6 +357,7 @@ async fn supervise(
         let (client, entries) = match outcome {
             Ok(connected) => connected,
             Err(error) => {
+                link.signals.end_process_group();
                 let reason = link.failure(error);
                 tracing::warn!(server = %name, "MCP server did not connect: {reason}");
                 if attempt == 0 || attempt >= MAX_RECONNECT_ATTEMPTS {
@@ -404,6 +405,7 @@ async fn supervise(
         };
         closed.cancel();
         link.write().live = None;
+        link.signals.end_process_group();
         if shut_down {
             link.set_status(
                 McpServerStatus::Failed {

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+pub use crate::dynamic::with_spec_defaults;
 use crate::dynamic::{McpToolDescription, ToolAnnotations};
 use crate::mcp_names::{
     MAX_TOOL_NAME_CHARS, build_mcp_tool_name, exported_mcp_tool_name, fnv1a_32,
@@ -134,18 +135,6 @@ fn normalize_entry(entry: &Value) -> Result<McpToolDescription, String> {
         annotations: Some(with_spec_defaults(annotations.unwrap_or_default())),
         meta: object.get("_meta").filter(|meta| meta.is_object()).cloned(),
     })
-}
-
-/// Fills absent hints with the MCP specification's defaults: `readOnlyHint` false,
-/// `destructiveHint` true (false for a read-only tool, where the hint has no meaning),
-/// `idempotentHint` false, `openWorldHint` true.
-pub fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
-    let read_only = annotations.read_only_hint.unwrap_or(false);
-    annotations.read_only_hint = Some(read_only);
-    annotations.destructive_hint = Some(annotations.destructive_hint.unwrap_or(!read_only));
-    annotations.idempotent_hint = Some(annotations.idempotent_hint.unwrap_or(false));
-    annotations.open_world_hint = Some(annotations.open_world_hint.unwrap_or(true));
-    annotations
 }
 
 /// A root `$ref` to `#/$defs/X` or `#/definitions/X` replaced by that definition (the

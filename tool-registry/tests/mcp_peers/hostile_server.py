@@ -9,12 +9,19 @@ Usage: hostile_server.py MODE
   exit-mid-call answers initialize and tools/list, then exits when a tool is called
   flood         on a call, sends many notifications (log messages and progress for an
                 unknown token) before the result
+  whereami      starts a `sleep` child at once; `grow` never answers; any other call answers
+                its working directory, the variable TOOL_SDK_PROBE, its own pid, the child's
+                pid and the notifications/cancelled params it received
 """
 import json
+import os
+import subprocess
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "bad-entries"
 EXTRA_TOOLS = []
+CHILD = subprocess.Popen(["sleep", "300"]) if MODE == "whereami" else None
+CANCELLED = []
 
 
 def send(message):
@@ -46,6 +53,8 @@ PAGE_TWO = [
 
 def handle(request):
     method = request.get("method")
+    if method == "notifications/cancelled":
+        CANCELLED.append(request.get("params"))
     if "id" not in request:
         return
     if method == "initialize":
@@ -76,6 +85,13 @@ def handle(request):
                       "params": {"level": "info", "data": "x" * 200 + str(i)}})
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": "nobody-" + str(i), "progress": i}})
+        if MODE == "whereami":
+            if name == "grow":
+                return
+            reply(request, {"content": [{"type": "text", "text": json.dumps({
+                "cwd": os.getcwd(), "probe": os.environ.get("TOOL_SDK_PROBE"),
+                "pid": os.getpid(), "child": CHILD.pid, "cancelled": CANCELLED})}]})
+            return
         if name == "rpc_error":
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "refused on purpose"}})
             return

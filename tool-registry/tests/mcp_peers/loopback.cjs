@@ -9,3 +9,21 @@ net.Server.prototype.listen = function (...args) {
   }
   return listen.apply(this, args);
 };
+
+// With MCP_HEADER_LOG set, each HTTP request's method and `authorization` and `x-probe` headers
+// are appended to that file, one JSON line each, so a test can see what the client sent.
+if (process.env.MCP_HEADER_LOG) {
+  const fs = require("fs");
+  const http = require("http");
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function (event, request, ...rest) {
+    if (event === "request") {
+      fs.appendFileSync(process.env.MCP_HEADER_LOG, JSON.stringify({
+        method: request.method,
+        authorization: request.headers["authorization"] ?? null,
+        probe: request.headers["x-probe"] ?? null,
+      }) + "\n");
+    }
+    return emit.call(this, event, request, ...rest);
+  };
+}

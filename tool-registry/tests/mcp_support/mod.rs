@@ -124,15 +124,23 @@ pub fn init_git_repo() -> Option<tempfile::TempDir> {
 }
 
 /// server-everything's streamable HTTP mode on a free loopback port; the child is killed when
-/// the returned handle drops.
-pub async fn everything_http(name: &str) -> Option<(McpServerConfig, tokio::process::Child)> {
+/// the returned handle drops. With `header_log`, each request's method and `authorization`
+/// and `x-probe` headers are appended there as JSON lines (`tests/mcp_peers/loopback.cjs`).
+pub async fn everything_http(
+    name: &str,
+    header_log: Option<&Path>,
+) -> Option<(McpServerConfig, tokio::process::Child)> {
     let entry = npm_entry("server-everything")?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .ok()?
         .local_addr()
         .ok()?
         .port();
-    let child = tokio::process::Command::new("node")
+    let mut command = tokio::process::Command::new("node");
+    if let Some(log) = header_log {
+        command.env("MCP_HEADER_LOG", log);
+    }
+    let child = command
         .arg("-r")
         .arg(own_peers_dir().join("loopback.cjs"))
         .arg(&entry)
