@@ -262,9 +262,10 @@ pub trait ToolCall: Send + Sync + Any {
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Block
     }
-    /// Whether this input reaches outside the local machine.
+    /// Whether this input reaches outside the local machine. Default `true`, the MCP
+    /// `openWorldHint` default (fail-closed).
     fn is_open_world(&self) -> bool {
-        false
+        true
     }
     /// Whether this call needs a person to answer.
     fn requires_user_interaction(&self) -> bool {

@@ -43,10 +43,10 @@ impl MaxResultSize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeclaredFlag {
     /// Not declared: each flag's own default (SPEC §1.1). `read_only`, `concurrency_safe` and
-    /// `destructive` read it as `false` (fail-closed for the first two). Exports read an
-    /// undeclared `open_world` as `true` (its fail-closed answer) and an undeclared
-    /// `idempotent` as the tool's read-only answer; a call's default
-    /// [`Tool::is_open_world`] reads it as `false`.
+    /// `destructive` read it as `false` (fail-closed for the first two). An undeclared
+    /// `open_world` is `true` everywhere (the MCP `openWorldHint` default, fail-closed):
+    /// in exports and in a call's default [`Tool::is_open_world`]. Exports read an undeclared
+    /// `idempotent` as the tool's read-only answer.
     Default,
     /// Declared `true` for every input (a bare flag).
     Always,
@@ -65,6 +65,12 @@ impl DeclaredFlag {
     /// through this.
     pub const fn for_every_input(self) -> bool {
         matches!(self, Self::Always)
+    }
+
+    /// The one answer for every input of a flag whose fail-closed default is `true`
+    /// (`open_world`, MCP `openWorldHint`): `false` only for [`DeclaredFlag::Never`].
+    pub const fn unless_declared_false(self) -> bool {
+        !matches!(self, Self::Never)
     }
 
     /// A short word for listings: `yes`, `no`, `default` (undeclared) or `per-input`.
@@ -106,8 +112,8 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// How `destructive` was declared.
     const DESTRUCTIVE: DeclaredFlag = DeclaredFlag::Default;
     /// Whether the tool reaches outside the local machine (the MCP `openWorldHint`, SPEC §10).
-    /// Undeclared, exports read it fail-closed (open world) and [`Tool::is_open_world`]'s
-    /// default answers `false`; declare it to make both say the same.
+    /// Undeclared, it is `true` in exports and in [`Tool::is_open_world`] (fail-closed, the
+    /// MCP default).
     const OPEN_WORLD: DeclaredFlag = DeclaredFlag::Default;
     /// Whether calling twice with one input has no further effect (the MCP `idempotentHint`).
     const IDEMPOTENT: DeclaredFlag = DeclaredFlag::Default;
@@ -335,10 +341,11 @@ pub trait Tool: ToolSpec + ToolInput {
         InterruptBehavior::Block
     }
 
-    /// Whether this input reaches outside the local machine (web, remote APIs). Default: `true`
-    /// only when [`ToolSpec::OPEN_WORLD`] is declared `true` for every input.
+    /// Whether this input reaches outside the local machine (web, remote APIs). Default:
+    /// `false` only when [`ToolSpec::OPEN_WORLD`] is declared `false`; undeclared it is `true`,
+    /// as the MCP `openWorldHint` default that exports advertise (fail-closed).
     fn is_open_world(&self) -> bool {
-        Self::OPEN_WORLD.for_every_input()
+        Self::OPEN_WORLD.unless_declared_false()
     }
 
     /// Whether this call needs a person to answer (a question tool). Default `false`.

@@ -10,8 +10,8 @@ use tool_sdk::{DynTool, InputError, MaxResultSize, McpInfo, PermissionResult, To
 
 use super::call::{CallFacts, JsonCall, ToolHandler};
 use super::definition::{ToolAnnotations, declared};
-use super::validate::SchemaValidator;
 use crate::mcp_names::{exported_mcp_tool_name, is_filtered_ide_tool};
+use tool_sdk::input::InputValidator;
 
 /// Chars of an MCP tool's description kept in its prompt (SPEC §10).
 pub const MCP_DESCRIPTION_MAX_CHARS: usize = 2048;
@@ -130,9 +130,8 @@ pub enum McpImportError {
 pub struct McpTool {
     meta: ToolMeta,
     prompt: String,
-    input_schema: Value,
     output_schema: Option<Value>,
-    validator: SchemaValidator,
+    validator: InputValidator,
     facts: Arc<CallFacts>,
     handler: ToolHandler,
 }
@@ -187,7 +186,7 @@ impl McpTool {
             read_only,
             concurrency_safe: read_only,
             destructive: annotations.destructive_hint.unwrap_or(false),
-            open_world: annotations.open_world_hint.unwrap_or(false),
+            open_world: annotations.open_world_hint.unwrap_or(true),
             user_facing_name: Arc::from(format!("{server} - {shown_title} (MCP)")),
             description: Arc::from(raw_description.as_str()),
             permission: PermissionResult::Passthrough {
@@ -200,9 +199,8 @@ impl McpTool {
         Self {
             meta,
             prompt: mcp_prompt(&raw_description),
-            input_schema: description.input_schema,
             output_schema: description.output_schema,
-            validator: SchemaValidator::new(),
+            validator: InputValidator::imported(description.input_schema),
             facts: Arc::new(facts),
             handler,
         }
@@ -229,7 +227,7 @@ impl DynTool for McpTool {
     }
 
     fn input_schema(&self) -> &Value {
-        &self.input_schema
+        self.validator.schema()
     }
 
     fn output_schema(&self) -> Option<&Value> {
@@ -241,7 +239,7 @@ impl DynTool for McpTool {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        self.validator.check(&self.input_schema, &input)?;
+        let input = self.validator.validate(input)?;
         Ok(Box::new(JsonCall {
             input,
             facts: Arc::clone(&self.facts),
