@@ -227,3 +227,119 @@ fn an_input_the_schema_accepts_is_never_rewritten() {
         json!({"a": null})
     );
 }
+
+/// A tool whose fields models often send as strings.
+#[tool(name = "Resize", max_result_size_chars = 1_000)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code, reason = "the call reports its input through `Debug`")]
+struct Resize {
+    /// Width in pixels.
+    width: u32,
+    /// Keep the aspect ratio.
+    keep_ratio: Option<bool>,
+    /// Scale factor.
+    scale: Option<f64>,
+    /// Crop box: left, top, right, bottom.
+    crop: Option<Vec<u32>>,
+}
+
+impl Tool for Resize {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(format!("{self:?}")))
+    }
+}
+
+fn stringly() -> Value {
+    json!({"width": "640", "keep_ratio": "true", "scale": "0.5", "crop": "[0, 0, 10, 10]"})
+}
+
+#[tokio::test]
+async fn coercion_is_off_by_default_and_on_per_tool() {
+    for tool in three_kinds(dyn_tool::<Resize>()) {
+        let issues = run(&*tool, stringly()).await.unwrap_err();
+        assert_eq!(issues.len(), 4, "{}: {issues:?}", tool.name());
+    }
+    let native = tool_sdk::TypedTool::of::<Resize>(None).with_input_coercion();
+    assert!(native.meta().coerce_input);
+    assert_eq!(
+        run(&native, stringly()).await.unwrap(),
+        "Resize { width: 640, keep_ratio: Some(true), scale: Some(0.5), crop: Some([0, 0, 10, 10]) }"
+    );
+    let schema = dyn_tool::<Resize>().input_schema().clone();
+    let json_tool = DynamicTool::from_json(
+        &json!({"name": "ResizeJson", "description": "d", "input_schema": schema, "coerce_input": true}),
+        echo(),
+    )
+    .unwrap();
+    let text = run(&json_tool, stringly()).await.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"width": 640, "keep_ratio": true, "scale": 0.5, "crop": [0, 0, 10, 10]})
+    );
+}
+
+#[tokio::test]
+async fn coercion_never_guesses() {
+    let native = tool_sdk::TypedTool::of::<Resize>(None).with_input_coercion();
+    for (input, path) in [
+        (json!({"width": "1.5"}), "width"),
+        (json!({"width": true}), "width"),
+        (json!({"width": 1, "crop": []}), ""),
+        (json!({"width": 1, "keep_ratio": 1}), "keep_ratio"),
+        (json!({"width": 1, "scale": "half"}), "scale"),
+    ] {
+        let answer = run(&native, input.clone()).await;
+        if path.is_empty() {
+            // `[]` is a valid empty crop list, never `0`.
+            assert!(answer.unwrap().contains("crop: Some([])"), "{input}");
+        } else {
+            let issues = answer.unwrap_err();
+            assert!(
+                issues
+                    .iter()
+                    .any(|issue| issue.to_string().contains(&format!("`{path}`"))),
+                "{input}: {issues:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_orchestrator_turns_coercion_on_for_one_tool_or_all() {
+    use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+    let block = |name: &str| {
+        serde_json::from_value::<ToolUseBlock>(
+            json!({"type": "tool_use", "id": "t1", "name": name, "input": stringly()}),
+        )
+        .unwrap()
+    };
+    let [native, json_tool, mcp] = three_kinds(dyn_tool::<Resize>());
+    let pool = vec![native, json_tool, mcp];
+    let names: Vec<String> = pool.iter().map(|tool| tool.name().to_owned()).collect();
+    for (config, coerced) in [
+        (OrchestratorConfig::default(), vec![false, false, false]),
+        (
+            OrchestratorConfig::default().with_input_coercion_for("Resize"),
+            vec![true, false, false],
+        ),
+        (
+            OrchestratorConfig::default().with_input_coercion(),
+            vec![true, true, true],
+        ),
+    ] {
+        let orchestrator = Orchestrator::new(&pool, config);
+        for (name, coerced) in names.iter().zip(coerced) {
+            let outcome = orchestrator
+                .run_tool_use(&block(name), &TurnState::default())
+                .await;
+            // (The MCP tool then stops at the permission step, which this host cannot answer.)
+            let text = outcome.result.text();
+            assert_eq!(
+                !text.contains("InputValidationError"),
+                coerced,
+                "{name}: {text}"
+            );
+        }
+    }
+}

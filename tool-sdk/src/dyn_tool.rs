@@ -65,6 +65,10 @@ pub struct ToolMeta {
     pub mcp_info: Option<McpInfo>,
     /// Ask the provider for strict schema adherence (SPEC §8.4).
     pub strict: bool,
+    /// The opt-in coercion mode for this tool's input (`tool_sdk::input::coerce`): a number
+    /// or boolean sent as a string, an array or object sent as JSON text, is corrected and
+    /// traced instead of refused. Default `false`.
+    pub coerce_input: bool,
     /// How `read_only` was declared.
     pub read_only: DeclaredFlag,
     /// How `concurrency_safe` was declared.
@@ -101,6 +105,7 @@ impl ToolMeta {
             is_mcp: false,
             mcp_info: None,
             strict: false,
+            coerce_input: false,
             read_only: DeclaredFlag::Default,
             concurrency_safe: DeclaredFlag::Default,
             destructive: DeclaredFlag::Default,

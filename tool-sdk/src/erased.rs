@@ -173,6 +173,15 @@ impl TypedTool {
         }
     }
 
+    /// The same tool with the opt-in input coercion mode on ([`crate::input::coerce`]):
+    /// unambiguous type mistakes in its arguments are corrected, each traced, instead of
+    /// refused. Sets [`ToolMeta::coerce_input`].
+    #[must_use]
+    pub fn with_input_coercion(mut self) -> Self {
+        self.meta.coerce_input = true;
+        self
+    }
+
     /// Uses `schema` as the output schema when [`Tool::output_schema`] gives none;
     /// `#[tool]` registrations pass the schema of `T::Output` when it implements `JsonSchema`.
     #[must_use]
@@ -183,7 +192,10 @@ impl TypedTool {
 
     fn schemas(&self) -> &Schemas {
         self.schemas.get_or_init(|| {
-            let input = InputValidator::native((self.fns.input_schema)());
+            let mut input = InputValidator::native((self.fns.input_schema)());
+            if self.meta.coerce_input {
+                input = input.with_coercion();
+            }
             let output = (self.fns.output_schema)()
                 .or_else(|| self.output_fallback.and_then(|schema| schema()));
             Schemas { input, output }

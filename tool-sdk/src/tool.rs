@@ -90,6 +90,11 @@ impl DeclaredFlag {
 /// concurrency-safe, not destructive, unless the attribute declares otherwise. The input is
 /// the type itself: `&self` is the parsed input of one call, so input-dependent flags are
 /// methods.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool: add `#[tool(...)]` above its definition",
+    label = "`{Self}` has no `#[tool(...)]` attribute",
+    note = "`#[tool(name = \"...\", max_result_size_chars = 100_000)]` on the input struct (with a `///` doc comment as its description) generates the facts `impl Tool` builds on; `tool` comes with `tool_sdk::prelude`"
+)]
 pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// The primary name, `^[A-Za-z0-9_-]{1,64}$`; lookup is exact and case-sensitive (SPEC §8.1).
     const NAME: &'static str;

@@ -91,6 +91,9 @@ pub struct ToolDefinition {
     /// Ask providers for strict schema adherence.
     #[serde(default)]
     pub strict: bool,
+    /// The opt-in coercion mode for this tool's input (`tool_sdk::input::coerce`); default off.
+    #[serde(default)]
+    pub coerce_input: bool,
     /// The result-size limit in chars; default 100,000; `null` is unbounded.
     #[serde(default = "default_max_result")]
     pub max_result_size_chars: Option<usize>,
@@ -240,6 +243,7 @@ impl DynamicTool {
         meta.should_defer = definition.should_defer;
         meta.always_load = definition.always_load;
         meta.strict = definition.strict;
+        meta.coerce_input = definition.coerce_input;
         meta.read_only = declared(read_only);
         meta.concurrency_safe = declared(concurrency_safe);
         meta.destructive = declared(destructive);
@@ -262,7 +266,11 @@ impl DynamicTool {
         Ok(Self {
             meta,
             prompt: definition.description,
-            validator: InputValidator::imported_compiled(definition.input_schema, compiled),
+            validator: if definition.coerce_input {
+                InputValidator::imported_compiled(definition.input_schema, compiled).with_coercion()
+            } else {
+                InputValidator::imported_compiled(definition.input_schema, compiled)
+            },
             facts: Arc::new(facts),
             handler,
         })

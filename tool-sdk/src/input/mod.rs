@@ -14,6 +14,7 @@
 //! written once.
 
 mod check;
+pub mod coerce;
 mod issues;
 pub mod policy;
 mod serde_text;

@@ -28,6 +28,8 @@ pub struct InputValidator {
     /// malformed date or UUID too; imported tools: no, as JSON Schema's default), and an
     /// accepted input is handed over with integral floats as integers (policy rule 3).
     native: bool,
+    /// Whether the opt-in coercion mode ([`super::coerce`]) corrects a refused input.
+    coerce: bool,
     full: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
@@ -40,6 +42,7 @@ impl InputValidator {
             schema,
             plain,
             native: true,
+            coerce: false,
             full: OnceLock::new(),
         }
     }
@@ -52,6 +55,7 @@ impl InputValidator {
             schema,
             plain: None,
             native: false,
+            coerce: false,
             full: OnceLock::new(),
         }
     }
@@ -64,6 +68,14 @@ impl InputValidator {
             full,
             ..Self::imported(schema)
         }
+    }
+
+    /// The same validator with the coercion mode on: a refused input is corrected where the
+    /// mistake is unambiguous ([`super::coerce`]), each correction traced, and checked again.
+    #[must_use]
+    pub fn with_coercion(mut self) -> Self {
+        self.coerce = true;
+        self
     }
 
     /// The schema this validator checks against.
@@ -117,6 +129,12 @@ impl InputValidator {
             return Ok(input);
         }
         if policy::apply(&mut input, &self.schema) && self.passes(&input)? {
+            return Ok(input);
+        }
+        if self.coerce
+            && !super::coerce::coerce(&mut input, &self.schema).is_empty()
+            && self.passes(&input)?
+        {
             return Ok(input);
         }
         Err(InputError::new(self.issues(&input)?))
