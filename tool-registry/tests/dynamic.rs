@@ -82,7 +82,8 @@ fn inputs_are_checked_against_the_json_schema_with_paths() {
                 path: "todos[0].activeForm".into()
             },
             InputIssue::Unexpected {
-                path: "extra".into()
+                path: "extra".into(),
+                accepted: vec!["todos".into(), "limit".into()]
             },
             InputIssue::TypeMismatch {
                 path: "limit".into(),

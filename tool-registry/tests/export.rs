@@ -286,7 +286,17 @@ fn root_combinators_are_merged_away() {
     ]});
     assert_eq!(
         export_input_schema(&schema),
-        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}}, "required": ["a"]})
+        json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "number"}]}, "b": {"type": "string"}, "c": {"type": "string"}}, "required": ["a"]})
+    );
+    // The tag of an internally tagged enum, flattened into the root: one `enum` of the tags,
+    // and the root closed as the runtime closes it.
+    let tagged = json!({"type": "object", "oneOf": [
+        {"type": "object", "properties": {"kind": {"type": "string", "const": "a"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+        {"type": "object", "properties": {"kind": {"type": "string", "const": "b"}}, "required": ["kind"]}
+    ], "unevaluatedProperties": false});
+    assert_eq!(
+        export_input_schema(&tagged),
+        json!({"type": "object", "properties": {"kind": {"type": "string", "enum": ["a", "b"]}, "x": {"type": "integer"}}, "required": ["kind"], "additionalProperties": false})
     );
     let all = json!({"type": "object", "allOf": [
         {"properties": {"a": {"type": "string"}}, "required": ["a"]},

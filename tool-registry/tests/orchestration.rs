@@ -180,7 +180,7 @@ async fn every_failure_kind_gets_its_own_result_and_siblings_survive() {
     assert_eq!(
         texts[1],
         "<tool_use_error>InputValidationError: Slow cannot run because of the following input issues:\n\
-         Parameter `extra` is not part of the input schema\n\
+         Parameter `extra` is not part of the input schema (accepted: `ms`, `tag`)\n\
          Parameter `ms` must be of type `integer`, but a value of type `string` was provided\n\
          Parameter `tag` must be of type `string`, but a value of type `number` was provided</tool_use_error>"
     );

@@ -82,7 +82,7 @@ fn anthropic_export_carries_input_examples_byte_stable() {
     let text = serde_json::to_string(&definition).expect("serialises");
     assert_eq!(
         text,
-        r#"{"name":"FindFiles","description":"Finds files by name.","input_schema":{"type":"object","properties":{"pattern":{"type":"string","description":"The glob."},"limit":{"type":"integer","format":"uint32","minimum":0,"description":"At most this many paths."}},"required":["pattern"],"additionalProperties":false},"input_examples":[{"pattern":"**/*.rs"},{"pattern":"src/*.toml","limit":5}]}"#
+        r#"{"name":"FindFiles","description":"Finds files by name.","input_schema":{"type":"object","properties":{"pattern":{"type":"string","description":"The glob."},"limit":{"type":"integer","format":"uint32","minimum":0,"description":"At most this many paths.","maximum":4294967295}},"required":["pattern"],"additionalProperties":false},"input_examples":[{"pattern":"**/*.rs"},{"pattern":"src/*.toml","limit":5}]}"#
     );
     let again = serde_json::to_string(&anthropic_tool_definition(&TypedTool::of::<FindFiles>(
         None,

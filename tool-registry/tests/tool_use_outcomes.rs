@@ -87,7 +87,7 @@ async fn input_validation_lists_missing_then_unexpected_then_mismatches_with_pat
             "<tool_use_error>InputValidationError: TodoWrite cannot run because of the following input issue:\n\
              Required parameter `todos[0].activeForm` is missing</tool_use_error>",
             "<tool_use_error>InputValidationError: TodoWrite cannot run because of the following input issues:\n\
-             Parameter `extra` is not part of the input schema\n\
+             Parameter `extra` is not part of the input schema (accepted: `todos`, `limit`)\n\
              Parameter `limit` must be of type `integer`, but a value of type `string` was provided</tool_use_error>",
         ]
     );

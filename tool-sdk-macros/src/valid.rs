@@ -38,7 +38,7 @@ const MAX_NAME_LEN: usize = 64;
 
 pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Result<Model<'a>> {
     let mut errors = darling::Error::accumulator();
-    let name = check_name(&args, &mut errors);
+    let name = check_name(&args, &input, &mut errors);
     let description = check_description(&args, &input, &mut errors);
     let max_result_size_chars = check_max_result_size(&args, &mut errors);
     check_search_hint(&args, &mut errors);
@@ -79,7 +79,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
 type Errors = darling::error::Accumulator;
 
 /// `name`: present, and a valid tool name.
-fn check_name(args: &ToolArgs, errors: &mut Errors) -> String {
+fn check_name(args: &ToolArgs, input: &AnnotatedItem<'_>, errors: &mut Errors) -> String {
     match &args.name {
         Some(name) => {
             if let Some(problem) = name_problem("`name`", name.as_str()) {
@@ -88,10 +88,11 @@ fn check_name(args: &ToolArgs, errors: &mut Errors) -> String {
             name.as_str().to_owned()
         }
         None => {
+            let example = syn::ext::IdentExt::unraw(input.ident()).to_string();
             errors.push(
-                darling::Error::custom(
-                    "missing `name`: every tool needs the name the model calls it by, e.g. #[tool(name = \"Glob\", ...)]",
-                )
+                darling::Error::custom(format!(
+                    "missing `name`: every tool needs the name the model calls it by, e.g. #[tool(name = \"{example}\", ...)]",
+                ))
                 .with_span(&Span::call_site()),
             );
             String::new()

@@ -65,6 +65,10 @@ pub struct ToolMeta {
     pub mcp_info: Option<McpInfo>,
     /// Ask the provider for strict schema adherence (SPEC §8.4).
     pub strict: bool,
+    /// The opt-in coercion mode for this tool's input (`tool_sdk::input::coerce`): a number
+    /// or boolean sent as a string, an array or object sent as JSON text, is corrected and
+    /// traced instead of refused. Default `false`.
+    pub coerce_input: bool,
     /// How `read_only` was declared.
     pub read_only: DeclaredFlag,
     /// How `concurrency_safe` was declared.
@@ -101,6 +105,7 @@ impl ToolMeta {
             is_mcp: false,
             mcp_info: None,
             strict: false,
+            coerce_input: false,
             read_only: DeclaredFlag::Default,
             concurrency_safe: DeclaredFlag::Default,
             destructive: DeclaredFlag::Default,
@@ -262,9 +267,10 @@ pub trait ToolCall: Send + Sync + Any {
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Block
     }
-    /// Whether this input reaches outside the local machine.
+    /// Whether this input reaches outside the local machine. Default `true`, the MCP
+    /// `openWorldHint` default (fail-closed).
     fn is_open_world(&self) -> bool {
-        false
+        true
     }
     /// Whether this call needs a person to answer.
     fn requires_user_interaction(&self) -> bool {

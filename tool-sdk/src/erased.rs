@@ -16,19 +16,19 @@ use serde_json::Value;
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::dyn_tool::{DefinitionSite, DynTool, ToolCall, ToolMeta, ToolOutput};
-use crate::input::{self, InputError, SchemaCheck};
+use crate::input::{self, InputError, InputValidator};
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::ToolError;
 use crate::schema::input_schema_for;
 use crate::tool::{InputOf, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool};
 
 /// Reads a checked input into a call of one tool type.
-type ParseFn = fn(Value, &SchemaCheck) -> Result<Box<dyn ToolCall>, InputError>;
+type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn ToolCall>, InputError>;
 
 /// Reads a checked input and returns the call as one future that checks and runs it.
 type DispatchFn = fn(
     Value,
-    &SchemaCheck,
+    &InputValidator,
     ToolUseContext,
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError>;
 
@@ -82,7 +82,10 @@ fn meta_of<T: Tool>() -> ToolMeta {
     meta
 }
 
-fn parse_call<T: Tool>(input: Value, check: &SchemaCheck) -> Result<Box<dyn ToolCall>, InputError> {
+fn parse_call<T: Tool>(
+    input: Value,
+    check: &InputValidator,
+) -> Result<Box<dyn ToolCall>, InputError> {
     match input::parse::<T>(input, check) {
         Ok(parsed) => Ok(Box::new(TypedCall(parsed))),
         Err(error) => Err(error),
@@ -91,7 +94,7 @@ fn parse_call<T: Tool>(input: Value, check: &SchemaCheck) -> Result<Box<dyn Tool
 
 fn dispatch_call<T: Tool>(
     input: Value,
-    check: &SchemaCheck,
+    check: &InputValidator,
     ctx: ToolUseContext,
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
     let parsed = input::parse::<T>(input, check)?;
@@ -117,11 +120,10 @@ async fn run<T: Tool>(
     })
 }
 
-/// What a tool's schemas are, built together on first use and kept: the input schema, the
-/// check read from it, and the output schema.
+/// What a tool's schemas are, built together on first use and kept: the input schema with
+/// its validator, and the output schema.
 struct Schemas {
-    input: Value,
-    check: SchemaCheck,
+    input: InputValidator,
     output: Option<Value>,
 }
 
@@ -171,6 +173,15 @@ impl TypedTool {
         }
     }
 
+    /// The same tool with the opt-in input coercion mode on ([`crate::input::coerce`]):
+    /// unambiguous type mistakes in its arguments are corrected, each traced, instead of
+    /// refused. Sets [`ToolMeta::coerce_input`].
+    #[must_use]
+    pub fn with_input_coercion(mut self) -> Self {
+        self.meta.coerce_input = true;
+        self
+    }
+
     /// Uses `schema` as the output schema when [`Tool::output_schema`] gives none;
     /// `#[tool]` registrations pass the schema of `T::Output` when it implements `JsonSchema`.
     #[must_use]
@@ -181,15 +192,13 @@ impl TypedTool {
 
     fn schemas(&self) -> &Schemas {
         self.schemas.get_or_init(|| {
-            let input = (self.fns.input_schema)();
-            let check = SchemaCheck::new(&input);
+            let mut input = InputValidator::native((self.fns.input_schema)());
+            if self.meta.coerce_input {
+                input = input.with_coercion();
+            }
             let output = (self.fns.output_schema)()
                 .or_else(|| self.output_fallback.and_then(|schema| schema()));
-            Schemas {
-                input,
-                check,
-                output,
-            }
+            Schemas { input, output }
         })
     }
 }
@@ -221,7 +230,7 @@ impl DynTool for TypedTool {
     }
 
     fn input_schema(&self) -> &Value {
-        &self.schemas().input
+        self.schemas().input.schema()
     }
 
     fn definition_site(&self) -> Option<DefinitionSite> {
@@ -233,7 +242,7 @@ impl DynTool for TypedTool {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        (self.fns.parse)(input, &self.schemas().check)
+        (self.fns.parse)(input, &self.schemas().input)
     }
 
     /// As the default, with one allocation (the future) rather than two.
@@ -242,7 +251,7 @@ impl DynTool for TypedTool {
         input: Value,
         ctx: ToolUseContext,
     ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
-        (self.fns.dispatch)(input, &self.schemas().check, ctx)
+        (self.fns.dispatch)(input, &self.schemas().input, ctx)
     }
 }
 

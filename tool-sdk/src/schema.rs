@@ -20,7 +20,88 @@ pub fn input_schema_for<T: JsonSchema>() -> Value {
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     drop_optional_nulls(&mut schema);
+    align_subschemas(&mut schema);
     normalize_root(schema)
+}
+
+/// Calls `visit` on every subschema below `schema` (not on `schema` itself): property, item,
+/// map-value, definition and branch schemas, depth first. A boolean `additionalProperties` /
+/// `unevaluatedProperties` is a switch, not visited.
+fn for_each_subschema(schema: &mut Value, visit: &mut dyn FnMut(&mut Value)) {
+    let Value::Object(map) = schema else { return };
+    for (keyword, value) in map.iter_mut() {
+        match keyword.as_str() {
+            "additionalProperties" | "unevaluatedProperties" if value.is_boolean() => {}
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "not"
+            | "contains"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else" => {
+                visit(value);
+                for_each_subschema(value, visit);
+            }
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(schemas) = value {
+                    for schema in schemas.values_mut() {
+                        visit(schema);
+                        for_each_subschema(schema, visit);
+                    }
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(schemas) = value {
+                    for schema in schemas {
+                        visit(schema);
+                        for_each_subschema(schema, visit);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The subschema rewrites that make the schema say what the runtime reads:
+///
+/// - a boolean schema `true` (schemars writes it for a `serde_json::Value` field) becomes the
+///   equivalent `{}`, which every provider's validator accepts (`additionalProperties: true`,
+///   an open map, stays as written);
+/// - an integer `format` of 8 to 32 bits (`uint8` … `int32`) gets the `minimum`/`maximum` the
+///   Rust type has, so a value the type cannot hold is refused by the schema, not only later
+///   by serde (64-bit types are bounded by what a JSON integer reader holds anyway, and
+///   twenty-digit bounds would only cost the model tokens).
+fn align_subschemas(schema: &mut Value) {
+    for_each_subschema(schema, &mut |subschema| match subschema {
+        Value::Bool(true) => *subschema = Value::Object(Map::new()),
+        Value::Object(map) => {
+            let bounds = map
+                .get("format")
+                .and_then(Value::as_str)
+                .and_then(integer_bounds);
+            if let Some((min, max)) = bounds {
+                map.entry("minimum").or_insert(min);
+                map.entry("maximum").or_insert(max);
+            }
+        }
+        _ => {}
+    });
+}
+
+/// The range of an integer `format` schemars writes for a Rust integer type of 8 to 32 bits.
+fn integer_bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// For properties that are not `required` (Rust `Option<T>` fields), removes the `null`
@@ -91,7 +172,18 @@ pub fn normalize_root(schema: Value) -> Value {
     map.insert("type".to_owned(), Value::String("object".to_owned()));
     map.entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
-    if !map.contains_key("additionalProperties") {
+    let combined = ["allOf", "anyOf", "oneOf"]
+        .iter()
+        .any(|keyword| map.contains_key(*keyword));
+    if combined {
+        // A flattened enum: the keys of the branch that matches are known too, which only
+        // `unevaluatedProperties` sees (`additionalProperties` would refuse every call).
+        if map.remove("additionalProperties") != Some(Value::Bool(true))
+            && !map.contains_key("unevaluatedProperties")
+        {
+            map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+        }
+    } else if !map.contains_key("additionalProperties") {
         map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     order_root_keys(map)

@@ -43,10 +43,10 @@ impl MaxResultSize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeclaredFlag {
     /// Not declared: each flag's own default (SPEC §1.1). `read_only`, `concurrency_safe` and
-    /// `destructive` read it as `false` (fail-closed for the first two). Exports read an
-    /// undeclared `open_world` as `true` (its fail-closed answer) and an undeclared
-    /// `idempotent` as the tool's read-only answer; a call's default
-    /// [`Tool::is_open_world`] reads it as `false`.
+    /// `destructive` read it as `false` (fail-closed for the first two). An undeclared
+    /// `open_world` is `true` everywhere (the MCP `openWorldHint` default, fail-closed):
+    /// in exports and in a call's default [`Tool::is_open_world`]. Exports read an undeclared
+    /// `idempotent` as the tool's read-only answer.
     Default,
     /// Declared `true` for every input (a bare flag).
     Always,
@@ -67,6 +67,12 @@ impl DeclaredFlag {
         matches!(self, Self::Always)
     }
 
+    /// The one answer for every input of a flag whose fail-closed default is `true`
+    /// (`open_world`, MCP `openWorldHint`): `false` only for [`DeclaredFlag::Never`].
+    pub const fn unless_declared_false(self) -> bool {
+        !matches!(self, Self::Never)
+    }
+
     /// A short word for listings: `yes`, `no`, `default` (undeclared) or `per-input`.
     pub const fn label(self) -> &'static str {
         match self {
@@ -84,6 +90,11 @@ impl DeclaredFlag {
 /// concurrency-safe, not destructive, unless the attribute declares otherwise. The input is
 /// the type itself: `&self` is the parsed input of one call, so input-dependent flags are
 /// methods.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool: add `#[tool(...)]` above its definition",
+    label = "`{Self}` has no `#[tool(...)]` attribute",
+    note = "`#[tool(name = \"...\", max_result_size_chars = 100_000)]` on the input struct (with a `///` doc comment as its description) generates the facts `impl Tool` builds on; `tool` comes with `tool_sdk::prelude`"
+)]
 pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// The primary name, `^[A-Za-z0-9_-]{1,64}$`; lookup is exact and case-sensitive (SPEC §8.1).
     const NAME: &'static str;
@@ -106,8 +117,8 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// How `destructive` was declared.
     const DESTRUCTIVE: DeclaredFlag = DeclaredFlag::Default;
     /// Whether the tool reaches outside the local machine (the MCP `openWorldHint`, SPEC §10).
-    /// Undeclared, exports read it fail-closed (open world) and [`Tool::is_open_world`]'s
-    /// default answers `false`; declare it to make both say the same.
+    /// Undeclared, it is `true` in exports and in [`Tool::is_open_world`] (fail-closed, the
+    /// MCP default).
     const OPEN_WORLD: DeclaredFlag = DeclaredFlag::Default;
     /// Whether calling twice with one input has no further effect (the MCP `idempotentHint`).
     const IDEMPOTENT: DeclaredFlag = DeclaredFlag::Default;
@@ -335,10 +346,11 @@ pub trait Tool: ToolSpec + ToolInput {
         InterruptBehavior::Block
     }
 
-    /// Whether this input reaches outside the local machine (web, remote APIs). Default: `true`
-    /// only when [`ToolSpec::OPEN_WORLD`] is declared `true` for every input.
+    /// Whether this input reaches outside the local machine (web, remote APIs). Default:
+    /// `false` only when [`ToolSpec::OPEN_WORLD`] is declared `false`; undeclared it is `true`,
+    /// as the MCP `openWorldHint` default that exports advertise (fail-closed).
     fn is_open_world(&self) -> bool {
-        Self::OPEN_WORLD.for_every_input()
+        Self::OPEN_WORLD.unless_declared_false()
     }
 
     /// Whether this call needs a person to answer (a question tool). Default `false`.

@@ -67,7 +67,7 @@ fn dispatch_reports_bad_input_before_any_call() {
     let error = dispatch(json!({"text": 1, "extra": true})).err().unwrap();
     assert_eq!(
         error.to_string(),
-        "Parameter `extra` is not part of the input schema\n\
+        "Parameter `extra` is not part of the input schema (accepted: `text`)\n\
          Parameter `text` must be of type `string`, but a value of type `number` was provided"
     );
 }

@@ -84,8 +84,11 @@ fn is_open_world_agrees_with_the_declaration() {
     assert!(call(&fetch, json!({"url": "https://a"})).is_open_world());
     let note = TypedTool::of::<Note>(None);
     assert!(!call(&note, json!({"name": "n"})).is_open_world());
+    // Undeclared: open world, as the MCP export says (fail-closed).
     let plain = TypedTool::of::<Plain>(None);
-    assert!(!call(&plain, json!({})).is_open_world());
+    assert!(call(&plain, json!({})).is_open_world());
+    let exported = DeclaredFlag::Default.unless_declared_false();
+    assert_eq!(call(&plain, json!({})).is_open_world(), exported);
 }
 
 #[test]

@@ -32,7 +32,8 @@ fn main() {
     assert!(!<Glob as ToolSpec>::SHOULD_DEFER && !<Glob as ToolSpec>::ALWAYS_LOAD);
     assert!(!<Glob as ToolSpec>::STRICT);
     assert_eq!(glob.interrupt_behavior(), InterruptBehavior::Block);
-    assert!(!glob.is_open_world() && !glob.requires_user_interaction());
+    // Undeclared `open_world` is open (the MCP `openWorldHint` default, fail-closed).
+    assert!(glob.is_open_world() && !glob.requires_user_interaction());
     assert_eq!(glob.is_search_or_read_command(), SearchOrRead::default());
     assert!(glob.get_path().is_none() && glob.prepare_permission_matcher().is_none());
     assert!(!glob.inputs_equivalent(&Glob { pattern: "*.rs".into() }));

@@ -10,8 +10,8 @@ use tool_sdk::{
 };
 
 use super::call::{CallFacts, JsonCall, ToolHandler};
-use super::validate::SchemaValidator;
 use crate::mcp_names::{MAX_TOOL_NAME_CHARS, MCP_PREFIX};
+use tool_sdk::input::InputValidator;
 
 /// The MCP-style hints of a tool (MCP `ToolAnnotations`); each absent hint is undeclared.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -91,6 +91,9 @@ pub struct ToolDefinition {
     /// Ask providers for strict schema adherence.
     #[serde(default)]
     pub strict: bool,
+    /// The opt-in coercion mode for this tool's input (`tool_sdk::input::coerce`); default off.
+    #[serde(default)]
+    pub coerce_input: bool,
     /// The result-size limit in chars; default 100,000; `null` is unbounded.
     #[serde(default = "default_max_result")]
     pub max_result_size_chars: Option<usize>,
@@ -152,7 +155,7 @@ pub(crate) fn declared(value: Option<bool>) -> DeclaredFlag {
 
 /// A tool that exists only at run time: facts and schema from a [`ToolDefinition`], calls run
 /// by a host [`ToolHandler`]. Inputs are checked against the JSON Schema before the handler
-/// sees them ([`SchemaValidator`]).
+/// sees them ([`InputValidator`], under the input policy).
 ///
 /// ```
 /// use tool_registry::dynamic::{DynamicTool, ToolHandler};
@@ -173,8 +176,7 @@ pub(crate) fn declared(value: Option<bool>) -> DeclaredFlag {
 pub struct DynamicTool {
     meta: ToolMeta,
     prompt: String,
-    input_schema: Value,
-    validator: SchemaValidator,
+    validator: InputValidator,
     facts: Arc<CallFacts>,
     handler: ToolHandler,
 }
@@ -212,12 +214,13 @@ impl DynamicTool {
                 "must be an object schema: `{\"type\":\"object\",\"properties\":{...}}`".to_owned(),
             ));
         }
-        let compiled = SchemaValidator::compile(&definition.input_schema).map_err(|problem| {
-            field_error(
-                "input_schema",
-                format!("is not a usable JSON Schema: {problem}"),
-            )
-        })?;
+        let compiled =
+            InputValidator::compile(&definition.input_schema, false).map_err(|problem| {
+                field_error(
+                    "input_schema",
+                    format!("is not a usable JSON Schema: {problem}"),
+                )
+            })?;
         let max_result_size_chars = match definition.max_result_size_chars {
             Some(0) => {
                 return Err(field_error(
@@ -240,6 +243,7 @@ impl DynamicTool {
         meta.should_defer = definition.should_defer;
         meta.always_load = definition.always_load;
         meta.strict = definition.strict;
+        meta.coerce_input = definition.coerce_input;
         meta.read_only = declared(read_only);
         meta.concurrency_safe = declared(concurrency_safe);
         meta.destructive = declared(destructive);
@@ -254,7 +258,7 @@ impl DynamicTool {
             read_only: read_only.unwrap_or(false),
             concurrency_safe: concurrency_safe.unwrap_or(false),
             destructive: destructive.unwrap_or(false),
-            open_world: open_world.unwrap_or(false),
+            open_world: open_world.unwrap_or(true),
             user_facing_name: Arc::from(definition.name.as_str()),
             description: Arc::from(definition.description.as_str()),
             permission: PermissionResult::allow(),
@@ -262,8 +266,11 @@ impl DynamicTool {
         Ok(Self {
             meta,
             prompt: definition.description,
-            input_schema: definition.input_schema,
-            validator: SchemaValidator::with_compiled(compiled),
+            validator: if definition.coerce_input {
+                InputValidator::imported_compiled(definition.input_schema, compiled).with_coercion()
+            } else {
+                InputValidator::imported_compiled(definition.input_schema, compiled)
+            },
             facts: Arc::new(facts),
             handler,
         })
@@ -331,7 +338,7 @@ impl DynTool for DynamicTool {
     }
 
     fn input_schema(&self) -> &Value {
-        &self.input_schema
+        self.validator.schema()
     }
 
     fn has_json_schema(&self) -> bool {
@@ -339,7 +346,7 @@ impl DynTool for DynamicTool {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        self.validator.check(&self.input_schema, &input)?;
+        let input = self.validator.validate(input)?;
         Ok(Box::new(JsonCall {
             input,
             facts: Arc::clone(&self.facts),

@@ -10,8 +10,8 @@ use tool_sdk::{DynTool, InputError, MaxResultSize, McpInfo, PermissionResult, To
 
 use super::call::{CallFacts, JsonCall, ToolHandler};
 use super::definition::{ToolAnnotations, declared};
-use super::validate::SchemaValidator;
 use crate::mcp_names::{exported_mcp_tool_name, is_filtered_ide_tool};
+use tool_sdk::input::InputValidator;
 
 /// Chars of an MCP tool's description kept in its prompt (SPEC §10).
 pub const MCP_DESCRIPTION_MAX_CHARS: usize = 2048;
@@ -143,9 +143,8 @@ pub enum McpImportError {
 pub struct McpTool {
     meta: ToolMeta,
     prompt: String,
-    input_schema: Value,
     output_schema: Option<Value>,
-    validator: SchemaValidator,
+    validator: InputValidator,
     facts: Arc<CallFacts>,
     handler: ToolHandler,
 }
@@ -214,9 +213,8 @@ impl McpTool {
         Self {
             meta,
             prompt: mcp_prompt(&raw_description),
-            input_schema: description.input_schema,
             output_schema: description.output_schema,
-            validator: SchemaValidator::new(),
+            validator: InputValidator::imported(description.input_schema),
             facts: Arc::new(facts),
             handler,
         }
@@ -243,7 +241,7 @@ impl DynTool for McpTool {
     }
 
     fn input_schema(&self) -> &Value {
-        &self.input_schema
+        self.validator.schema()
     }
 
     fn output_schema(&self) -> Option<&Value> {
@@ -255,7 +253,7 @@ impl DynTool for McpTool {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        self.validator.check(&self.input_schema, &input)?;
+        let input = self.validator.validate(input)?;
         Ok(Box::new(JsonCall {
             input,
             facts: Arc::clone(&self.facts),

@@ -8,9 +8,11 @@ use tool_sdk::schema::required_names;
 ///
 /// - `$schema` is removed;
 /// - a root `allOf` is merged into the root (properties of every branch, `required` the union);
-///   a root `anyOf`/`oneOf` is merged too (properties of every branch, the first definition of
-///   a property winning, `required` only what every branch requires), since providers refuse
-///   combinators at the root;
+///   a root `anyOf`/`oneOf` is merged too (properties of every branch, `required` only what
+///   every branch requires), since providers refuse combinators at the root; a property the
+///   branches define differently accepts what any of them accepts (the tags of an internally
+///   tagged enum become one `enum`, other differences a nested `anyOf`; under `allOf`, all of
+///   them hold); a root `unevaluatedProperties` becomes `additionalProperties`;
 /// - the root gets `"type":"object"` and a `properties` object;
 /// - a schema with no properties and no `required` becomes exactly
 ///   `{"type":"object","properties":{}}`.
@@ -35,6 +37,13 @@ pub fn export_input_schema(schema: &Value) -> Value {
         if let Some(Value::Array(branches)) = root.shift_remove(keyword) {
             merge_branches(&mut root, &branches, keyword == "allOf");
         }
+    }
+    // A native root with combinators closes itself with `unevaluatedProperties` (keys of the
+    // matching branch count as known); merged, the same keys are the root's `properties`.
+    if let Some(closed) = root.shift_remove("unevaluatedProperties")
+        && !root.contains_key("additionalProperties")
+    {
+        root.insert("additionalProperties".to_owned(), closed);
     }
     let has_fields = root
         .get("properties")
@@ -69,12 +78,21 @@ fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_require
     };
     let mut required = required_names(root);
     let mut common: Option<Vec<String>> = None;
+    let mut alternatives: Map<String, Value> = Map::new();
     for branch in branches {
         if let Some(Value::Object(branch_properties)) = branch.get("properties") {
             for (name, schema) in branch_properties {
-                properties
+                if properties.contains_key(name) {
+                    continue;
+                }
+                let seen = alternatives
                     .entry(name.clone())
-                    .or_insert_with(|| schema.clone());
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(seen) = seen
+                    && !seen.contains(schema)
+                {
+                    seen.push(schema.clone());
+                }
             }
         }
         let branch_required = branch.as_object().map(required_names).unwrap_or_default();
@@ -99,6 +117,20 @@ fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_require
             required.push(name);
         }
     }
+    for (name, seen) in alternatives {
+        let Value::Array(mut seen) = seen else {
+            continue;
+        };
+        let merged = if seen.len() == 1 {
+            seen.remove(0)
+        } else if all_required {
+            // Every branch of an `allOf` applies: all of the property's schemas hold.
+            serde_json::json!({ "allOf": seen })
+        } else {
+            one_property_of(seen)
+        };
+        properties.insert(name, merged);
+    }
     root.insert("properties".to_owned(), Value::Object(properties));
     if required.is_empty() {
         root.shift_remove("required");
@@ -107,5 +139,27 @@ fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_require
             "required".to_owned(),
             Value::Array(required.into_iter().map(Value::String).collect()),
         );
+    }
+}
+
+/// One schema for a property that the branches of a root `anyOf`/`oneOf` define differently: the
+/// tag of an internally tagged enum (`{"type":"string","const":"A"}` in each branch) becomes
+/// one `enum` of every tag; other differences become a nested `anyOf` (allowed below the root).
+fn one_property_of(schemas: Vec<Value>) -> Value {
+    let constant = |schema: &Value| {
+        let map = schema.as_object()?;
+        let only_const_and_type = map
+            .keys()
+            .all(|key| matches!(key.as_str(), "const" | "type" | "description"));
+        only_const_and_type
+            .then(|| map.get("const").cloned())
+            .flatten()
+    };
+    let constants: Option<Vec<Value>> = schemas.iter().map(constant).collect();
+    match constants {
+        Some(values) if values.iter().all(Value::is_string) => {
+            serde_json::json!({"type": "string", "enum": values})
+        }
+        _ => serde_json::json!({ "anyOf": schemas }),
     }
 }

@@ -176,6 +176,9 @@ impl CallRunner {
         if self.config.lenient_input_tools.contains(tool.name()) {
             drop_unknown_keys(&mut input, tool.input_schema());
         }
+        if self.config.coerces(tool.name()) {
+            tool_sdk::input::coerce::coerce(&mut input, tool.input_schema());
+        }
         tool.parse_input(input)
             .map_err(|error| self.invalid_input(tool, &error))
     }

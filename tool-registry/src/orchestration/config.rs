@@ -42,6 +42,12 @@ pub struct OrchestratorConfig {
     /// dropped before parsing instead of being reported as unexpected. Every other tool is
     /// strict, as the reference's strict object schemas are (SPEC §5.4 step 3).
     pub lenient_input_tools: BTreeSet<String>,
+    /// Tools (by primary name) whose input goes through the opt-in coercion mode
+    /// (`tool_sdk::input::coerce`): unambiguous type mistakes are corrected and traced before
+    /// parsing. Off by default; see also `coerce_every_input`.
+    pub coerce_input_tools: BTreeSet<String>,
+    /// The coercion mode for every tool of this orchestrator. Default `false`.
+    pub coerce_every_input: bool,
 }
 
 impl Default for OrchestratorConfig {
@@ -52,6 +58,8 @@ impl Default for OrchestratorConfig {
             max_result_size_chars: DEFAULT_MAX_RESULT_SIZE_CHARS,
             message_budget_chars: None,
             lenient_input_tools: BTreeSet::new(),
+            coerce_input_tools: BTreeSet::new(),
+            coerce_every_input: false,
         }
     }
 }
@@ -79,6 +87,25 @@ impl OrchestratorConfig {
     pub fn with_lenient_input(mut self, tool: impl Into<String>) -> Self {
         self.lenient_input_tools.insert(tool.into());
         self
+    }
+
+    /// Turns the input coercion mode on for `tool` (a primary name).
+    #[must_use]
+    pub fn with_input_coercion_for(mut self, tool: impl Into<String>) -> Self {
+        self.coerce_input_tools.insert(tool.into());
+        self
+    }
+
+    /// Turns the input coercion mode on for every tool.
+    #[must_use]
+    pub fn with_input_coercion(mut self) -> Self {
+        self.coerce_every_input = true;
+        self
+    }
+
+    /// Whether inputs of `tool` (a primary name) go through the coercion mode here.
+    pub fn coerces(&self, tool: &str) -> bool {
+        self.coerce_every_input || self.coerce_input_tools.contains(tool)
     }
 
     /// The cap actually used: `max_concurrency`, or the default for 0.

@@ -175,6 +175,9 @@ pub(crate) fn prepare(
     if config.lenient_input_tools.contains(tool.name()) {
         drop_unknown_keys(&mut input, tool.input_schema());
     }
+    if config.coerces(tool.name()) {
+        tool_sdk::input::coerce::coerce(&mut input, tool.input_schema());
+    }
     let prepared = match catch_unwind(AssertUnwindSafe(|| tool.parse_input(input))) {
         Ok(Ok(call)) => {
             let is_concurrency_safe =

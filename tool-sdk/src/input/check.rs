@@ -147,6 +147,11 @@ impl SchemaCheck {
         }
     }
 
+    /// Whether `value` has no structural issue; allocates nothing.
+    pub(crate) fn passes(&self, value: &Value) -> bool {
+        self.walk(value, "", &mut Sink::Answer)
+    }
+
     /// Checks `value`: `Ok` when it has no structural issue, otherwise every issue, each with
     /// its path (`todos[0].activeForm`). Answering `Ok` allocates nothing.
     ///
@@ -220,7 +225,14 @@ impl SchemaCheck {
                 }
                 None if self.closed => {
                     if let Sink::List(issues) = sink {
-                        issues.push(InputIssue::Unexpected { path: item_path });
+                        issues.push(InputIssue::Unexpected {
+                            path: item_path,
+                            accepted: self
+                                .properties
+                                .iter()
+                                .map(|(name, ..)| name.to_string())
+                                .collect(),
+                        });
                     }
                     passes = false;
                 }

@@ -18,6 +18,9 @@ pub enum InputIssue {
     Unexpected {
         /// Path of the parameter.
         path: String,
+        /// The keys the object at that place accepts, in schema order (empty when unknown);
+        /// the message lists them and suggests the closest one.
+        accepted: Vec<String>,
     },
     /// A parameter of the wrong JSON type.
     TypeMismatch {
@@ -96,8 +99,18 @@ impl fmt::Display for InputIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Missing { path } => write!(f, "Required parameter `{path}` is missing"),
-            Self::Unexpected { path } => {
-                write!(f, "Parameter `{path}` is not part of the input schema")
+            Self::Unexpected { path, accepted } => {
+                write!(f, "Parameter `{path}` is not part of the input schema")?;
+                let key = path.rsplit('.').next().unwrap_or(path);
+                if let Some(close) = did_you_mean(key, accepted) {
+                    write!(f, "; did you mean `{close}`?")?;
+                }
+                if !accepted.is_empty() {
+                    let list: Vec<String> =
+                        accepted.iter().map(|name| format!("`{name}`")).collect();
+                    write!(f, " (accepted: {})", list.join(", "))?;
+                }
+                Ok(())
             }
             Self::TypeMismatch {
                 path,
@@ -111,6 +124,35 @@ impl fmt::Display for InputIssue {
             Self::Other { path, message } => write!(f, "Parameter `{path}`: {message}"),
         }
     }
+}
+
+/// The accepted key closest to `key` by edit distance (ignoring case), when it is close
+/// enough to be a likely typo: at most a third of the key's length, and at least one edit.
+fn did_you_mean<'a>(key: &str, accepted: &'a [String]) -> Option<&'a str> {
+    let key = key.to_lowercase();
+    let limit = (key.chars().count() / 3).max(1);
+    accepted
+        .iter()
+        .map(|name| (edit_distance(&key, &name.to_lowercase()), name))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name.as_str())
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, a_char) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, b_char) in b.iter().enumerate() {
+            let substitution = previous + usize::from(a_char != *b_char);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// The JSON type name of a value, as the model sees types.

@@ -6,50 +6,50 @@
 //!   and mistyped parameters, in nested objects and array items too);
 //! - `typed`: reading a checked input into the tool's type, locating any refusal by path;
 //!
-//! and `serde_text`, the one place that reads serde's error wording.
+//! and `serde_text`, the one place that reads serde's error wording; `policy`, how an input is
+//! read before any check (README "Input policy"); `validator`, the one validator of every
+//! tool (native and imported), with the plain check as its fast path.
 //!
 //! Only the last step of [`parse`] is generic over the input type; everything before it is
 //! written once.
 
 mod check;
+pub mod coerce;
 mod issues;
+pub mod policy;
 mod serde_text;
 mod typed;
+mod validator;
 
+#[cfg(test)]
+mod agreement;
 #[cfg(test)]
 mod tests;
 
 use serde_json::Value;
 
-pub(crate) use check::SchemaCheck;
 pub use issues::{InputError, InputIssue, json_type};
+pub use validator::{InputValidator, dotted_path};
 
 use crate::tool::ToolInput;
 
-/// Parses `input` into `T`, after checking it against the schema `check` was built from.
+/// Parses `input` into `T`, after reading it under the input policy and checking it against
+/// the schema `validator` was built from.
 ///
 /// The check comes first so that every issue is reported at once, not only the first one
-/// serde meets. Only when it finds nothing does serde decide (enum values, number ranges and
-/// the like); its refusal is reported with the path of the refused value.
+/// serde meets. Only when it finds nothing does serde read the value; a refusal of serde's
+/// own (a custom `deserialize_with`, a string too long for a fixed array) is reported with
+/// the path of the refused value.
 ///
 /// # Errors
 /// An [`InputError`] listing the issues.
-pub(crate) fn parse<T: ToolInput>(input: Value, check: &SchemaCheck) -> Result<T, InputError> {
-    checked(&input, check)?;
+pub(crate) fn parse<T: ToolInput>(
+    input: Value,
+    validator: &InputValidator,
+) -> Result<T, InputError> {
+    let input = validator.validate(input)?;
     let trail = typed::Trail::default();
     T::__deserialize(typed::Located::new(input, &trail)).map_err(|error| refused(&trail, &error))
-}
-
-/// The part of [`parse`] before serde: the input must be an object and pass the check.
-fn checked(input: &Value, check: &SchemaCheck) -> Result<(), InputError> {
-    if !input.is_object() {
-        return Err(InputError::new(vec![InputIssue::TypeMismatch {
-            path: "(input)".to_owned(),
-            expected: "object".to_owned(),
-            received: json_type(input).to_owned(),
-        }]));
-    }
-    check.check(input).map_err(InputError::new)
 }
 
 /// Serde's refusal of a checked input, as one issue at the refused value's path.

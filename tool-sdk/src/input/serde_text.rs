@@ -36,8 +36,20 @@ pub(crate) fn classify(path: &str, message: &str) -> InputIssue {
     if message.starts_with("unknown field")
         && let Some(field) = backticked(message)
     {
+        let accepted = message
+            .split_once(", expected ")
+            .map(|(_, names)| {
+                names
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
         return InputIssue::Unexpected {
             path: join_path(path, field),
+            accepted,
         };
     }
     if let Some(rest) = message.strip_prefix("invalid type: ")
@@ -205,7 +217,10 @@ mod tests {
         assert!(message.starts_with("unknown field `b`"), "{message}");
         assert_eq!(
             classify(".", &message),
-            InputIssue::Unexpected { path: "b".into() }
+            InputIssue::Unexpected {
+                path: "b".into(),
+                accepted: vec!["a".into()]
+            }
         );
     }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{InputError, InputIssue, SchemaCheck, parse};
+use super::{InputError, InputIssue, InputValidator, parse};
 use crate::schema::input_schema_for;
 use crate::tool::InputOf;
 
@@ -35,8 +35,8 @@ struct Todos {
 }
 
 fn parse_as<T: DeserializeOwned + JsonSchema>(input: Value) -> Result<T, InputError> {
-    let check = SchemaCheck::new(&input_schema_for::<T>());
-    parse::<InputOf<T>>(input, &check).map(|InputOf(parsed)| parsed)
+    let validator = InputValidator::native(input_schema_for::<T>());
+    parse::<InputOf<T>>(input, &validator).map(|InputOf(parsed)| parsed)
 }
 
 fn todos(input: Value) -> Result<Todos, InputError> {
@@ -68,7 +68,7 @@ fn every_issue_is_reported_in_order_missing_unexpected_mismatch() {
         "TodoWrite cannot run because of the following input issues:\n\
          Required parameter `todos[0].activeForm` is missing\n\
          Required parameter `todos[1].content` is missing\n\
-         Parameter `extra` is not part of the input schema\n\
+         Parameter `extra` is not part of the input schema (accepted: `todos`, `limit`, `ratio`)\n\
          Parameter `todos[0].content` must be of type `string`, but a value of type `number` was provided\n\
          Parameter `limit` must be of type `integer`, but a value of type `number` was provided\n\
          Parameter `ratio` must be of type `number`, but a value of type `string` was provided"
@@ -81,7 +81,7 @@ fn out_of_range_numbers_are_explained_without_rust_types() {
     assert_eq!(
         error.format_for("T"),
         "T cannot run because of the following input issue:\n\
-         Parameter `limit`: got -1, but a whole number from 0 to 4294967295 is required"
+         Parameter `limit`: got -1, but an integer from 0 to 4294967295 is required"
     );
 }
 
@@ -96,13 +96,14 @@ fn a_non_object_input_is_a_mismatch() {
 }
 
 #[test]
-fn an_explicit_null_for_an_optional_field_is_a_type_mismatch() {
-    // Serde alone would accept `null` for `Option<u32>`; the schema check still refuses it.
-    let error = todos(json!({"todos": [], "limit": null})).unwrap_err();
+fn an_explicit_null_for_an_optional_field_is_absent_but_not_for_a_required_one() {
+    let parsed = todos(json!({"todos": [], "limit": null, "ratio": null})).unwrap();
+    assert_eq!((parsed.limit, parsed.ratio), (None, None));
+    let error = todos(json!({"todos": null, "limit": null})).unwrap_err();
     assert_eq!(
         error.format_for("T"),
         "T cannot run because of the following input issue:\n\
-         Parameter `limit` must be of type `integer`, but a value of type `null` was provided"
+         Parameter `todos` must be of type `array`, but a value of type `null` was provided"
     );
 }
 
@@ -115,7 +116,7 @@ fn an_unknown_enum_value_deep_in_an_array_is_located() {
     let error = todos(input).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "Parameter `todos[1].status`: unknown variant `later`, expected `pending` or `done`"
+        "Parameter `todos[1].status`: \"later\" is not one of \"pending\" or \"done\""
     );
 }
 
@@ -164,10 +165,11 @@ where
     T: DeserializeOwned + JsonSchema + PartialEq + fmt::Debug,
 {
     let schema = input_schema_for::<T>();
-    let check = SchemaCheck::new(&schema);
-    if check.check(&input).is_err() {
+    let check = InputValidator::native(schema.clone());
+    // The policy's reading (nulls of optional fields dropped) is what serde then reads.
+    let Ok(input) = check.validate(input) else {
         return;
-    }
+    };
     let ours = parse::<InputOf<T>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
     let reference = serde_path_to_error::deserialize::<_, T>(&input);
     match (ours, reference) {
@@ -259,7 +261,7 @@ fn a_visitor_that_stops_early_is_refused_as_serde_json_refuses_it() {
         "type": "object",
         "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
     });
-    let check = SchemaCheck::new(&schema);
+    let check = InputValidator::native(schema.clone());
     let input = json!({"a": "x", "b": "y"});
     let ours = parse::<FirstOnly>(input.clone(), &check).unwrap_err();
     let reference = serde_json::from_value::<FirstOnly>(input).unwrap_err();
@@ -296,7 +298,7 @@ struct Keyed {
 /// object (the schema check does not read the patterns of `patternProperties`, which schemars
 /// writes for number-keyed maps).
 fn keys_agree(input: Value) {
-    let check = SchemaCheck::new(&json!({"type": "object"}));
+    let check = InputValidator::native(json!({"type": "object"}));
     let ours = parse::<InputOf<Keyed>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
     match (ours, serde_json::from_value::<Keyed>(input.clone())) {
         (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
@@ -328,7 +330,7 @@ fn object_keys_are_read_as_serde_json_reads_them() {
     ] {
         keys_agree(input);
     }
-    let check = SchemaCheck::new(&json!({"type": "object"}));
+    let check = InputValidator::native(json!({"type": "object"}));
     let InputOf(parsed) =
         parse::<InputOf<Keyed>>(json!({"by_number": {"7": 1}, "by_id": {"a": 2}}), &check).unwrap();
     assert_eq!(parsed.by_number.unwrap()[&7], 1);
@@ -380,7 +382,7 @@ fn a_refusal_inside_an_enum_variant_is_located_under_the_variant() {
     let error = parse_as::<Act>(json!({"action": {"Move": {"x": 300}}})).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "Parameter `action.Move.x`: got 300, but a whole number from 0 to 255 is required"
+        "Parameter `action.Move.x`: got 300, but an integer from 0 to 255 is required"
     );
 }
 
@@ -442,14 +444,17 @@ fn a_caught_refusal_leaves_no_steps_in_a_later_path() {
     agrees_with_serde_json::<Lenient>(json!({"soft": {"v": "bad"}, "skipped": null}));
     // serde_path_to_error itself keeps the caught step here (`soft.v`), so the path is
     // checked on its own.
+    // The schema refuses 300 first; serde's own refusal is read with a permissive schema.
+    let permissive = InputValidator::native(json!({"type": "object"}));
+    let unchecked = |input| parse::<InputOf<Lenient>>(input, &permissive).map(|InputOf(l)| l);
     let input = json!({"soft": {"v": "bad"}, "skipped": null, "hard": 300});
-    let error = parse_as::<Lenient>(input).unwrap_err();
+    let error = unchecked(input).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `hard`: got 300, but a whole number from 0 to 255 is required"
     );
     let input = json!({"soft": [{"v": "bad"}], "skipped": null, "hard": 300});
-    let error = parse_as::<Lenient>(input).unwrap_err();
+    let error = unchecked(input).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `hard`: got 300, but a whole number from 0 to 255 is required"

@@ -1,0 +1,16 @@
+use tool_sdk::prelude::*;
+
+/// Finds files.
+#[derive(Deserialize, JsonSchema)]
+pub struct Glob {
+    pub pattern: String,
+}
+
+impl Tool for Glob {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+}
+
+fn main() {}

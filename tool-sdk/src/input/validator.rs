@@ -1,0 +1,353 @@
+//! The one input validator of every tool: the input policy ([`super::policy`]), then the
+//! tool's input schema with full JSON Schema 2020-12 semantics, every issue at once with its
+//! path, in SPEC §5.4 step 3's structure.
+//!
+//! A plain object schema (only `type`, `properties`, `required`, a boolean
+//! `additionalProperties`, `items`, and annotations such as `description`) is checked by the
+//! allocation-free [`SchemaCheck`]; any other schema (enums, consts, bounds, formats, map
+//! patterns, `anyOf`/`oneOf`/`allOf`, `prefixItems`, `$ref`) by a compiled `jsonschema`
+//! validator, built on first use. Both answer the same questions for the schemas they take.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationError, ValidationErrorKind};
+use jsonschema::paths::{Location, LocationSegment};
+use serde_json::{Map, Value};
+
+use super::check::SchemaCheck;
+use super::issues::{InputError, InputIssue, join_path, json_type};
+use super::policy;
+
+/// How an input schema is checked: see the module docs.
+#[derive(Debug)]
+pub struct InputValidator {
+    schema: Value,
+    /// The plain check, when the schema is plain.
+    plain: Option<SchemaCheck>,
+    /// A native tool's schema: `format` is asserted (the type's own reading refuses a
+    /// malformed date or UUID too; imported tools: no, as JSON Schema's default), and an
+    /// accepted input is handed over with integral floats as integers (policy rule 3).
+    native: bool,
+    /// Whether the opt-in coercion mode ([`super::coerce`]) corrects a refused input.
+    coerce: bool,
+    full: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl InputValidator {
+    /// The validator of a native (`#[tool]` or `T: Tool`) input schema: plain schemas take the
+    /// fast path, `format` is asserted.
+    pub fn native(schema: Value) -> Self {
+        let plain = is_plain(&schema).then(|| SchemaCheck::new(&schema));
+        Self {
+            schema,
+            plain,
+            native: true,
+            coerce: false,
+            full: OnceLock::new(),
+        }
+    }
+
+    /// The validator of an imported schema (MCP, JSON-defined tools): always the full
+    /// validator, with the draft named by `$schema` (2020-12 when absent), `format` not
+    /// asserted, remote `$ref`s not fetched (such a schema refuses every input, saying why).
+    pub fn imported(schema: Value) -> Self {
+        Self {
+            schema,
+            plain: None,
+            native: false,
+            coerce: false,
+            full: OnceLock::new(),
+        }
+    }
+
+    /// [`InputValidator::imported`] with a validator compiled already.
+    pub fn imported_compiled(schema: Value, compiled: jsonschema::Validator) -> Self {
+        let full = OnceLock::new();
+        let _ = full.set(Ok(compiled));
+        Self {
+            full,
+            ..Self::imported(schema)
+        }
+    }
+
+    /// The same validator with the coercion mode on: a refused input is corrected where the
+    /// mistake is unambiguous ([`super::coerce`]), each correction traced, and checked again.
+    #[must_use]
+    pub fn with_coercion(mut self) -> Self {
+        self.coerce = true;
+        self
+    }
+
+    /// The schema this validator checks against.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Compiles `schema` as [`InputValidator::imported`] does.
+    ///
+    /// # Errors
+    /// The compiler's message when `schema` is not a usable JSON Schema.
+    pub fn compile(schema: &Value, formats: bool) -> Result<jsonschema::Validator, String> {
+        jsonschema::options()
+            .should_validate_formats(formats)
+            .build(schema)
+            .map_err(|error| error.to_string())
+    }
+
+    fn full(&self) -> Result<&jsonschema::Validator, InputError> {
+        match self
+            .full
+            .get_or_init(|| Self::compile(&self.schema, self.native))
+        {
+            Ok(validator) => Ok(validator),
+            Err(message) => Err(InputError::new(vec![InputIssue::Other {
+                path: String::new(),
+                message: format!("the tool's input schema cannot be used: {message}"),
+            }])),
+        }
+    }
+
+    fn passes(&self, input: &Value) -> Result<bool, InputError> {
+        match &self.plain {
+            Some(check) => Ok(input.is_object() && check.passes(input)),
+            None => Ok(self.full()?.is_valid(input)),
+        }
+    }
+
+    /// Reads `input` under the input policy and checks it: the input as the tool will read it
+    /// (`{}` for no input, refusable `null`s of optional properties removed), or every issue.
+    ///
+    /// # Errors
+    /// An [`InputError`] listing every issue, each with its path (`todos[0].activeForm`).
+    pub fn validate(&self, mut input: Value) -> Result<Value, InputError> {
+        if self.passes(&input)? {
+            // The plain check takes only integers where the schema says `integer`; the full
+            // validator, as JSON Schema, also `3.0`, which the Rust type reads as `3`.
+            if self.native && self.plain.is_none() {
+                policy::integral_floats_as_integers(&mut input);
+            }
+            return Ok(input);
+        }
+        if policy::apply(&mut input, &self.schema) && self.passes(&input)? {
+            return Ok(input);
+        }
+        if self.coerce
+            && !super::coerce::coerce(&mut input, &self.schema).is_empty()
+            && self.passes(&input)?
+        {
+            return Ok(input);
+        }
+        Err(InputError::new(self.issues(&input)?))
+    }
+
+    /// Every issue of an input [`InputValidator::passes`] refused.
+    fn issues(&self, input: &Value) -> Result<Vec<InputIssue>, InputError> {
+        if !input.is_object() && self.schema.get("type").and_then(Value::as_str) == Some("object") {
+            return Ok(vec![InputIssue::TypeMismatch {
+                path: "(input)".to_owned(),
+                expected: "object".to_owned(),
+                received: json_type(input).to_owned(),
+            }]);
+        }
+        if let Some(check) = &self.plain {
+            return Ok(check.check(input).err().unwrap_or_default());
+        }
+        let mut issues = Vec::new();
+        for error in self.full()?.iter_errors(input) {
+            push_issues(&error, &self.schema, &mut issues);
+        }
+        if issues.is_empty() {
+            issues.push(InputIssue::Other {
+                path: String::new(),
+                message: "the input does not match the tool's input schema".to_owned(),
+            });
+        }
+        Ok(issues)
+    }
+}
+
+/// Keywords that never refuse a value.
+const ANNOTATIONS: [&str; 9] = [
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$schema",
+];
+
+/// Whether `schema` uses only what [`SchemaCheck`] reads (see the module docs).
+fn is_plain(schema: &Value) -> bool {
+    let Value::Object(keywords) = schema else {
+        return schema == &Value::Bool(true);
+    };
+    keywords
+        .iter()
+        .all(|(keyword, value)| match keyword.as_str() {
+            "type" => {
+                value.is_string()
+                    || value
+                        .as_array()
+                        .is_some_and(|kinds| kinds.iter().all(Value::is_string))
+            }
+            "properties" => value
+                .as_object()
+                .is_some_and(|properties| properties.values().all(is_plain)),
+            "required" => value.is_array(),
+            "additionalProperties" => value.is_boolean(),
+            "items" => value.is_object() && is_plain(value),
+            other => ANNOTATIONS.contains(&other),
+        })
+}
+
+/// The issues of one `jsonschema` error, added to `issues` without repeats.
+fn push_issues(error: &ValidationError<'_>, root: &Value, issues: &mut Vec<InputIssue>) {
+    let path = dotted_path(error.instance_path());
+    let mut add = |issue: InputIssue| {
+        if !issues.contains(&issue) {
+            issues.push(issue);
+        }
+    };
+    match error.kind() {
+        ValidationErrorKind::Required { property } => add(InputIssue::Missing {
+            path: join_path(&path, property.as_str().unwrap_or_default()),
+        }),
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let accepted = accepted_keys(root, error.schema_path());
+            for name in unexpected {
+                add(InputIssue::Unexpected {
+                    path: join_path(&path, name),
+                    accepted: accepted.clone(),
+                });
+            }
+        }
+        ValidationErrorKind::Type { kind } => add(InputIssue::TypeMismatch {
+            path: if path.is_empty() {
+                "(input)".to_owned()
+            } else {
+                path
+            },
+            expected: type_names(kind),
+            received: json_type(error.instance()).to_owned(),
+        }),
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }
+            if best_branch(context, error.instance_path()).is_some() =>
+        {
+            for error in best_branch(context, error.instance_path())
+                .into_iter()
+                .flatten()
+            {
+                push_issues(error, root, issues);
+            }
+        }
+        _ => add(InputIssue::Other {
+            path,
+            message: other_message(error, root),
+        }),
+    }
+}
+
+/// The branch of a failed `anyOf`/`oneOf` whose issues to report: the one the value came
+/// closest to (right type at its own location, then fewest errors). `None` when every branch
+/// refused the value's type, where one line naming the alternatives says more.
+fn best_branch<'a>(
+    context: &'a [Vec<ValidationError<'static>>],
+    at: &Location,
+) -> Option<&'a [ValidationError<'static>]> {
+    let wrong_type = |branch: &[ValidationError<'_>]| {
+        branch.len() == 1
+            && matches!(branch[0].kind(), ValidationErrorKind::Type { .. })
+            && branch[0].instance_path() == at
+    };
+    context
+        .iter()
+        .filter(|branch| !branch.is_empty() && !wrong_type(branch))
+        .min_by_key(|branch| branch.len())
+        .map(Vec::as_slice)
+}
+
+/// Our sentence for an issue that is not missing, unexpected or mistyped.
+fn other_message(error: &ValidationError<'_>, root: &Value) -> String {
+    let value = error.instance();
+    match error.kind() {
+        ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
+            let schema = parent_schema(root, error.schema_path());
+            format!("got {value}, but {} is required", number_range(schema))
+        }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            format!("{value} matches none of the accepted shapes")
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            format!("{value} matches more than one of the accepted shapes; send exactly one")
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// The schema holding the keyword at `schema_path` (the path minus its last step).
+fn parent_schema<'a>(root: &'a Value, schema_path: &Location) -> Option<&'a Value> {
+    let pointer = schema_path.as_str();
+    root.pointer(pointer.rsplit_once('/').map_or("", |(parent, _)| parent))
+}
+
+/// `an integer from 1 to 100`, `a number of at least 0.5`: the bounds of a numeric schema.
+fn number_range(schema: Option<&Value>) -> String {
+    let keyword = |name: &str| schema.and_then(|schema| schema.get(name));
+    let kind = if keyword("type").and_then(Value::as_str) == Some("integer") {
+        "an integer"
+    } else {
+        "a number"
+    };
+    match (keyword("minimum"), keyword("maximum")) {
+        (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
+        (Some(min), None) => format!("{kind} of at least {min}"),
+        (None, Some(max)) => format!("{kind} of at most {max}"),
+        (None, None) => kind.to_owned(),
+    }
+}
+
+/// The keys the object schema that refused a key accepts, for the did-you-mean hint: the
+/// `properties` of the schema at `schema_path` minus its last step (`additionalProperties`).
+fn accepted_keys(root: &Value, schema_path: &Location) -> Vec<String> {
+    parent_schema(root, schema_path)
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties: &Map<String, Value>| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// `todos[0].activeForm` from a JSON pointer location; empty for the root.
+pub fn dotted_path(location: &Location) -> String {
+    let mut path = String::new();
+    for segment in location.iter() {
+        match segment {
+            LocationSegment::Property(name) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&name);
+            }
+            LocationSegment::Index(index) => {
+                path.push('[');
+                path.push_str(&index.to_string());
+                path.push(']');
+            }
+        }
+    }
+    path
+}
+
+fn type_names(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(kind) => kind.to_string(),
+        TypeKind::Multiple(kinds) => kinds
+            .iter()
+            .map(|kind| kind.to_string())
+            .collect::<Vec<_>>()
+            .join(" or "),
+    }
+}
