@@ -31,6 +31,10 @@ fuzz_target!(|data: &[u8]| {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if plain_name {
         let printed = rule.to_string();
-        assert_eq!(parse_rule(&printed, aliases()), rule, "{text:?} printed as {printed:?}");
+        assert_eq!(
+            parse_rule(&printed, aliases()),
+            rule,
+            "{text:?} printed as {printed:?}"
+        );
     }
 });

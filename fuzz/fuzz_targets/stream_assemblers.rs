@@ -26,7 +26,10 @@ fn assemble<A: CallAssembler>(make: impl Fn() -> A, chunks: &[&[u8]], whole: &[u
     let whole_calls = whole_stream.finish(&mut whole_ready);
 
     assert_eq!(split_calls, whole_calls, "chunking changed the calls");
-    assert_eq!(split_ready, whole_ready, "chunking changed the calls handed over");
+    assert_eq!(
+        split_ready, whole_ready,
+        "chunking changed the calls handed over"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
