@@ -59,22 +59,62 @@ pub fn fixed_pool() -> &'static [Arc<dyn DynTool>] {
         let mut pool = tool_examples::tools::all();
         let object = json!({"type": "object", "properties": {"path": {"type": "string"}}});
         let tools = [
-            ("github", "get_me", "Get details of the authenticated GitHub user"),
-            ("github", "create_issue", "Create a new issue in a GitHub repository"),
-            ("github", "list_pull_requests", "List pull requests in a repository"),
-            ("github", "search_code", "Search code across GitHub repositories"),
-            ("filesystem", "read_text_file", "Read the complete contents of a file as text"),
-            ("filesystem", "write_file", "Create a new file or overwrite an existing file"),
-            ("filesystem", "list_directory", "Get a detailed listing of a directory"),
-            ("my.server", "read file", "Reads a file from the server's store"),
+            (
+                "github",
+                "get_me",
+                "Get details of the authenticated GitHub user",
+            ),
+            (
+                "github",
+                "create_issue",
+                "Create a new issue in a GitHub repository",
+            ),
+            (
+                "github",
+                "list_pull_requests",
+                "List pull requests in a repository",
+            ),
+            (
+                "github",
+                "search_code",
+                "Search code across GitHub repositories",
+            ),
+            (
+                "filesystem",
+                "read_text_file",
+                "Read the complete contents of a file as text",
+            ),
+            (
+                "filesystem",
+                "write_file",
+                "Create a new file or overwrite an existing file",
+            ),
+            (
+                "filesystem",
+                "list_directory",
+                "Get a detailed listing of a directory",
+            ),
+            (
+                "my.server",
+                "read file",
+                "Reads a file from the server's store",
+            ),
             ("git", "git_status", "Shows the working tree status"),
-            ("git", "git_diff_unstaged", "Shows changes in the working directory"),
+            (
+                "git",
+                "git_diff_unstaged",
+                "Shows changes in the working directory",
+            ),
             (
                 "a-server-with-a-rather-long-name",
                 "a_tool_whose_name_is_long_enough_to_need_shortening",
                 "A tool whose exported name is shortened",
             ),
-            ("slack", "slack_post_message", "Post a message to a Slack channel"),
+            (
+                "slack",
+                "slack_post_message",
+                "Post a message to a Slack channel",
+            ),
         ];
         for (server, name, description) in tools {
             pool.push(mcp_tool(server, name, description, object.clone()));
