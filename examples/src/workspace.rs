@@ -1,7 +1,9 @@
 //! The path sandbox every file tool goes through: [`Workspace`] keeps tools inside one
 //! directory tree, the way Claude Code keeps its file tools inside the working directory.
 
+use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,9 +18,10 @@ use crate::file_state::ReadFileState;
 /// [`Workspace::from_context`] and passes every path the model sends through
 /// [`Workspace::resolve`].
 ///
-/// The check is made when the path is resolved; a symbolic link created between that moment
-/// and the file access is not noticed (the tools are examples, not a security boundary
-/// against a hostile local process).
+/// The check is made when the path is resolved, and again on the file actually opened for
+/// reading ([`Workspace::open_file`]: a symbolic link swapped in between is caught on Linux,
+/// where the opened file's real path is read back). Writes replace files through a temporary
+/// file beside the target and are checked at resolution only.
 ///
 /// It also holds the session's [`ReadFileState`], shared by its clones: the files read so
 /// far, which Write, Edit and NotebookEdit require before they overwrite a file.
@@ -126,6 +129,52 @@ impl Workspace {
         }
     }
 
+    /// Opens the regular file at `path` (a path [`Workspace::resolve`] returned) for reading,
+    /// without ever blocking on it, and checks the file that was opened.
+    ///
+    /// The open does not wait for a writer (a FIFO) or a device; the opened file must be a
+    /// regular file; and on Linux its real path (read back from `/proc/self/fd`) must still be
+    /// under the root, so a symbolic link swapped into the path after it was resolved is
+    /// refused rather than followed.
+    ///
+    /// # Errors
+    /// A [`ToolError`] naming `path`: the I/O error of the open, "is not a regular file" with
+    /// its kind (FIFO, socket, character or block device), or "is outside the workspace root"
+    /// with the real path.
+    pub fn open_file(&self, path: &Path) -> Result<File, ToolError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(open_flags())
+            .open(path)
+            .map_err(|error| {
+                ToolError::new(format!("Could not read {}: {error}", path.display()))
+            })?;
+        let metadata = file.metadata().map_err(|error| {
+            ToolError::new(format!("Could not read {}: {error}", path.display()))
+        })?;
+        if let Some(kind) = special_file_kind(&metadata.file_type()) {
+            return Err(not_a_regular_file(path, kind));
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let link = format!("/proc/self/fd/{}", file.as_raw_fd());
+            if let Ok(real) = std::fs::read_link(link)
+                && !real.starts_with(&self.root)
+            {
+                return Err(ToolError::new(format!(
+                    "Path {} was replaced while it was being opened and now leads to {}, which \
+                     is outside the workspace root {}; only files under the root can be \
+                     accessed.",
+                    path.display(),
+                    real.display(),
+                    self.root.display()
+                )));
+            }
+        }
+        Ok(file)
+    }
+
     /// `normalized` with its longest existing ancestor canonicalized.
     fn real_path(&self, path: &str, normalized: &Path) -> Result<PathBuf, ToolError> {
         let Some(existing) = normalized
@@ -172,6 +221,36 @@ impl Workspace {
              root can be accessed."
         ))
     }
+}
+
+/// `O_NONBLOCK | O_NOCTTY`: opening a FIFO or a terminal never waits and never takes it over.
+fn open_flags() -> i32 {
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    i32::try_from(flags.bits()).unwrap_or(0)
+}
+
+/// What a file that is neither a regular file nor a directory is, for error messages; `None`
+/// for regular files, directories and symbolic links.
+pub fn special_file_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
+    if file_type.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if file_type.is_socket() {
+        Some("a socket")
+    } else if file_type.is_char_device() {
+        Some("a character device")
+    } else if file_type.is_block_device() {
+        Some("a block device")
+    } else {
+        None
+    }
+}
+
+/// "PATH is not a regular file but KIND; ...", shared by every file tool.
+pub fn not_a_regular_file(path: &Path, kind: &str) -> ToolError {
+    ToolError::new(format!(
+        "{} is not a regular file but {kind}; the file tools read and write regular files only.",
+        path.display()
+    ))
 }
 
 /// `path` (absolute) with `.` and `..` removed lexically; `..` at the filesystem root stays

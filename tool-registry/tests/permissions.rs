@@ -3,9 +3,9 @@
 mod permissions_support;
 
 use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionRuleSource as Source, PermissionRuleValue,
-    RuleProblemKind, ToolPermissionContext, filter_tools_by_deny_rules, parse_rule,
-    tool_matches_rule, validate_rules,
+    AliasTable, LEGACY_TOOL_NAMES, PermissionBehavior, PermissionRuleSource as Source,
+    PermissionRuleValue, RuleProblemKind, ToolPermissionContext, filter_tools_by_deny_rules,
+    parse_rule, tool_matches_rule, validate_rules,
 };
 use tool_sdk::dyn_tool;
 
@@ -120,11 +120,24 @@ fn legacy_names_follow_the_tools_aliases() {
         parse_rule("Agent", &table),
         PermissionRuleValue::tool("Agent")
     );
-    // No alias table, no rewriting: the table comes from the tools, not from a built-in list.
+    // The reference's legacy names are rewritten whatever the tools declare.
     assert_eq!(rule("Task"), PermissionRuleValue::tool("Task"));
+    for (legacy, current) in LEGACY_TOOL_NAMES {
+        assert_eq!(
+            parse_rule(legacy, &AliasTable::new()),
+            PermissionRuleValue::tool(current)
+        );
+        assert_eq!(
+            parse_rule(legacy, &table),
+            PermissionRuleValue::tool(current)
+        );
+    }
+    // A tool's own alias wins over the legacy list.
+    let mut runner = AliasTable::new();
+    runner.insert("Task", "Runner");
     assert_eq!(
-        parse_rule("BashOutputTool", &table),
-        PermissionRuleValue::tool("BashOutputTool")
+        parse_rule("Task", &runner),
+        PermissionRuleValue::tool("Runner")
     );
 }
 
@@ -200,9 +213,10 @@ fn whole_tool_rules_match_names_exactly() {
     assert!(!tool_matches_rule(bash.as_ref(), &rule("bash")));
     assert!(!tool_matches_rule(bash.as_ref(), &rule("Bash(git *)")));
     assert!(tool_matches_rule(bash.as_ref(), &rule("Bash(*)")));
-    // The tool's aliases are not consulted; only the rule's name is normalised.
+    // The legacy name and the tool's declared aliases both count, even for a rule that was
+    // never normalised.
     let agent = agent();
-    assert!(!tool_matches_rule(agent.as_ref(), &rule("Task")));
+    assert!(tool_matches_rule(agent.as_ref(), &rule("Task")));
     assert!(tool_matches_rule(
         agent.as_ref(),
         &parse_rule("Task", &aliases())
@@ -232,10 +246,16 @@ fn server_rules_match_every_tool_of_the_server() {
 }
 
 #[test]
-fn server_names_compare_normalised_on_the_tool_and_as_written_on_the_rule() {
+fn server_names_compare_normalised_on_both_sides() {
     let tool = mcp("my.server", "read", false);
     assert_eq!(tool.name(), "mcp__my_server__read");
-    assert!(!tool_matches_rule(tool.as_ref(), &rule("mcp__my.server")));
+    // The reference compares the rule's part as written, so this rule would deny nothing.
+    assert!(tool_matches_rule(tool.as_ref(), &rule("mcp__my.server")));
+    assert!(tool_matches_rule(
+        tool.as_ref(),
+        &rule("mcp__my.server__read")
+    ));
+    assert!(!tool_matches_rule(tool.as_ref(), &rule("mcp__my.serve")));
     assert!(tool_matches_rule(tool.as_ref(), &rule("mcp__my_server")));
     assert!(tool_matches_rule(
         tool.as_ref(),

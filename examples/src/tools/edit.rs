@@ -6,9 +6,9 @@ use std::path::Path;
 
 use tool_sdk::prelude::*;
 
-use super::{io_error, missing_file, numbered_line, run_blocking};
+use super::{io_error, missing_file, numbered_line, read_text, run_blocking};
 use crate::file_state::write_atomically;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, not_a_regular_file, special_file_kind};
 
 /// Lines of context shown above and below an edit in the success snippet.
 const SNIPPET_CONTEXT_LINES: usize = 4;
@@ -66,7 +66,8 @@ impl Tool for Edit {
         }
         workspace.reads().check_writable(&path)?;
         let target = path.clone();
-        let text = run_blocking(move || self.apply(&target)).await?;
+        let opener = workspace.clone();
+        let text = run_blocking(move || self.apply(&opener, &target)).await?;
         workspace.reads().record(&path);
         Ok(ToolResult::new(text))
     }
@@ -74,7 +75,7 @@ impl Tool for Edit {
 
 impl Edit {
     /// Edits the file at `path` (already resolved) and says what happened.
-    fn apply(&self, path: &Path) -> Result<String, ToolError> {
+    fn apply(&self, workspace: &Workspace, path: &Path) -> Result<String, ToolError> {
         match fs::metadata(path) {
             Err(error) if error.kind() == ErrorKind::NotFound => {
                 return if self.old_string.is_empty() {
@@ -90,15 +91,13 @@ impl Edit {
                     path.display()
                 )));
             }
-            Ok(_) => {}
+            Ok(metadata) => {
+                if let Some(kind) = special_file_kind(&metadata.file_type()) {
+                    return Err(not_a_regular_file(path, kind));
+                }
+            }
         }
-        let content = fs::read_to_string(path).map_err(|error| match error.kind() {
-            ErrorKind::InvalidData => ToolError::new(format!(
-                "Cannot edit {}: it is not UTF-8 text.",
-                path.display()
-            )),
-            _ => io_error("read", path, &error),
-        })?;
+        let content = read_text(workspace, path, "edit")?;
         let (updated, count) = self.replace(path, &content)?;
         write_atomically(path, updated.as_bytes())
             .map_err(|error| io_error("write", path, &error))?;

@@ -63,6 +63,29 @@ fn numbered_line(number: u64, text: &str) -> String {
     format!("{number:>6}\u{2192}{text}")
 }
 
+/// The UTF-8 text of the file at `path` (resolved), opened through
+/// [`Workspace::open_file`](crate::workspace::Workspace::open_file) so that a FIFO, a device
+/// or a link swapped in after resolution is refused; `action` names the tool's verb in the
+/// not-UTF-8 error.
+fn read_text(
+    workspace: &crate::workspace::Workspace,
+    path: &Path,
+    action: &str,
+) -> Result<String, ToolError> {
+    use std::io::Read as _;
+    let mut file = workspace.open_file(path)?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::InvalidData => ToolError::new(format!(
+                "Cannot {action} {}: it is not UTF-8 text.",
+                path.display()
+            )),
+            _ => io_error("read", path, &error),
+        })?;
+    Ok(text)
+}
+
 /// "File does not exist: PATH", shared by Read and Edit.
 fn missing_file(path: &Path) -> ToolError {
     ToolError::new(format!("File does not exist: {}", path.display()))

@@ -1,7 +1,6 @@
 //! [`NotebookEdit`]: replace, insert or delete one cell of a Jupyter notebook (`.ipynb`),
 //! keeping the rest of the notebook JSON as it was (key order, metadata, other cells).
 
-use std::fs;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 
@@ -9,7 +8,7 @@ use serde::Serialize as _;
 use serde_json::{Map, Value, json};
 use tool_sdk::prelude::*;
 
-use super::{io_error, missing_file, run_blocking};
+use super::{io_error, missing_file, read_text, run_blocking};
 use crate::file_state::write_atomically;
 use crate::workspace::Workspace;
 
@@ -116,15 +115,16 @@ impl Tool for NotebookEdit {
             return Err(ToolError::aborted(""));
         }
         let target = path.clone();
-        let text = run_blocking(move || self.apply(&target)).await?;
+        let opener = workspace.clone();
+        let text = run_blocking(move || self.apply(&opener, &target)).await?;
         workspace.reads().record(&path);
         Ok(ToolResult::new(text))
     }
 }
 
 impl NotebookEdit {
-    fn apply(&self, path: &Path) -> Result<String, ToolError> {
-        let text = fs::read_to_string(path).map_err(|error| io_error("read", path, &error))?;
+    fn apply(&self, workspace: &Workspace, path: &Path) -> Result<String, ToolError> {
+        let text = read_text(workspace, path, "edit")?;
         let mut notebook: Value = serde_json::from_str(&text).map_err(|error| {
             ToolError::new(format!(
                 "{} is not valid notebook JSON: {error}",

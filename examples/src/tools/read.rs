@@ -1,6 +1,6 @@
 //! [`Read`]: a window of a text file's lines in `cat -n` style.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader, ErrorKind};
 use std::path::Path;
 
@@ -8,7 +8,7 @@ use tool_sdk::CancellationToken;
 use tool_sdk::prelude::*;
 
 use super::{io_error, missing_file, numbered_line, run_blocking};
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, not_a_regular_file, special_file_kind};
 
 /// Lines shown when the call gives no `limit`.
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;
@@ -74,7 +74,8 @@ impl Tool for Read {
         }
         let abort = ctx.abort().clone();
         let target = path.clone();
-        let text = run_blocking(move || self.read(&target, &abort)).await?;
+        let opener = workspace.clone();
+        let text = run_blocking(move || self.read(&opener, &target, &abort)).await?;
         workspace.reads().record(&path);
         Ok(ToolResult::new(text))
     }
@@ -82,7 +83,12 @@ impl Tool for Read {
 
 impl Read {
     /// The result text for the file at `path` (already resolved).
-    fn read(&self, path: &Path, abort: &CancellationToken) -> Result<String, ToolError> {
+    fn read(
+        &self,
+        workspace: &Workspace,
+        path: &Path,
+        abort: &CancellationToken,
+    ) -> Result<String, ToolError> {
         let metadata = fs::metadata(path).map_err(|error| match error.kind() {
             ErrorKind::NotFound => missing_file(path),
             _ => io_error("read", path, &error),
@@ -92,6 +98,9 @@ impl Read {
                 "{} is a directory, not a file. Use the Glob tool to list the files in it.",
                 path.display()
             )));
+        }
+        if let Some(kind) = special_file_kind(&metadata.file_type()) {
+            return Err(not_a_regular_file(path, kind));
         }
         if metadata.len() == 0 {
             return Ok(EMPTY_FILE_NOTE.to_owned());
@@ -104,7 +113,7 @@ impl Read {
                 metadata.len().div_ceil(1024)
             )));
         }
-        let file = File::open(path).map_err(|error| io_error("read", path, &error))?;
+        let file = workspace.open_file(path)?;
         let mut reader = BufReader::with_capacity(BINARY_SNIFF_BYTES, file);
         let head = reader
             .fill_buf()

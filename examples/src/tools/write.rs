@@ -8,7 +8,7 @@ use tool_sdk::prelude::*;
 
 use super::{io_error, run_blocking};
 use crate::file_state::write_atomically;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, not_a_regular_file, special_file_kind};
 
 /// Writes a file to the workspace.
 ///
@@ -65,7 +65,12 @@ fn write(path: &Path, content: &str) -> Result<String, ToolError> {
                 path.display()
             )));
         }
-        Ok(_) => true,
+        Ok(metadata) => {
+            if let Some(kind) = special_file_kind(&metadata.file_type()) {
+                return Err(not_a_regular_file(path, kind));
+            }
+            true
+        }
         Err(error) if error.kind() == ErrorKind::NotFound => false,
         Err(error) => return Err(io_error("write", path, &error)),
     };

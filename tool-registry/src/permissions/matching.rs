@@ -6,8 +6,10 @@ use std::sync::Arc;
 use tool_sdk::{DynTool, ToolCall};
 
 use super::context::{PermissionBehavior, PermissionRule, ToolPermissionContext};
-use super::rule::PermissionRuleValue;
-use crate::mcp_names::{build_mcp_tool_name, mcp_info_from_string};
+use super::rule::{PermissionRuleValue, legacy_tool_name};
+use crate::mcp_names::{
+    MCP_PREFIX, McpNameParts, build_mcp_tool_name, mcp_info_from_string, normalize_name_for_mcp,
+};
 
 /// The name rules are matched against (SPEC §10 `getToolNameForPermissionCheck`): the full
 /// `mcp__SERVER__TOOL` name built from the raw names when the tool has `mcp_info` (even when
@@ -19,30 +21,77 @@ pub fn tool_name_for_permission_check(tool: &dyn DynTool) -> Cow<'_, str> {
     }
 }
 
-/// Whether `rule` covers `tool` as a whole (SPEC §6.3 `toolMatchesRule`).
+/// Every name a rule may use for `tool`: for an MCP tool, its full `mcp__SERVER__TOOL` name and
+/// the (possibly shortened) `mcp__` name it is exported under; for any other tool, its primary
+/// name and each alias it declares. A no-prefix MCP tool (exported as `Write`) is not named by
+/// its bare name, as in the reference (SPEC §6.3).
+fn rule_names(tool: &dyn DynTool) -> Vec<Cow<'_, str>> {
+    let meta = tool.meta();
+    let full = tool_name_for_permission_check(tool);
+    if meta.mcp_info.is_some() {
+        let exported = tool.name();
+        let shortened = exported != full && exported.starts_with(MCP_PREFIX);
+        let mut names = vec![full];
+        if shortened {
+            names.push(Cow::Borrowed(exported));
+        }
+        return names;
+    }
+    std::iter::once(full)
+        .chain(meta.aliases.iter().map(|alias| Cow::Borrowed(&**alias)))
+        .collect()
+}
+
+/// Whether a rule's tool name names `name`: equal (case-sensitive, as the reference and the
+/// tool lookup of SPEC §8.1 are), equal once both go through the reference's legacy names
+/// ([`legacy_tool_name`]: `Task` is `Agent` whether or not the tool declares it), or, for MCP
+/// names, equal once the rule's server and tool parts are normalised the way tool names are
+/// (`mcp__my.server__read file` names `mcp__my_server__read_file`).
+fn rule_names_tool(rule_name: &str, name: &str) -> bool {
+    if rule_name == name || legacy_tool_name(rule_name) == legacy_tool_name(name) {
+        return true;
+    }
+    match mcp_info_from_string(rule_name) {
+        Some(McpNameParts {
+            server_name,
+            tool_name: Some(tool_name),
+        }) => build_mcp_tool_name(&server_name, &tool_name) == name,
+        _ => false,
+    }
+}
+
+/// Whether `rule` covers `tool` as a whole (SPEC §6.3 `toolMatchesRule`), with no way around
+/// it through another name of the tool.
 ///
 /// - A rule with content never matches a whole tool.
-/// - The rule's tool name equal to [`tool_name_for_permission_check`] matches (exact,
-///   case-sensitive; the tool's aliases are not consulted).
+/// - The rule's tool name matches when it names [`tool_name_for_permission_check`], an alias
+///   the tool declares, or (MCP tools) the shortened name the tool is exported under; legacy
+///   names count on both sides ([`legacy_tool_name`]), and MCP parts are compared normalised.
+///   Names compare case-sensitively: a model's `bash` reaches no tool `Bash` (SPEC §8.1), so
+///   a case variant is never a way through.
 /// - `mcp__srv` and `mcp__srv__*` match every tool whose permission name has the server part
-///   `srv`, compared as written in the rule (so `mcp__my.server` never matches).
+///   `normalize(srv)` (the reference compares the rule's part as written, so its
+///   `mcp__my.server` denies nothing; here it denies server `my.server`'s tools).
 ///   `mcp__srv__` (empty tool part) matches nothing at server level.
 pub fn tool_matches_rule(tool: &dyn DynTool, rule: &PermissionRuleValue) -> bool {
     if rule.rule_content.is_some() {
         return false;
     }
-    let name = tool_name_for_permission_check(tool);
-    if rule.tool_name == name {
+    let names = rule_names(tool);
+    if names
+        .iter()
+        .any(|name| rule_names_tool(&rule.tool_name, name))
+    {
         return true;
     }
     let (Some(rule_parts), Some(tool_parts)) = (
         mcp_info_from_string(&rule.tool_name),
-        mcp_info_from_string(&name),
+        mcp_info_from_string(&names[0]),
     ) else {
         return false;
     };
     matches!(rule_parts.tool_name.as_deref(), None | Some("*"))
-        && rule_parts.server_name == tool_parts.server_name
+        && normalize_name_for_mcp(&rule_parts.server_name) == tool_parts.server_name
 }
 
 /// The first rule with `behavior` that covers `tool` as a whole, in source order.
@@ -56,8 +105,8 @@ pub fn whole_tool_rule<'a>(
         .find(|rule| tool_matches_rule(tool, &rule.value))
 }
 
-/// The first content rule with `behavior` for this tool (same permission name, SPEC §6.4
-/// `getRuleByContentsForTool`) whose content the call's
+/// The first content rule with `behavior` for this tool (naming it as
+/// [`tool_matches_rule`] does, SPEC §6.4 `getRuleByContentsForTool`) whose content the call's
 /// [`ToolCall::prepare_permission_matcher`] accepts. A call without a matcher matches no
 /// content rule.
 pub fn content_rule<'a>(
@@ -66,10 +115,15 @@ pub fn content_rule<'a>(
     permissions: &'a ToolPermissionContext,
     behavior: PermissionBehavior,
 ) -> Option<&'a PermissionRule> {
-    let name = tool_name_for_permission_check(tool);
+    let names = rule_names(tool);
     let mut candidates = permissions
         .rules(behavior)
-        .filter(|rule| rule.value.tool_name == name && rule.value.rule_content.is_some())
+        .filter(|rule| {
+            rule.value.rule_content.is_some()
+                && names
+                    .iter()
+                    .any(|name| rule_names_tool(&rule.value.tool_name, name))
+        })
         .peekable();
     candidates.peek()?;
     let matcher = call.prepare_permission_matcher()?;

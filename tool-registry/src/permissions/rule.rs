@@ -51,31 +51,78 @@ impl fmt::Display for PermissionRuleValue {
     }
 }
 
-/// Legacy tool names and the primary names they stand for, built from the tools' `aliases`
-/// (SPEC §6.1 "legacy alias normalisation"; the reference hard-codes `Task→Agent`,
-/// `KillShell→TaskStop`, ... — here every alias a tool declares counts).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The reference's legacy tool names and the names they now stand for (SPEC §6.1 "legacy alias
+/// normalisation"): every rule is read through this list, whatever tools the host has.
+pub const LEGACY_TOOL_NAMES: [(&str, &str); 5] = [
+    ("Task", "Agent"),
+    ("KillShell", "TaskStop"),
+    ("AgentOutputTool", "TaskOutput"),
+    ("BashOutputTool", "TaskOutput"),
+    ("Brief", "SendUserMessage"),
+];
+
+/// The current name for a legacy tool name of [`LEGACY_TOOL_NAMES`], else `name` itself.
+///
+/// ```
+/// use tool_registry::permissions::legacy_tool_name;
+/// assert_eq!(legacy_tool_name("KillShell"), "TaskStop");
+/// assert_eq!(legacy_tool_name("Bash"), "Bash");
+/// ```
+pub fn legacy_tool_name(name: &str) -> &str {
+    LEGACY_TOOL_NAMES
+        .iter()
+        .find(|(legacy, _)| *legacy == name)
+        .map_or(name, |(_, current)| current)
+}
+
+/// Legacy tool names and the primary names they stand for: the reference's fixed list
+/// ([`LEGACY_TOOL_NAMES`], always there: `Task` means `Agent` whether or not the host's tool
+/// declares the alias) and every alias the host's tools declare (SPEC §6.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AliasTable {
     primary_by_alias: HashMap<String, String>,
 }
 
+impl Default for AliasTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl AliasTable {
-    /// An empty table: no name is rewritten.
+    /// The reference's legacy names only ([`LEGACY_TOOL_NAMES`]).
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            primary_by_alias: LEGACY_TOOL_NAMES
+                .iter()
+                .map(|(legacy, current)| ((*legacy).to_owned(), (*current).to_owned()))
+                .collect(),
+        }
     }
 
-    /// Every alias of every tool, mapped to that tool's primary name. When two tools claim one
-    /// alias, the first in `tools` wins (a registry refuses such a pair anyway).
+    /// A table that rewrites no name at all (not even the legacy names); for tests of the
+    /// parser alone.
+    pub fn empty() -> Self {
+        Self {
+            primary_by_alias: HashMap::new(),
+        }
+    }
+
+    /// The legacy names, then every alias of every tool mapped to that tool's primary name.
+    /// When two tools claim one alias, the first in `tools` wins (a registry refuses such a
+    /// pair anyway); a tool's own alias wins over the legacy list (a host whose tool `Runner`
+    /// declares the alias `Task` means that tool by `Task`).
     pub fn from_tools(tools: &[Arc<dyn DynTool>]) -> Self {
         let mut table = Self::new();
+        let mut declared = std::collections::HashSet::new();
         for tool in tools {
             let meta = tool.meta();
             for alias in &meta.aliases {
-                table
-                    .primary_by_alias
-                    .entry(alias.to_string())
-                    .or_insert_with(|| meta.name.to_string());
+                if declared.insert(alias.to_string()) {
+                    table
+                        .primary_by_alias
+                        .insert(alias.to_string(), meta.name.to_string());
+                }
             }
         }
         table
@@ -139,8 +186,7 @@ pub(crate) fn count_unescaped(text: &str, c: char) -> usize {
 ///
 /// ```
 /// use tool_registry::permissions::{AliasTable, PermissionRuleValue, parse_rule};
-/// let mut aliases = AliasTable::new();
-/// aliases.insert("Task", "Agent");
+/// let aliases = AliasTable::new();
 /// assert_eq!(parse_rule("Task", &aliases), PermissionRuleValue::tool("Agent"));
 /// assert_eq!(parse_rule("Bash(*)", &aliases), PermissionRuleValue::tool("Bash"));
 /// assert_eq!(

@@ -188,5 +188,5 @@ pub fn aliases() -> AliasTable {
 }
 
 pub fn rule(text: &str) -> PermissionRuleValue {
-    parse_rule(text, &AliasTable::new())
+    parse_rule(text, &AliasTable::empty())
 }
