@@ -70,6 +70,9 @@ fn recorded_mcp_tools_export_valid_schemas() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let list: Value = serde_json::from_str(&text).unwrap();
+        // A recording holds the JSON-RPC response beside its request (as `--mcp-tools-json`
+        // reads it).
+        let list = list.get("response").cloned().unwrap_or(list);
         let server = path
             .file_stem()
             .unwrap()

@@ -232,9 +232,9 @@ fn recorded_lists_read_absent_hints_with_the_mcp_defaults() {
     };
     use DeclaredFlag::{Always, Never};
     // MCP 2025-11-25: readOnlyHint false, destructiveHint true, openWorldHint true,
-    // idempotentHint false; a read-only tool is not destructive.
+    // idempotentHint false; a read-only tool is not destructive and is idempotent.
     assert_eq!(flags(&tools[0]), (Never, Always, Always, Never));
-    assert_eq!(flags(&tools[1]), (Always, Never, Always, Never));
+    assert_eq!(flags(&tools[1]), (Always, Never, Always, Always));
     assert_eq!(flags(&tools[2]), (Never, Never, Never, Never));
     let call = tools[0].parse_input(json!({})).unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());

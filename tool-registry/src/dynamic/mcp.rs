@@ -48,13 +48,14 @@ pub fn mcp_search_hint(meta: Option<&Value>) -> Option<String> {
 
 /// Fills absent hints with the MCP specification's defaults (MCP 2025-11-25,
 /// `ToolAnnotations`): `readOnlyHint` false,
-/// `destructiveHint` true (false for a read-only tool, where the hint has no meaning),
-/// `idempotentHint` false, `openWorldHint` true.
+/// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true. For a read-only tool,
+/// where the spec gives the two write hints no meaning, the values that hold for it are taken
+/// instead (not destructive, idempotent), as the MCP export reads undeclared native flags.
 pub fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
     let read_only = annotations.read_only_hint.unwrap_or(false);
     annotations.read_only_hint = Some(read_only);
     annotations.destructive_hint = Some(annotations.destructive_hint.unwrap_or(!read_only));
-    annotations.idempotent_hint = Some(annotations.idempotent_hint.unwrap_or(false));
+    annotations.idempotent_hint = Some(annotations.idempotent_hint.unwrap_or(read_only));
     annotations.open_world_hint = Some(annotations.open_world_hint.unwrap_or(true));
     annotations
 }
