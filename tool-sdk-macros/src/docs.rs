@@ -90,3 +90,107 @@ fn path_text(path: &syn::Path) -> String {
         .to_string()
         .replace(' ', "")
 }
+
+/// `#[schemars(title = .., description = ..)]` holding only the item's own doc comment, for a
+/// struct that derives `JsonSchema`: schemars reads every `#[doc]` attribute, so without this
+/// the "Tool" section above would reach the schema the model reads wherever the struct is used
+/// as a field of another input. The title and description are split from the doc comment as
+/// schemars splits them (a first line starting with `#` is the title). A key the author already
+/// set in a `#[schemars(...)]` attribute is left to them; nothing is emitted when the struct
+/// does not visibly derive `JsonSchema` (the attribute would not be known) or when a doc
+/// attribute is not a string literal (its text is unknown here).
+pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
+    if !derives_json_schema(attrs) {
+        return None;
+    }
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+        let syn::Meta::NameValue(pair) = &attr.meta else {
+            return None;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = &pair.value
+        else {
+            return None;
+        };
+        let text = text.value();
+        lines.push(text.strip_prefix(' ').map_or(text.clone(), str::to_owned));
+    }
+    let doc = lines.join("\n");
+    let (title, description) = title_and_description(&doc);
+    let (has_title, has_description) = schemars_keys(attrs);
+    let mut keys = Vec::new();
+    // With the section appended, the whole text starts with `#` exactly when the author's
+    // own is empty or does.
+    let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
+    if !has_title && section_makes_a_title {
+        keys.push(quote::quote!(title = #title));
+    }
+    if !has_description {
+        keys.push(quote::quote!(description = #description));
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    Some(quote::quote!(#[schemars(#(#keys),*)]))
+}
+
+/// schemars' split of a doc comment: when the trimmed text starts with `#`, its first line
+/// without the `#`s is the title and the rest the description; otherwise no title.
+fn title_and_description(doc: &str) -> (String, String) {
+    let doc = doc.trim_ascii();
+    if doc.starts_with('#') {
+        let (first, rest) = doc.split_once('\n').unwrap_or((doc, ""));
+        (
+            first.trim_start_matches('#').trim_ascii().to_owned(),
+            rest.trim_ascii().to_owned(),
+        )
+    } else {
+        (String::new(), doc.to_owned())
+    }
+}
+
+/// Whether a `#[derive(...)]` on the item lists `JsonSchema` (by any path ending in it).
+fn derives_json_schema(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("derive"))
+        .any(|attr| {
+            attr.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| {
+                paths.iter().any(|path| {
+                    path.segments
+                        .last()
+                        .is_some_and(|s| s.ident == "JsonSchema")
+                })
+            })
+        })
+}
+
+/// Whether the item's `#[schemars(...)]` attributes already set `title` and `description`.
+fn schemars_keys(attrs: &[syn::Attribute]) -> (bool, bool) {
+    let (mut title, mut description) = (false, false);
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("schemars")) {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        // Each top-level, comma-separated entry starts with its key.
+        let mut at_key = true;
+        for token in list.tokens.clone() {
+            match token {
+                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == ',' => at_key = true,
+                proc_macro2::TokenTree::Ident(ident) if at_key => {
+                    title |= ident == "title";
+                    description |= ident == "description";
+                    at_key = false;
+                }
+                _ => at_key = false,
+            }
+        }
+    }
+    (title, description)
+}

@@ -7,7 +7,7 @@ use syn::{Attribute, DeriveInput, ItemFn};
 
 use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
-use crate::docs::tool_section;
+use crate::docs::{schema_metadata, tool_section};
 use crate::fn_form;
 use crate::paths::{Private, private_at};
 use crate::valid::{Model, check};
@@ -122,8 +122,10 @@ fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput) -> TokenStream {
     };
     let fields = &data.fields;
     let where_clause = &generics.where_clause;
+    let schema_metadata = schema_metadata(attrs);
     quote! {
         #(#attrs)*
+        #schema_metadata
         #(#[doc = #docs])*
         #vis struct #ident #generics #where_clause #fields
     }

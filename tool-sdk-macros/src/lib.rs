@@ -35,8 +35,11 @@ use proc_macro::TokenStream;
 /// Either way the macro generates `impl ToolSpec` with only the constants that differ from the
 /// defaults, registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
 /// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
-/// undeclared defaults marked, result size limit, search hint, deferral). Mistakes are
-/// compile errors on the token to change, all reported at once.
+/// undeclared defaults marked, result size limit, search hint, deferral). The section is for
+/// rustdoc only: a struct deriving `JsonSchema` also gets `#[schemars(description = ..)]`
+/// (and `title` when its doc comment starts with `#`) holding just its own doc comment, so where
+/// the struct is a field of another input, the model reads what it would without `#[tool]`.
+/// Mistakes are compile errors on the token to change, all reported at once.
 ///
 /// # Keys
 ///

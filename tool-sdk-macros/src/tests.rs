@@ -352,3 +352,47 @@ fn an_example_may_repeat_but_other_keys_may_not() {
     assert!(out.contains("`title` is given twice; keep one"), "{out}");
     assert!(!out.contains("`example` is given twice"), "{out}");
 }
+
+#[test]
+fn the_docs_section_stays_out_of_the_schema_metadata() {
+    let expanded = |item: TokenStream| {
+        tool(quote!(name = "Glob", max_result_size_chars = 1_000), item)
+            .to_string()
+            .replace(' ', "")
+    };
+    // The author's own doc comment only; a title only when the section would make one.
+    let plain = expanded(quote! {
+        /// Finds files.
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Glob {}
+    });
+    assert!(
+        plain.contains(r#"#[schemars(description="Findsfiles.")]"#),
+        "{plain}"
+    );
+    let headed = expanded(quote! {
+        /// # Glob
+        ///
+        /// Finds files.
+        #[derive(Deserialize, schemars::JsonSchema)]
+        pub struct Glob {}
+    });
+    assert!(
+        headed.contains(r#"#[schemars(title="Glob",description="Findsfiles.")]"#),
+        "{headed}"
+    );
+    // Keys the author set are theirs; without a visible `JsonSchema` derive nothing is added.
+    let own = expanded(quote! {
+        /// Finds files.
+        #[derive(Deserialize, JsonSchema)]
+        #[schemars(description = "Mine", extend("x" = 1))]
+        pub struct Glob {}
+    });
+    assert_eq!(own.matches("#[schemars(").count(), 1, "{own}");
+    let underived = expanded(quote! {
+        /// Finds files.
+        #[derive(Deserialize)]
+        pub struct Glob {}
+    });
+    assert!(!underived.contains("schemars"), "{underived}");
+}

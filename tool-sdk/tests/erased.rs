@@ -121,3 +121,97 @@ fn the_schemas_are_built_once_and_kept() {
     assert_eq!(registered.output_schema(), Some(&json!({"type": "string"})));
     assert_eq!(fetch.output_schema(), None);
 }
+
+/// # Move
+///
+/// Moves a file.
+#[tool(name = "Move", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Move {
+    /// Where from.
+    from: String,
+}
+
+#[tool(
+    name = "Keyed",
+    description = "Described by its key.",
+    max_result_size_chars = 1_000
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Keyed {}
+
+/// Runs several inputs at once.
+#[tool(name = "Batch", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Batch {
+    /// The pages.
+    fetches: Vec<Fetch>,
+    /// The move.
+    moved: Move,
+    /// The keyed one.
+    keyed: Keyed,
+}
+
+macro_rules! empty_tool {
+    ($($name:ident),*) => {$(
+        impl Tool for $name {
+            type Output = String;
+            async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                Ok(ToolResult::new(String::new()))
+            }
+        }
+    )*};
+}
+empty_tool!(Move, Keyed, Batch);
+
+/// The same structs without `#[tool]` (the root closed as `#[tool]` inputs are).
+#[allow(dead_code)]
+mod undecorated {
+    use tool_sdk::prelude::*;
+
+    /// Fetches a page.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Fetch {
+        /// The page.
+        url: String,
+    }
+
+    /// # Move
+    ///
+    /// Moves a file.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Move {
+        /// Where from.
+        from: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Keyed {}
+
+    /// Runs several inputs at once.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Batch {
+        /// The pages.
+        fetches: Vec<Fetch>,
+        /// The move.
+        moved: Move,
+        /// The keyed one.
+        keyed: Keyed,
+    }
+}
+
+#[test]
+fn a_tool_used_as_a_field_keeps_its_docs_section_out_of_the_schema() {
+    let batch = TypedTool::of::<Batch>(None);
+    let text = batch.input_schema().to_string();
+    assert!(!text.contains("Registered with"), "{text}");
+    // Exactly the schema of the same structs without `#[tool]`: doc comment, and a title only
+    // where the doc comment starts with one.
+    let undecorated = tool_sdk::schema::input_schema_for::<undecorated::Batch>();
+    assert_eq!(batch.input_schema(), &undecorated);
+    assert_eq!(undecorated["properties"]["moved"]["title"], "Move");
+    assert_eq!(undecorated["properties"]["keyed"].get("title"), None);
+}
