@@ -8,11 +8,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tool_registry::OrchestratorConfig;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{
     ExportTarget, RenderRequest, SchemaCache, StrictPolicy, StrictSchemaError, export_input_schema,
     strict_schema,
 };
+use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, dyn_tool};
 
 use export_support::*;
@@ -356,4 +358,96 @@ fn maps_and_tuples_cannot_be_strict_and_say_which_field() {
         .unwrap();
     assert_eq!(dropped[0]["function"]["strict"], false);
     assert_eq!(dropped[0]["function"]["parameters"], map);
+}
+
+/// Asks for strict mode.
+#[tool(name = "Exact", strict, max_result_size_chars = 1_000)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Exact {
+    /// A word.
+    word: String,
+}
+
+impl Tool for Exact {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.word))
+    }
+}
+
+#[test]
+fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
+    let tools: Vec<Arc<dyn DynTool>> = vec![dyn_tool::<Add>(), dyn_tool::<Exact>()];
+    let config = OrchestratorConfig::default()
+        .with_lenient_input("Add")
+        .with_lenient_input("Exact");
+    let lenient = RenderRequest {
+        strict_policy: StrictPolicy::DropStrict,
+        ..RenderRequest::default()
+    }
+    .with_lenient_input_of(&config);
+    let closed = RenderRequest {
+        strict_policy: StrictPolicy::DropStrict,
+        ..RenderRequest::default()
+    };
+    let cache = SchemaCache::new();
+    let root_closed = |target, request: &RenderRequest| -> Vec<bool> {
+        let definitions = cache.render(&tools, target, request).unwrap();
+        let text = cache.render_json(&tools, target, request).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!(definitions)
+        );
+        definitions
+            .iter()
+            .map(|definition| {
+                schemas_of(target, definition)[0].get("additionalProperties") == Some(&json!(false))
+            })
+            .collect()
+    };
+    for target in TARGETS {
+        assert_eq!(root_closed(target, &closed), [true, true], "{target:?}");
+        assert_eq!(root_closed(target, &lenient), [false, false], "{target:?}");
+    }
+    // Strict mode requires the root closed, so a lenient tool is sent without it...
+    let anthropic = cache
+        .render(&tools, ExportTarget::Anthropic, &lenient)
+        .unwrap();
+    assert_eq!(anthropic[1].get("strict"), None);
+    let strict_lenient = RenderRequest {
+        strict: true,
+        ..lenient.clone()
+    };
+    for target in [ExportTarget::OpenAiChat, ExportTarget::OpenAiResponses] {
+        for definition in cache.render(&tools, target, &strict_lenient).unwrap() {
+            let strict = definition
+                .get("strict")
+                .or_else(|| definition["function"].get("strict"));
+            assert_eq!(strict, Some(&json!(false)), "{definition}");
+        }
+    }
+    // ...or, under the default policy, the render says why it cannot be strict.
+    for (target, request) in [
+        (ExportTarget::Anthropic, RenderRequest::default()),
+        (
+            ExportTarget::OpenAiChat,
+            RenderRequest {
+                strict: true,
+                ..RenderRequest::default()
+            },
+        ),
+    ] {
+        let error = cache
+            .render(&tools, target, &request.with_lenient_input_of(&config))
+            .unwrap_err();
+        assert_eq!(error.field, "(root)", "{error}");
+        assert!(error.to_string().contains("lenient input"), "{error}");
+    }
+    // Gemini never states `additionalProperties`.
+    let gemini = tool_registry::providers::gemini::gemini_declarations(&cache, &tools).unwrap();
+    assert!(
+        !json!(gemini.declarations)
+            .to_string()
+            .contains("additionalProperties")
+    );
 }

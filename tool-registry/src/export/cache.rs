@@ -1,7 +1,7 @@
 //! The session schema cache (SPEC §8.4): each tool's definition is captured at its first render
 //! and rendered byte-identically afterwards, whatever changes in the tool, until `clear()`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 use serde_json::Value;
@@ -10,6 +10,7 @@ use tool_sdk::DynTool;
 use super::captured::CachedTool;
 use super::strict::{StrictPolicy, StrictSchemaError};
 use super::target::{ExportTarget, definition};
+use crate::orchestration::OrchestratorConfig;
 use crate::pool::is_mcp_tool;
 
 /// A captured tool and its renders, each made once: the base definition per target as a
@@ -39,9 +40,10 @@ impl Entry {
         target: ExportTarget,
         strict: bool,
         policy: StrictPolicy,
+        lenient: bool,
     ) -> Result<&Rendered, StrictSchemaError> {
         let tool = &*self.tool;
-        if target.is_openai() && (tool.strict || strict) {
+        if target.is_openai() && !lenient && (tool.strict || strict) {
             let slot = &self.rendered_strict[usize::from(target != ExportTarget::OpenAiChat)];
             match slot.get_or_init(|| {
                 tool.strict_input_schema()
@@ -85,6 +87,27 @@ pub struct RenderRequest {
     /// Anthropic only: a `cache_control` object (e.g. `{"type":"ephemeral"}`) put on the last
     /// built-in tool (the last tool that is not an MCP tool), so the built-in prefix is cached.
     pub cache_control: Option<Value>,
+    /// Tools (by primary name) whose input keys outside their schema are dropped rather than
+    /// refused: the orchestrator's `lenient_input_tools`, copied by
+    /// [`RenderRequest::with_lenient_input_of`]. Their definitions advertise that: the input
+    /// schema's root has no `additionalProperties: false`, for every target. Strict mode
+    /// (OpenAI's, and Anthropic's `"strict": true`) requires that `false`, so these tools are
+    /// not strict: under [`StrictPolicy::Error`] asking for it is a [`StrictSchemaError`] on
+    /// `(root)`; under [`StrictPolicy::DropStrict`] they are sent without it, with a warning.
+    pub lenient_input: BTreeSet<String>,
+}
+
+/// [`StrictSchemaError::reason`] for a lenient tool asked to be strict.
+const LENIENT_REASON: &str = "the orchestrator drops its unknown keys (lenient input), which strict mode's `additionalProperties: false` would deny";
+
+impl RenderRequest {
+    /// This request with `config`'s lenient tools ([`OrchestratorConfig::lenient_input_tools`]),
+    /// so the definitions sent advertise what the orchestrator running the calls accepts.
+    #[must_use]
+    pub fn with_lenient_input_of(mut self, config: &OrchestratorConfig) -> Self {
+        self.lenient_input.clone_from(&config.lenient_input_tools);
+        self
+    }
 }
 
 /// The session's definitions cache (SPEC §8.4), shared by every render of a session.
@@ -296,8 +319,13 @@ impl SchemaCache {
         let anthropic = target == ExportTarget::Anthropic;
         for (index, tool) in tools.iter().enumerate() {
             let entry = self.instance_entry(tool);
-            let rendered = entry.base(target, request.strict, request.strict_policy)?;
+            let lenient = request.lenient_input.contains(entry.tool.name.as_str());
+            if lenient {
+                lenient_without_strict(&entry.tool, target, request)?;
+            }
+            let rendered = entry.base(target, request.strict, request.strict_policy, lenient)?;
             let extra = PerRequest {
+                open_root: lenient.then_some(target),
                 defer_loading: anthropic && deferred.contains(entry.tool.name.as_str()),
                 cache_control: request
                     .cache_control
@@ -310,24 +338,82 @@ impl SchemaCache {
     }
 }
 
+/// For a lenient tool: `Ok` when strict mode is not asked for it on `target`, or is to be
+/// dropped (with a warning); the [`StrictSchemaError`] under [`StrictPolicy::Error`].
+fn lenient_without_strict(
+    tool: &CachedTool,
+    target: ExportTarget,
+    request: &RenderRequest,
+) -> Result<(), StrictSchemaError> {
+    let asks_strict = match target {
+        ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses => tool.strict || request.strict,
+        ExportTarget::Anthropic => tool.strict,
+        ExportTarget::Mcp => false,
+    };
+    if !asks_strict {
+        return Ok(());
+    }
+    let error = StrictSchemaError {
+        tool: tool.name.clone(),
+        field: "(root)".to_owned(),
+        reason: LENIENT_REASON.to_owned(),
+    };
+    match request.strict_policy {
+        StrictPolicy::Error => Err(error),
+        StrictPolicy::DropStrict => {
+            tracing::warn!(%error, "sending the tool without strict mode");
+            Ok(())
+        }
+    }
+}
+
 /// The per-request fields of one definition.
 struct PerRequest<'a> {
     defer_loading: bool,
     cache_control: Option<&'a Value>,
+    /// Set for a lenient tool: the target whose input schema root is opened.
+    open_root: Option<ExportTarget>,
 }
 
 impl PerRequest<'_> {
     fn is_empty(&self) -> bool {
-        !self.defer_loading && self.cache_control.is_none()
+        !self.defer_loading && self.cache_control.is_none() && self.open_root.is_none()
     }
 
     fn apply(&self, definition: &mut Value) {
+        if let Some(target) = self.open_root {
+            open_root(definition, target);
+        }
         if self.defer_loading {
             definition["defer_loading"] = Value::Bool(true);
         }
         if let Some(cache_control) = self.cache_control {
             definition["cache_control"] = cache_control.clone();
         }
+    }
+}
+
+/// A lenient tool's definition: no `additionalProperties: false` at its input schema's root,
+/// and no Anthropic `"strict": true` (which requires it). The OpenAI targets were rendered
+/// without strict mode already.
+fn open_root(definition: &mut Value, target: ExportTarget) {
+    let schema = match target {
+        ExportTarget::Anthropic => {
+            if let Value::Object(map) = definition {
+                map.shift_remove("strict");
+            }
+            definition.get_mut("input_schema")
+        }
+        ExportTarget::OpenAiChat => definition
+            .get_mut("function")
+            .and_then(|function| function.get_mut("parameters")),
+        ExportTarget::OpenAiResponses => definition.get_mut("parameters"),
+        ExportTarget::Mcp => definition.get_mut("inputSchema"),
+    };
+    if let Some(Value::Object(schema)) = schema
+        && schema.get("additionalProperties") == Some(&Value::Bool(false))
+    {
+        schema.shift_remove("additionalProperties");
     }
 }
 

@@ -28,8 +28,8 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// The listing of `tools`, captured through `cache` (so the definitions are the bytes
-    /// `definitions --format mcp` prints), with each tool's own `$schema` kept on its
+    /// The listing of `tools`, captured through `cache` and rendered for `request` (so the
+    /// definitions are the bytes `definitions --format mcp` prints), with each tool's own `$schema` kept on its
     /// `inputSchema` (SEP-1613: a schema states its dialect; none means 2020-12).
     ///
     /// # Errors
@@ -37,11 +37,12 @@ impl Listing {
     pub(crate) fn build(
         tools: &[Arc<dyn DynTool>],
         cache: &SchemaCache,
+        request: &RenderRequest,
         generation: u64,
         page_size: usize,
     ) -> Result<Self, String> {
         let definitions = cache
-            .render(tools, ExportTarget::Mcp, &RenderRequest::default())
+            .render(tools, ExportTarget::Mcp, request)
             .map_err(|error| error.to_string())?;
         let mut listed = Vec::with_capacity(definitions.len());
         let mut structured = HashMap::with_capacity(definitions.len());

@@ -64,7 +64,7 @@ pub use served_call::ServedCall;
 
 use super::StructuredContentStore;
 use crate::Orchestrator;
-use crate::export::SchemaCache;
+use crate::export::{RenderRequest, SchemaCache};
 use listing::Listing;
 use session::Session;
 
@@ -141,9 +141,12 @@ impl Shared {
 
     fn listing(&self, orchestrator: &Orchestrator) -> Result<Listing, ServeError> {
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        // Lenient tools are listed as the orchestrator runs them: open at the root.
+        let request = RenderRequest::default().with_lenient_input_of(orchestrator.config());
         Listing::build(
             orchestrator.tools(),
             &self.cache,
+            &request,
             generation,
             self.page_size,
         )
@@ -216,8 +219,14 @@ impl McpServer {
         let shared = Shared {
             served: RwLock::new(Arc::new(Served {
                 orchestrator: orchestrator.clone(),
-                listing: Listing::build(&[], &SchemaCache::new(), 0, page_size)
-                    .map_err(ServeError::Listing)?,
+                listing: Listing::build(
+                    &[],
+                    &SchemaCache::new(),
+                    &RenderRequest::default(),
+                    0,
+                    page_size,
+                )
+                .map_err(ServeError::Listing)?,
             })),
             info,
             extensions,
