@@ -77,6 +77,22 @@ impl ::tool_sdk::__private::Tool for add {
         }
     }
 }
+#[allow(unused_qualifications)]
+const _: () = {
+    mod __named_fields {
+        #[allow(non_upper_case_globals)]
+        pub const __ToolInput: ::tool_sdk::__private::NamedFields = ::tool_sdk::__private::NamedFields;
+    }
+    #[allow(unused_imports)]
+    use __named_fields::*;
+    #[allow(unused_imports)]
+    use AddArgs as __ToolInput;
+    ::tool_sdk::__private::assert_named_fields::<AddArgs, _>(&__ToolInput);
+    #[allow(dead_code, clippy::all)]
+    fn __braced(__input: AddArgs) {
+        let AddArgs { .. } = __input;
+    }
+};
 #[automatically_derived]
 impl ::tool_sdk::__private::ToolSpec for add {
     const NAME: &'static ::tool_sdk::__private::str = "Add";

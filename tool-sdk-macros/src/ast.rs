@@ -2,6 +2,8 @@
 //! form), with the doc comment and the nodes later stages span their errors on.
 
 use syn::spanned::Spanned;
+
+use crate::input_shape::{camel_case, is_context, shape_error};
 use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, Fields, FnArg, GenericArgument, ItemFn, Lit, Meta,
     PathArguments, ReturnType, Type,
@@ -111,6 +113,7 @@ impl<'a> ToolFn<'a> {
         let mut input = None;
         let mut input_pat = None;
         let mut takes_ctx = false;
+        let mut has_extra_parameters = false;
         for argument in &sig.inputs {
             match argument {
                 FnArg::Receiver(receiver) => errors.push(
@@ -120,8 +123,14 @@ impl<'a> ToolFn<'a> {
                     .with_span(receiver),
                 ),
                 FnArg::Typed(typed) => match &*typed.ty {
-                    Type::Reference(_) if !takes_ctx => takes_ctx = true,
-                    Type::Reference(_) => errors.push(
+                    // A reference first, other than the context, is an input by reference:
+                    // refused below with the struct to write.
+                    ty if input.is_none() && !takes_ctx && !is_context(ty) && is_reference(ty) => {
+                        input = Some(ty);
+                        input_pat = Some(&*typed.pat);
+                    }
+                    ty if is_reference(ty) && !takes_ctx => takes_ctx = true,
+                    ty if is_reference(ty) => errors.push(
                         darling::Error::custom(format!(
                             "a #[tool] fn takes at most one `&ToolUseContext`; {FN_SHAPE}"
                         ))
@@ -131,12 +140,21 @@ impl<'a> ToolFn<'a> {
                         input = Some(ty);
                         input_pat = Some(&*typed.pat);
                     }
-                    _ => errors.push(
-                        darling::Error::custom(extra_parameter(sig, input_pat, &typed.pat))
-                            .with_span(typed),
-                    ),
+                    _ => {
+                        has_extra_parameters = true;
+                        errors.push(
+                            darling::Error::custom(extra_parameter(sig, input_pat, &typed.pat))
+                                .with_span(typed),
+                        );
+                    }
                 },
             }
+        }
+        // With extra parameters, their error already says to make one struct.
+        if let (Some(ty), Some(pat), false) = (input, input_pat, has_extra_parameters)
+            && let Some(error) = shape_error(&sig.ident, pat, ty)
+        {
+            errors.push(error);
         }
         if let Some(variadic) = &sig.variadic {
             errors.push(darling::Error::custom(FN_SHAPE).with_span(variadic));
@@ -172,18 +190,7 @@ fn extra_parameter(sig: &syn::Signature, first: Option<&syn::Pat>, extra: &syn::
         Some(first) => format!("{} and {}", name(first), name(extra)),
         None => name(extra),
     };
-    let camel: String = sig
-        .ident
-        .to_string()
-        .split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            chars.next().map_or_else(String::new, |c| {
-                c.to_ascii_uppercase().to_string() + chars.as_str()
-            })
-        })
-        .collect();
+    let camel = camel_case(&sig.ident);
     format!(
         "a #[tool] fn takes one input parameter: put {names} in one `#[derive(Deserialize, JsonSchema)]` struct, e.g. `async fn {}(input: {camel}Args, ctx: &ToolUseContext)`",
         sig.ident
@@ -232,4 +239,13 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
         })
         .collect();
     lines.join("\n").trim().to_owned()
+}
+
+fn is_reference(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(_) => true,
+        Type::Group(group) => is_reference(&group.elem),
+        Type::Paren(paren) => is_reference(&paren.elem),
+        _ => false,
+    }
 }

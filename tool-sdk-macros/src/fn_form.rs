@@ -13,6 +13,7 @@ use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
 use crate::docs::tool_section;
+use crate::input_shape::named_fields_check;
 use crate::paths::{Private, private_at};
 use crate::valid::Model;
 
@@ -36,6 +37,7 @@ pub(crate) fn generate(
         model.name
     );
     let serde_impls = gen_input_delegation(ident, &input);
+    let named_fields_check = function.input.map(named_fields_check);
     let tool_impl = gen_tool_impl(function);
     quote! {
         #(#attrs)*
@@ -54,6 +56,9 @@ pub(crate) fn generate(
 
         #(#cfg)*
         #tool_impl
+
+        #(#cfg)*
+        #named_fields_check
     }
 }
 

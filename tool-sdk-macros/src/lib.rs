@@ -8,6 +8,7 @@ mod attr;
 mod docs;
 mod expand;
 mod fn_form;
+mod input_shape;
 mod paths;
 mod valid;
 
@@ -26,7 +27,11 @@ use proc_macro::TokenStream;
 ///
 /// **Function form.** `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
 /// Result<T, E>`, where `Args: Deserialize + JsonSchema`, `T: Serialize` (or
-/// `ToolResult<T>`), and `E: Into<ToolError>`. Both parameters are optional, in that order; a
+/// `ToolResult<T>`), and `E: Into<ToolError>`. `Args` must be a struct with named fields, as
+/// the struct form's input: an enum, a tuple or unit struct, a reference (`&str`), a tuple, a
+/// primitive, `String`, a std collection or `Option` is a compile error on the type, with the
+/// struct to write. The context parameter is a reference to a type named `ToolUseContext`.
+/// Both parameters are optional, in that order; a
 /// tool without an input parameter has the schema `{"type":"object","properties":{}}` and
 /// accepts `{}`. The macro adds a braced struct with the fn's name (`struct name { .. }`, in the
 /// type namespace only, so it does not clash with the fn) that implements `Tool`; the fn's doc

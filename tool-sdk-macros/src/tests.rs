@@ -396,3 +396,67 @@ fn the_docs_section_stays_out_of_the_schema_metadata() {
     });
     assert!(!underived.contains("schemars"), "{underived}");
 }
+
+/// The messages of the `compile_error!`s in an expansion.
+fn fn_form_errors(item: TokenStream) -> Vec<String> {
+    let function: syn::ItemFn = syn::parse2(item).expect("an fn");
+    match crate::ast::AnnotatedItem::from_fn(&function) {
+        Ok(_) => Vec::new(),
+        Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+#[test]
+fn fn_form_inputs_that_are_not_structs_are_refused_with_the_struct_to_write() {
+    let errors = fn_form_errors(quote! {
+        async fn read_file(path: &str, ctx: &ToolUseContext) -> Result<String, ToolError> {}
+    });
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("`&str` is a reference")
+            && errors[0].contains("struct ReadFileArgs { path: String }"),
+        "{errors:?}"
+    );
+    let errors = fn_form_errors(quote! {
+        async fn sum(numbers: &[i64]) -> Result<i64, ToolError> {}
+    });
+    assert!(
+        errors[0].contains("struct SumArgs { numbers: Vec<i64> }"),
+        "{errors:?}"
+    );
+    for ty in [
+        quote!(String),
+        quote!(std::vec::Vec<u8>),
+        quote!((u8, u8)),
+        quote!(Option<Args>),
+        quote!(u32),
+    ] {
+        let errors = fn_form_errors(quote! {
+            async fn f(value: #ty) -> Result<i64, ToolError> {}
+        });
+        assert_eq!(errors.len(), 1, "{ty}: {errors:?}");
+    }
+    // The context is found by its name, a path type is left to the generated check, and
+    // extra parameters get only their own error.
+    for item in [
+        quote!(
+            async fn f(input: Args, ctx: &tool_sdk::ToolUseContext) -> Result<i64, E> {}
+        ),
+        quote!(
+            async fn f(ctx: &ToolUseContext) -> Result<i64, E> {}
+        ),
+        quote!(
+            async fn f(input: my::Value) -> Result<i64, E> {}
+        ),
+    ] {
+        assert_eq!(fn_form_errors(item.clone()), Vec::<String>::new(), "{item}");
+    }
+    let errors = fn_form_errors(quote!(
+        async fn add(a: i64, b: i64) -> Result<i64, E> {}
+    ));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("takes one input parameter"),
+        "{errors:?}"
+    );
+}

@@ -40,6 +40,7 @@
 extern crate self as tool_sdk;
 
 pub mod blocks;
+mod compile_checks;
 pub mod context;
 pub mod dyn_tool;
 pub mod erased;
@@ -94,6 +95,7 @@ pub mod __private {
     pub use ::serde_json::Value;
     pub use ::std::borrow::Cow;
 
+    pub use crate::compile_checks::{InputHasNamedFields, NamedFields, assert_named_fields};
     pub use crate::context::ToolUseContext;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,

@@ -34,3 +34,57 @@ fn main() {
     assert_eq!(<now as ToolSpec>::NAME, "Now");
     let _: fn() -> std::marker::PhantomData<<count as Tool>::Output> = || std::marker::PhantomData::<Vec<i64>>;
 }
+
+mod args {
+    use tool_sdk::prelude::*;
+
+    /// A name.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct NameArgs {
+        /// The name.
+        pub name: String,
+    }
+
+    /// A value of any type.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Wrapped<T> {
+        /// The value.
+        pub value: T,
+    }
+}
+
+type Alias = AddArgs;
+
+/// Greets by name (an input from another module, by path).
+#[tool(name = "Greet", max_result_size_chars = 100)]
+async fn greet(input: crate::args::NameArgs) -> Result<String, ToolError> {
+    Ok(format!("hello {}", input.name))
+}
+
+/// An input through a type alias.
+#[tool(name = "Aliased", max_result_size_chars = 100)]
+async fn aliased(input: Alias) -> Result<i64, ToolError> {
+    Ok(input.a)
+}
+
+/// A generic struct, made concrete.
+#[tool(name = "Wrapped", max_result_size_chars = 100)]
+async fn wrapped(input: args::Wrapped<u32>) -> Result<u32, ToolError> {
+    Ok(input.value)
+}
+
+#[allow(dead_code)]
+fn local_items() {
+    /// A struct local to a function.
+    #[derive(Deserialize, JsonSchema)]
+    struct LocalArgs {
+        /// A flag.
+        flag: bool,
+    }
+
+    /// A tool defined inside a function, on a struct defined there.
+    #[tool(name = "Local", max_result_size_chars = 100)]
+    async fn local(input: LocalArgs) -> Result<bool, ToolError> {
+        Ok(input.flag)
+    }
+}
