@@ -541,3 +541,31 @@ async fn saved_large_results_of_two_sessions_do_not_share_a_file() {
         client.cancel().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_lenient_tool_is_listed_open_and_takes_unknown_keys() {
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::of::<Add>(None))];
+    let listed_root = |config: OrchestratorConfig| {
+        let tools = tools.clone();
+        async move {
+            let server = McpServer::new(Orchestrator::new(&tools, config), "t", "1").unwrap();
+            let (client, _) = connect(&server).await;
+            let listed = client.list_all_tools().await.unwrap();
+            let closed = listed[0].input_schema.get("additionalProperties") == Some(&json!(false));
+            let extra = client
+                .call_tool(call("add", json!({"a": 2, "b": 3, "c": 4})))
+                .await
+                .unwrap();
+            client.cancel().await.unwrap();
+            (closed, extra.is_error == Some(true))
+        }
+    };
+    // Strict: listed closed, and an unknown key is an error...
+    assert_eq!(
+        listed_root(OrchestratorConfig::default()).await,
+        (true, true)
+    );
+    // ...lenient: listed open, and the unknown key is dropped.
+    let lenient = OrchestratorConfig::default().with_lenient_input("add");
+    assert_eq!(listed_root(lenient).await, (false, false));
+}
