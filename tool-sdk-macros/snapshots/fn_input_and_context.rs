@@ -87,11 +87,11 @@ const _: () = {
     use __named_fields::*;
     #[allow(unused_imports)]
     use AddArgs as __ToolInput;
-    ::tool_sdk::__private::assert_named_fields::<AddArgs, _>(&__ToolInput);
     #[allow(dead_code, clippy::all)]
     fn __braced(__input: AddArgs) {
         let AddArgs { .. } = __input;
     }
+    ::tool_sdk::__private::assert_named_fields::<AddArgs, _>(&__ToolInput);
 };
 #[automatically_derived]
 impl ::tool_sdk::__private::ToolSpec for add {

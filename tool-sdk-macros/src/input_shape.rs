@@ -227,8 +227,8 @@ pub(crate) fn named_fields_check(ty: &Type) -> TokenStream {
             use __named_fields::*;
             #[allow(unused_imports)]
             use #bare as #probe;
-            #value_check
             #pattern_check
+            #value_check
         };
     }
 }
