@@ -365,3 +365,87 @@ fn sigterm_stops_tool_host_serve_with_its_background_shells() {
         "tool-host serve exits cleanly on SIGTERM: {exit:?}"
     );
 }
+
+/// `tool-host serve` as a proxy follows its imported servers: when one of them sends
+/// `notifications/tools/list_changed`, the served pool is assembled again and the client hears
+/// of it, then lists the new tool.
+#[test]
+fn tool_host_serve_forwards_an_imported_servers_list_changed() {
+    use tool_registry::mcp::{McpManager, McpServerConfig};
+    use tool_registry::permissions::{
+        AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
+    };
+    use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+    use tool_sdk::ToolUseBlock;
+
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let root = workspace();
+    let config = McpServerConfig::stdio(
+        "host",
+        env!("CARGO_BIN_EXE_tool-host"),
+        vec![
+            "serve".into(),
+            "--stdio".into(),
+            "--root".into(),
+            root.path().to_str().unwrap().into(),
+            "--mcp-server".into(),
+            format!("hostile=python3 '{}' bad-entries", hostile.display()),
+            "--allow".into(),
+            "mcp__hostile".into(),
+        ],
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let manager = McpManager::connect(vec![config]).await;
+        let names = |manager: &McpManager| -> Vec<String> {
+            manager
+                .tools()
+                .iter()
+                .map(|tool| tool.name().to_owned())
+                .collect()
+        };
+        assert!(
+            names(&manager).contains(&"mcp__host__mcp__hostile__grow".to_owned()),
+            "{:?}",
+            names(&manager)
+        );
+        assert!(!names(&manager).contains(&"mcp__host__mcp__hostile__grown".to_owned()));
+        let mut changes = manager.subscribe();
+        changes.borrow_and_update();
+        let mut permissions = ToolPermissionContext::default();
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Allow,
+            "mcp__host",
+            &AliasTable::default(),
+        );
+        let turn = Orchestrator::new(&manager.tools(), OrchestratorConfig::default())
+            .with_permissions(permissions)
+            .run_tools(
+                vec![ToolUseBlock {
+                    id: "toolu_grow".into(),
+                    name: "mcp__host__mcp__hostile__grow".into(),
+                    input: serde_json::json!({}),
+                }],
+                TurnState::default(),
+            )
+            .collect_results()
+            .await;
+        assert_eq!(turn.results[0].text(), "grew", "{:?}", turn.results);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !names(&manager).contains(&"mcp__host__mcp__hostile__grown".to_owned()) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            assert!(
+                tokio::time::timeout(left, changes.changed()).await.is_ok(),
+                "no tools/list_changed reached the client: {:?}",
+                names(&manager)
+            );
+        }
+        manager.shutdown().await;
+    });
+}
