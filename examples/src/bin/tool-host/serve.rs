@@ -9,7 +9,6 @@ use clap::Args;
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
 use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer};
-use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_registry::{ToolPool, ToolRegistry};
 use tool_sdk::Extensions;
@@ -30,8 +29,8 @@ pub struct ServeArgs {
     /// the current directory.
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Let clients run Bash. Without it every Bash call is refused: a shell command can reach
-    /// outside the root, which the file tools cannot.
+    /// Let clients run Bash. Without it Bash is neither listed nor run: a shell command can
+    /// reach outside the root, which the file tools cannot.
     #[arg(long)]
     pub allow_bash: bool,
     /// Tools per `tools/list` page.
@@ -51,18 +50,16 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
     };
     let workspace = Workspace::new(&root)
         .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
-    // Kept until the end: imported servers stay connected while the server runs.
-    let live = args.pool.build_live(registry)?;
-    let pool = &live.pool;
-    let mut permissions = live.permissions.clone();
+    // Without --allow-bash, Bash is denied by a blanket rule, which also leaves it out of the
+    // pool (SPEC §7): clients never list a tool every call of which would be refused.
+    let mut options = args.pool.clone();
     if !args.allow_bash {
-        permissions.add_rule_str(
-            PermissionRuleSource::CliArg,
-            PermissionBehavior::Deny,
-            "Bash",
-            &AliasTable::from_tools(pool.tools()),
-        );
+        options.deny.push("Bash".to_owned());
     }
+    // Kept until the end: imported servers stay connected while the server runs.
+    let live = options.build_live(registry)?;
+    let pool = &live.pool;
+    let permissions = live.permissions.clone();
     let orchestrator_for = |pool: &ToolPool| {
         Orchestrator::new(pool.tools(), OrchestratorConfig::from_env())
             .with_permissions(permissions.clone())
