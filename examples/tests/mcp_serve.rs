@@ -150,6 +150,11 @@ fn python_sdk_client_lists_and_calls_tool_host_serve_over_http_and_stdio() {
         let report = &report[transport];
         let tools = report["tools"].as_object().unwrap();
         for name in ["Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "Write"] {
+            if name == "Bash" && transport == "http" {
+                // Served without --allow-bash: Bash is not listed.
+                assert!(tools.get(name).is_none(), "{transport}: Bash is listed");
+                continue;
+            }
             let tool = &tools[name];
             assert_eq!(tool["input_type"], "object", "{transport} {name}");
             assert!(tool["has_description"].as_bool().unwrap());
@@ -190,8 +195,12 @@ fn python_sdk_client_lists_and_calls_tool_host_serve_over_http_and_stdio() {
                 .contains("does not exist")
         );
     }
-    // Permission rules in front: Bash is refused unless --allow-bash.
-    assert_eq!(report["http"]["bash_refused"]["is_error"], true);
+    // Permission rules in front: without --allow-bash, Bash is neither listed nor run.
+    assert_eq!(
+        report["http"]["bash_refused"]["code"], -32602,
+        "{}",
+        report["http"]["bash_refused"]
+    );
     let stdio = &report["stdio"];
     let progress = stdio["progress"]["reports"].as_array().unwrap();
     assert!(!progress.is_empty(), "{}", stdio["progress"]);
@@ -234,7 +243,12 @@ fn our_import_of_tool_host_serve_sees_the_same_tools_and_results() {
     for native in ["Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "Write"] {
         assert!(names.contains(&native), "{names:?}");
         let imported = format!("mcp__self__{native}");
-        assert!(names.contains(&imported.as_str()), "{names:?}");
+        // Served without --allow-bash, so Bash is not listed.
+        assert_eq!(
+            names.contains(&imported.as_str()),
+            native != "Bash",
+            "{names:?}"
+        );
     }
     let hello = root.path().join("hello.txt");
     let hello = hello.to_str().unwrap();
@@ -364,4 +378,88 @@ fn sigterm_stops_tool_host_serve_with_its_background_shells() {
         exit.success(),
         "tool-host serve exits cleanly on SIGTERM: {exit:?}"
     );
+}
+
+/// `tool-host serve` as a proxy follows its imported servers: when one of them sends
+/// `notifications/tools/list_changed`, the served pool is assembled again and the client hears
+/// of it, then lists the new tool.
+#[test]
+fn tool_host_serve_forwards_an_imported_servers_list_changed() {
+    use tool_registry::mcp::{McpManager, McpServerConfig};
+    use tool_registry::permissions::{
+        AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
+    };
+    use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+    use tool_sdk::ToolUseBlock;
+
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let root = workspace();
+    let config = McpServerConfig::stdio(
+        "host",
+        env!("CARGO_BIN_EXE_tool-host"),
+        vec![
+            "serve".into(),
+            "--stdio".into(),
+            "--root".into(),
+            root.path().to_str().unwrap().into(),
+            "--mcp-server".into(),
+            format!("hostile=python3 '{}' bad-entries", hostile.display()),
+            "--allow".into(),
+            "mcp__hostile".into(),
+        ],
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let manager = McpManager::connect(vec![config]).await;
+        let names = |manager: &McpManager| -> Vec<String> {
+            manager
+                .tools()
+                .iter()
+                .map(|tool| tool.name().to_owned())
+                .collect()
+        };
+        assert!(
+            names(&manager).contains(&"mcp__host__mcp__hostile__grow".to_owned()),
+            "{:?}",
+            names(&manager)
+        );
+        assert!(!names(&manager).contains(&"mcp__host__mcp__hostile__grown".to_owned()));
+        let mut changes = manager.subscribe();
+        changes.borrow_and_update();
+        let mut permissions = ToolPermissionContext::default();
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Allow,
+            "mcp__host",
+            &AliasTable::default(),
+        );
+        let turn = Orchestrator::new(&manager.tools(), OrchestratorConfig::default())
+            .with_permissions(permissions)
+            .run_tools(
+                vec![ToolUseBlock {
+                    id: "toolu_grow".into(),
+                    name: "mcp__host__mcp__hostile__grow".into(),
+                    input: serde_json::json!({}),
+                }],
+                TurnState::default(),
+            )
+            .collect_results()
+            .await;
+        assert_eq!(turn.results[0].text(), "grew", "{:?}", turn.results);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !names(&manager).contains(&"mcp__host__mcp__hostile__grown".to_owned()) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            assert!(
+                tokio::time::timeout(left, changes.changed()).await.is_ok(),
+                "no tools/list_changed reached the client: {:?}",
+                names(&manager)
+            );
+        }
+        manager.shutdown().await;
+    });
 }

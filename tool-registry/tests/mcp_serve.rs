@@ -356,6 +356,25 @@ async fn pages_follow_the_cursor_and_a_new_pool_is_announced() {
         .unwrap_err();
     assert!(bad.to_string().contains("-32602"), "{bad}");
 
+    // The same pool again (an imported server reconnecting with the same tools): no notice,
+    // and a cursor handed out before still pages on.
+    server
+        .set_orchestrator(Orchestrator::new(&tools, OrchestratorConfig::default()))
+        .await
+        .unwrap();
+    let next = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor.clone())),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(next.tools[0].name, "tool_2");
+    client.list_all_tools().await.unwrap();
+    assert!(
+        !recorder.events().contains(&"list_changed".to_owned()),
+        "an unchanged listing is not announced"
+    );
+
     server
         .set_orchestrator(Orchestrator::new(
             &tools[..1],
@@ -568,4 +587,82 @@ async fn a_lenient_tool_is_listed_open_and_takes_unknown_keys() {
     // ...lenient: listed open, and the unknown key is dropped.
     let lenient = OrchestratorConfig::default().with_lenient_input("add");
     assert_eq!(listed_root(lenient).await, (false, false));
+}
+
+/// Many lines of text, as an object.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Lines {
+    /// The lines.
+    pub lines: Vec<String>,
+}
+
+/// Writes `count` numbered lines (over its 100-char limit from a few lines on).
+#[tool(
+    name = "lines",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 100
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LinesOf {
+    /// How many lines.
+    pub count: usize,
+}
+
+impl Tool for LinesOf {
+    type Output = Lines;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Lines>, ToolError> {
+        Ok(ToolResult::new(Lines {
+            lines: (0..self.count).map(|n| format!("line {n}")).collect(),
+        }))
+    }
+}
+
+#[tokio::test]
+async fn a_saved_large_result_still_answers_with_all_its_structured_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(
+        TypedTool::of::<LinesOf>(None).with_output_schema(|| Some(output_schema_for::<Lines>())),
+    )];
+    let server = McpServer::new(
+        Orchestrator::new(
+            &tools,
+            OrchestratorConfig::default().with_result_dir(dir.path()),
+        ),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let schema = Value::Object((**listed[0].output_schema.as_ref().unwrap()).clone());
+    let result = client
+        .call_tool(call("lines", json!({"count": 400})))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    assert_eq!(structured["lines"].as_array().unwrap().len(), 400);
+    assert_eq!(structured["lines"][399], "line 399");
+    assert!(
+        jsonschema::validator_for(&schema)
+            .unwrap()
+            .is_valid(&structured)
+    );
+    // The text stays the bounded preview: no full copy is added beside it.
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("<persisted-output>"), "{text}");
+    // A small result is still answered inline with its text copy.
+    let small = client
+        .call_tool(call("lines", json!({"count": 1})))
+        .await
+        .unwrap();
+    assert_eq!(small.structured_content, Some(json!({"lines": ["line 0"]})));
+    let copy: Value = serde_json::from_str(&small.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(copy, json!({"lines": ["line 0"]}));
+    client.cancel().await.unwrap();
 }

@@ -95,8 +95,11 @@ async def exercise(session, root, bash_allowed):
         await anyio.sleep(1.2)
         report["cancel"]["marker_written"] = os.path.exists(marker)
     else:
-        result = await session.call_tool("Bash", {"command": "echo hi"})
-        report["bash_refused"] = {"is_error": bool(result.is_error), "text": text_of(result)}
+        try:
+            result = await session.call_tool("Bash", {"command": "echo hi"})
+            report["bash_refused"] = {"is_error": bool(result.is_error), "text": text_of(result)}
+        except MCPError as error:  # not listed, so an unknown tool: a JSON-RPC error
+            report["bash_refused"] = {"code": error.error.code, "text": error.error.message}
     return report
 
 

@@ -71,6 +71,14 @@ pub fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -
     )
 }
 
+/// The path a [`persisted_output`] block names (where the whole result was saved), or `None`
+/// when `text` is not such a block.
+pub fn persisted_output_path(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("<persisted-output>\n")?;
+    let (_, after) = rest.split_once(" All of it was saved to: ")?;
+    after.split_once("\n\nPreview").map(|(path, _)| path)
+}
+
 /// The text of a panic payload (`&str` or `String`), or a note that it had none.
 pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {

@@ -107,6 +107,12 @@ impl McpSession {
         self.manager.tools()
     }
 
+    /// A receiver whose value moves whenever a server's status or tool list changes (see
+    /// [`McpManager::subscribe`]); [`tools`](Self::tools) then has the new tools.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.manager.subscribe()
+    }
+
     /// One block per server: name, status, skipped entries, then its tools with their raw
     /// names and hints.
     pub fn describe(&self) -> String {

@@ -59,8 +59,45 @@ pub struct BuiltPool {
     pub permissions: ToolPermissionContext,
     /// The connected MCP servers, if any were given: held so that their tools keep working
     /// while the pool is used, and stopped when this drops.
-    #[expect(dead_code, reason = "held for its Drop, which stops the servers")]
     pub mcp: Option<crate::mcp::McpSession>,
+    /// What the pool was assembled from, to assemble it again when a server's tools change.
+    parts: PoolParts,
+}
+
+/// The inputs of [`assemble_tool_pool`] that do not change while a host runs.
+struct PoolParts {
+    base: Vec<Arc<dyn DynTool>>,
+    recorded_mcp: Vec<Arc<dyn DynTool>>,
+    config: PoolConfig,
+}
+
+impl PoolParts {
+    fn assemble(
+        &self,
+        permissions: &ToolPermissionContext,
+        live: Option<&crate::mcp::McpSession>,
+    ) -> Result<ToolPool, String> {
+        let mut mcp = self.recorded_mcp.clone();
+        if let Some(session) = live {
+            mcp.extend(session.tools());
+        }
+        let pool = assemble_tool_pool(&self.base, permissions, &mcp, &self.config)
+            .map_err(|error| error.to_string())?;
+        Ok(if self.config.coordinator {
+            merge_and_filter_tools(&[], &pool, &self.config)
+        } else {
+            pool
+        })
+    }
+}
+
+impl BuiltPool {
+    /// The pool assembled again from the live servers' current tools: call it after
+    /// [`McpSession::changes`](crate::mcp::McpSession::changes) moves (a server's
+    /// `notifications/tools/list_changed`, a server connecting, dying or reconnecting).
+    pub fn reassembled(&self) -> Result<ToolPool, String> {
+        self.parts.assemble(&self.permissions, self.mcp.as_ref())
+    }
 }
 
 /// The fixed answer of a tool loaded with `--tools-json`.
@@ -149,27 +186,22 @@ impl PoolOptions {
     pub fn build_live(&self, registry: &ToolRegistry) -> Result<BuiltPool, String> {
         let base = self.base_tools(registry)?;
         let permissions = self.permissions(&AliasTable::from_tools(&base))?;
-        let mut mcp = self.mcp_tools()?;
+        let parts = PoolParts {
+            base,
+            recorded_mcp: self.mcp_tools()?,
+            config: PoolConfig {
+                simple: self.simple,
+                coordinator: self.coordinator,
+                ..PoolConfig::default()
+            },
+        };
         let session = self.mcp.connect()?;
-        if let Some(session) = &session {
-            mcp.extend(session.tools());
-        }
-        let config = PoolConfig {
-            simple: self.simple,
-            coordinator: self.coordinator,
-            ..PoolConfig::default()
-        };
-        let pool = assemble_tool_pool(&base, &permissions, &mcp, &config)
-            .map_err(|error| error.to_string())?;
-        let pool = if self.coordinator {
-            merge_and_filter_tools(&[], &pool, &config)
-        } else {
-            pool
-        };
+        let pool = parts.assemble(&permissions, session.as_ref())?;
         Ok(BuiltPool {
             pool,
             permissions,
             mcp: session,
+            parts,
         })
     }
 }

@@ -8,13 +8,12 @@ use std::path::PathBuf;
 use clap::Args;
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
-use tool_registry::ToolRegistry;
 use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer};
-use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_registry::{ToolPool, ToolRegistry};
 use tool_sdk::Extensions;
 
-use crate::pool_options::PoolOptions;
+use crate::pool_options::{BuiltPool, PoolOptions};
 
 /// The `serve` command's arguments.
 #[derive(Args, Debug)]
@@ -30,8 +29,8 @@ pub struct ServeArgs {
     /// the current directory.
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Let clients run Bash. Without it every Bash call is refused: a shell command can reach
-    /// outside the root, which the file tools cannot.
+    /// Let clients run Bash. Without it Bash is neither listed nor run: a shell command can
+    /// reach outside the root, which the file tools cannot.
     #[arg(long)]
     pub allow_bash: bool,
     /// Tools per `tools/list` page.
@@ -51,20 +50,21 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
     };
     let workspace = Workspace::new(&root)
         .map_err(|error| format!("cannot use --root {}: {error}", root.display()))?;
-    // Kept until the end: imported servers stay connected while the server runs.
-    let live = args.pool.build_live(registry)?;
-    let pool = &live.pool;
-    let mut permissions = live.permissions.clone();
+    // Without --allow-bash, Bash is denied by a blanket rule, which also leaves it out of the
+    // pool (SPEC §7): clients never list a tool every call of which would be refused.
+    let mut options = args.pool.clone();
     if !args.allow_bash {
-        permissions.add_rule_str(
-            PermissionRuleSource::CliArg,
-            PermissionBehavior::Deny,
-            "Bash",
-            &AliasTable::from_tools(pool.tools()),
-        );
+        options.deny.push("Bash".to_owned());
     }
-    let orchestrator = Orchestrator::new(pool.tools(), OrchestratorConfig::from_env())
-        .with_permissions(permissions);
+    // Kept until the end: imported servers stay connected while the server runs.
+    let live = options.build_live(registry)?;
+    let pool = &live.pool;
+    let permissions = live.permissions.clone();
+    let orchestrator_for = |pool: &ToolPool| {
+        Orchestrator::new(pool.tools(), OrchestratorConfig::from_env())
+            .with_permissions(permissions.clone())
+    };
+    let orchestrator = orchestrator_for(pool);
     let extensions = Extensions::new()
         .with(workspace)
         .with(BackgroundShells::default());
@@ -81,10 +81,12 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
             args.page_size,
         )
         .map_err(|error| error.to_string())?;
+        let follow = follow_imports(&live, &server, &orchestrator_for);
         match args.http {
             None => tokio::select! {
                 served = server.serve_stdio() => served.map_err(|error| error.to_string()),
                 () = stop_signal() => Ok(()),
+                () = follow => Ok(()),
             },
             Some(addr) => {
                 let http = server
@@ -97,13 +99,46 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                     stop_signal().await;
                     stop.cancel();
                 });
-                http.wait().await;
+                tokio::select! {
+                    () = http.wait() => {}
+                    () = follow => {}
+                }
                 Ok(())
             }
         }
     })
     // Leaving the runtime drops the running calls and the host state, which stops their
     // commands and background shells; `live` then disconnects the imported servers.
+}
+
+/// Keeps the served pool in step with the imported servers: whenever one of them changes its
+/// tools (`notifications/tools/list_changed`) or connects, dies or reconnects, the pool is
+/// assembled again and served, and clients get `notifications/tools/list_changed` when their
+/// listing differs. Never resolves (pending at once when nothing is imported).
+async fn follow_imports(
+    live: &BuiltPool,
+    server: &McpServer,
+    orchestrator_for: &dyn Fn(&ToolPool) -> Orchestrator,
+) {
+    if let Some(session) = &live.mcp {
+        let mut changes = session.changes();
+        changes.borrow_and_update();
+        while changes.changed().await.is_ok() {
+            let served = match live.reassembled() {
+                Ok(pool) => server
+                    .set_orchestrator(orchestrator_for(&pool))
+                    .await
+                    .map_err(|error| error.to_string()),
+                Err(error) => Err(error),
+            };
+            if let Err(error) = served {
+                eprintln!(
+                    "tool-host: warning: the imported tools changed, but the pool was kept: {error}"
+                );
+            }
+        }
+    }
+    std::future::pending::<()>().await;
 }
 
 /// Resolves on SIGINT (Ctrl-C), SIGTERM or SIGHUP: how hosts such as Claude Desktop and

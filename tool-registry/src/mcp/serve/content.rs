@@ -6,6 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, Progr
 use serde_json::{Value, json};
 use tool_sdk::{ResultBlock, ToolProgress, ToolResultBlock, ToolResultContent};
 
+use crate::orchestration::messages::persisted_output_path;
+
 /// The text of an error `tool_result` without the `<tool_use_error>` wrapper a model
 /// transcript carries: MCP states the failure with `isError`, so clients get the sentence
 /// alone (SEP-1303: it names the field or the failure, for the model to correct).
@@ -64,14 +66,46 @@ pub(crate) fn structured_from_text(content: &ToolResultContent) -> Option<Value>
         .filter(Value::is_object)
 }
 
-/// A successful result: `content`, and when `structured` is given, `structuredContent` with the
-/// text copy of it first among the blocks when the content does not already hold it (MCP: a
-/// tool returning structured content SHOULD also return it serialised in a text block).
+/// The whole text of a result the orchestrator saved to a file because it was too large
+/// (SPEC §9), read back from the path its `<persisted-output>` block names: a `.txt` file as
+/// it is, a `.json` file (text blocks) as their texts joined. `None` for any other result, or
+/// when the file cannot be read.
+pub(crate) fn persisted_text(content: &ToolResultContent) -> Option<String> {
+    let text = content.text();
+    let path = persisted_output_path(&text)?;
+    let saved = std::fs::read_to_string(path).ok()?;
+    if !path.ends_with(".json") {
+        return Some(saved);
+    }
+    let blocks: Vec<ResultBlock> = serde_json::from_str(&saved).ok()?;
+    Some(
+        blocks
+            .iter()
+            .filter_map(|block| match block {
+                ResultBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// A successful result: `content`, and when `structured` is given, `structuredContent`. Unless
+/// the content is the preview of a saved result (`persisted`), the text copy of the structured
+/// content goes first among the blocks when the content does not already hold it (MCP: a tool
+/// returning structured content SHOULD also return it serialised in a text block); a saved
+/// result keeps its preview as the text, so that a client feeding text to a model gets the
+/// bounded block the persistence limit asks for.
 pub(crate) fn success_result(
     mut content: Vec<ContentBlock>,
     structured: Option<Value>,
+    persisted: bool,
 ) -> CallToolResult {
     match structured {
+        Some(structured) if persisted => {
+            let mut result = CallToolResult::success(content);
+            result.structured_content = Some(structured);
+            result
+        }
         Some(structured) => {
             let text = structured.to_string();
             let has_copy = content.iter().any(|block| {

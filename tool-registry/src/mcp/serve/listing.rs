@@ -70,6 +70,16 @@ impl Listing {
     }
 
     /// Every listed tool, in pool order.
+    /// Whether this listing serves the same pages as `previous`; if so it takes over
+    /// `previous`'s cursors, so that a client paging through an unchanged listing goes on.
+    pub(crate) fn continues(&mut self, previous: &Listing) -> bool {
+        let same = self.page_size == previous.page_size && self.tools == previous.tools;
+        if same {
+            self.generation = previous.generation;
+        }
+        same
+    }
+
     pub(crate) fn tools(&self) -> &[Tool] {
         &self.tools
     }

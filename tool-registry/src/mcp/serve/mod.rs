@@ -13,6 +13,8 @@
 //!   rather than being wrapped in an object the tool never declared. A tool with an output
 //!   schema answers with `structuredContent` (the imported server's own, or the result text
 //!   parsed as the JSON object the default result mapping writes) and the same JSON as text.
+//!   When the result is over the persistence limit (SPEC §9), `structuredContent` is still the
+//!   whole object (read back from the saved file) and the text is the bounded preview.
 //! - `tools/call` runs through [`Orchestrator::run_prepared`], so through every outcome of
 //!   SPEC §5.4: input validation, the orchestrator's permission rules (an "ask" with no host
 //!   prompt is a refusal), observers, and the large-result rules of SPEC §9. An unknown tool is
@@ -21,7 +23,7 @@
 //!   the tool reports goes out as `notifications/progress` when the request carried a
 //!   `progressToken`; `notifications/cancelled` aborts the call; [`ServedCall::log`] lines go
 //!   out as `notifications/message` at or above the `logging/setLevel` level.
-//! - [`McpServer::set_orchestrator`] replaces the pool and sends
+//! - [`McpServer::set_orchestrator`] replaces the pool and, when the listing differs, sends
 //!   `notifications/tools/list_changed` to every initialized session.
 //! - Concurrency: see the `session` module: safe calls run together up to the orchestrator's
 //!   cap, a non-safe call runs alone within its session.
@@ -256,13 +258,16 @@ impl McpServer {
         self.shared.served().listing.tools().to_vec()
     }
 
-    /// Serves a new pool from now on (calls already running finish on the old one) and sends
-    /// `notifications/tools/list_changed` to every initialized session still connected.
+    /// Serves a new pool from now on (calls already running finish on the old one) and, when
+    /// its `tools/list` differs from the one served before, sends
+    /// `notifications/tools/list_changed` to every initialized session still connected (the
+    /// old listing's cursors are then refused; with the same listing they stay valid).
     ///
     /// # Errors
     /// As [`McpServer::new`]; the old pool stays served.
     pub async fn set_orchestrator(&self, orchestrator: Orchestrator) -> Result<(), ServeError> {
-        let listing = self.shared.listing(&orchestrator)?;
+        let mut listing = self.shared.listing(&orchestrator)?;
+        let unchanged = listing.continues(&self.shared.served().listing);
         *self
             .shared
             .served
@@ -271,6 +276,9 @@ impl McpServer {
             orchestrator,
             listing,
         });
+        if unchanged {
+            return Ok(());
+        }
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self.shared.peers.lock().unwrap_or_else(|e| e.into_inner());
             peers.retain(|peer| !peer.is_transport_closed());

@@ -159,21 +159,36 @@ impl Session {
         let blocks = served_call
             .take_content()
             .unwrap_or_else(|| content::content_blocks(&result.content));
-        let structured = if served.listing.has_output_schema(&canonical) {
-            store
-                .take(&block.id)
-                .or_else(|| content::structured_from_text(&result.content))
+        let has_output_schema = served.listing.has_output_schema(&canonical);
+        // A result too large for the persistence limit arrives as a preview of a saved file;
+        // the structured content is still the whole result, read back from that file.
+        let persisted = if has_output_schema {
+            content::persisted_text(&result.content)
         } else {
             None
         };
-        if structured.is_none() && served.listing.has_output_schema(&canonical) {
+        let structured = if has_output_schema {
+            store.take(&block.id).or_else(|| match &persisted {
+                Some(text) => serde_json::from_str::<Value>(text)
+                    .ok()
+                    .filter(Value::is_object),
+                None => content::structured_from_text(&result.content),
+            })
+        } else {
+            None
+        };
+        if structured.is_none() && has_output_schema {
             tracing::warn!(
                 tool = %canonical,
                 "the tool declares an output schema but its result is not a JSON object; \
                  answering without structuredContent"
             );
         }
-        Ok(content::success_result(blocks, structured))
+        Ok(content::success_result(
+            blocks,
+            structured,
+            persisted.is_some(),
+        ))
     }
 
     fn extensions(&self) -> Extensions {
