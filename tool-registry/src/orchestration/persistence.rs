@@ -109,6 +109,13 @@ pub fn process_result(
     }
 }
 
+/// Where [`persist`] saves the result of `tool_use_id` in `dir`: `<dir>/<id>.<extension>`
+/// (`txt` for a string, `json` for text blocks), with any character of the id outside
+/// `[A-Za-z0-9_-]` replaced by `_`.
+pub fn saved_result_path(dir: &Path, tool_use_id: &str, extension: &str) -> PathBuf {
+    dir.join(format!("{}.{extension}", file_stem(tool_use_id)))
+}
+
 /// SPEC §9 steps 4–5: saves `content` as `<dir>/<tool_use_id>.txt` (a string) or `.json`
 /// (an array of text blocks, pretty JSON), created exclusively (an existing file counts as
 /// saved), and returns the `<persisted-output>` block. Arrays with a non-text block, and any
@@ -126,7 +133,7 @@ pub fn persist(content: ToolResultContent, tool_use_id: &str, dir: &Path) -> Too
             }
         }
     };
-    let path = dir.join(format!("{}.{extension}", file_stem(tool_use_id)));
+    let path = saved_result_path(dir, tool_use_id, extension);
     if let Err(error) = write_exclusive(dir, &path, &file_text) {
         tracing::warn!(path = %path.display(), %error, "could not save a large tool result; keeping it inline");
         return content;

@@ -2,11 +2,14 @@
 //! server/tools, "Tool Result"), and from a tool's progress value to
 //! `notifications/progress` parameters.
 
+use std::path::Path;
+
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ProgressToken};
 use serde_json::{Value, json};
 use tool_sdk::{ResultBlock, ToolProgress, ToolResultBlock, ToolResultContent};
 
 use crate::orchestration::messages::persisted_output_path;
+use crate::orchestration::persistence::saved_result_path;
 
 /// The text of an error `tool_result` without the `<tool_use_error>` wrapper a model
 /// transcript carries: MCP states the failure with `isError`, so clients get the sentence
@@ -66,15 +69,41 @@ pub(crate) fn structured_from_text(content: &ToolResultContent) -> Option<Value>
         .filter(Value::is_object)
 }
 
-/// The whole text of a result the orchestrator saved to a file because it was too large
-/// (SPEC §9), read back from the path its `<persisted-output>` block names: a `.txt` file as
-/// it is, a `.json` file (text blocks) as their texts joined. `None` for any other result, or
-/// when the file cannot be read.
-pub(crate) fn persisted_text(content: &ToolResultContent) -> Option<String> {
+/// The whole text of this call's result when the orchestrator saved it to a file because it
+/// was too large (SPEC §9): read back from the file the orchestrator writes for `tool_use_id`
+/// in `result_dir`, and only when the result's text is the `<persisted-output>` block naming
+/// exactly that file. A `.txt` file is the text as it is; a `.json` file (text blocks) gives
+/// their texts joined. `None` for any other result, when nothing is saved there, when the file
+/// is not a regular file, or when it cannot be read.
+///
+/// The path is never taken from the text alone: a tool's own output that imitates the block
+/// (an imported server's text, a file's contents) names a file of its choosing, which must not
+/// be read and returned.
+pub(crate) async fn persisted_text(
+    content: &ToolResultContent,
+    result_dir: Option<&Path>,
+    tool_use_id: &str,
+) -> Option<String> {
+    let result_dir = result_dir?;
     let text = content.text();
-    let path = persisted_output_path(&text)?;
+    let named = persisted_output_path(&text)?;
+    let path = ["txt", "json"]
+        .into_iter()
+        .map(|extension| saved_result_path(result_dir, tool_use_id, extension))
+        .find(|path| path.to_str() == Some(named))?;
+    tokio::task::spawn_blocking(move || read_saved(&path))
+        .await
+        .ok()
+        .flatten()
+}
+
+fn read_saved(path: &Path) -> Option<String> {
+    // Not through a symbolic link, and never a FIFO or device: only what `persist` writes.
+    if !std::fs::symlink_metadata(path).ok()?.file_type().is_file() {
+        return None;
+    }
     let saved = std::fs::read_to_string(path).ok()?;
-    if !path.ends_with(".json") {
+    if path.extension().and_then(|extension| extension.to_str()) != Some("json") {
         return Some(saved);
     }
     let blocks: Vec<ResultBlock> = serde_json::from_str(&saved).ok()?;

@@ -163,7 +163,12 @@ impl Session {
         // A result too large for the persistence limit arrives as a preview of a saved file;
         // the structured content is still the whole result, read back from that file.
         let persisted = if has_output_schema {
-            content::persisted_text(&result.content)
+            content::persisted_text(
+                &result.content,
+                served.orchestrator.config().result_dir.as_deref(),
+                &block.id,
+            )
+            .await
         } else {
             None
         };
