@@ -728,3 +728,40 @@ async fn a_result_imitating_a_saved_block_never_makes_the_server_read_the_file_i
     }
     client.cancel().await.unwrap();
 }
+
+fn described_tool(description: &str, read_only: bool) -> Arc<dyn DynTool> {
+    let definition = json!({
+        "name": "t",
+        "description": description,
+        "input_schema": {"type": "object", "properties": {}},
+        "read_only": read_only,
+    });
+    Arc::new(DynamicTool::from_json(&definition, ToolHandler::fixed_text("ok".to_owned())).unwrap())
+}
+
+#[tokio::test]
+async fn a_tool_whose_description_and_hints_change_is_listed_anew_and_announced() {
+    let first = vec![described_tool("one", false)];
+    let server = McpServer::new(
+        Orchestrator::new(&first, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let (client, recorder) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(listed[0].description.as_deref(), Some("one"));
+    // The same name and input schema; a new description, now read-only.
+    let second = vec![described_tool("two", true)];
+    server
+        .set_orchestrator(Orchestrator::new(&second, OrchestratorConfig::default()))
+        .await
+        .unwrap();
+    let events = recorder.events_with("list_changed").await;
+    assert!(events.contains(&"list_changed".to_owned()), "{events:?}");
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(listed[0].description.as_deref(), Some("two"));
+    let annotations = listed[0].annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(true));
+    client.cancel().await.unwrap();
+}

@@ -122,8 +122,10 @@ async fn follow_imports(
 ) {
     if let Some(session) = &live.mcp {
         let mut changes = session.changes();
-        changes.borrow_and_update();
-        while changes.changed().await.is_ok() {
+        loop {
+            // Also once at the start: a change made between assembling the first pool and
+            // subscribing would otherwise wait for the next one (an unchanged listing is not
+            // announced, so this costs clients nothing).
             let served = match live.reassembled() {
                 Ok(pool) => server
                     .set_orchestrator(orchestrator_for(&pool))
@@ -135,6 +137,9 @@ async fn follow_imports(
                 eprintln!(
                     "tool-host: warning: the imported tools changed, but the pool was kept: {error}"
                 );
+            }
+            if changes.changed().await.is_err() {
+                break;
             }
         }
     }

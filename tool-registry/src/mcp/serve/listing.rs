@@ -69,7 +69,6 @@ impl Listing {
         })
     }
 
-    /// Every listed tool, in pool order.
     /// Whether this listing serves the same pages as `previous`; if so it takes over
     /// `previous`'s cursors, so that a client paging through an unchanged listing goes on.
     pub(crate) fn continues(&mut self, previous: &Listing) -> bool {
@@ -80,6 +79,7 @@ impl Listing {
         same
     }
 
+    /// Every listed tool, in pool order.
     pub(crate) fn tools(&self) -> &[Tool] {
         &self.tools
     }

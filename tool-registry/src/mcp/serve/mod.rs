@@ -4,7 +4,8 @@
 //! [`McpServer`] serves the tools of an [`Orchestrator`] (native `#[tool]`s, dynamic tools and
 //! imported MCP tools alike):
 //!
-//! - `tools/list` gives every tool's MCP definition from the byte-stable schema cache
+//! - `tools/list` gives every tool's MCP definition, rendered once per pool through the schema
+//!   cache (the bytes `definitions --format mcp` prints)
 //!   (`name`, `title` when set, `description`, `inputSchema` with an object root and the
 //!   tool's own `$schema` (2020-12 when none), `annotations` with all four hints stated),
 //!   in pages of [`DEFAULT_PAGE_SIZE`] with opaque cursors.
@@ -105,7 +106,6 @@ pub(crate) struct Shared {
     served: RwLock<Arc<Served>>,
     info: ServerConfig,
     extensions: Extensions,
-    cache: SchemaCache,
     page_size: usize,
     generation: AtomicU64,
     /// Makes the `tool_use` ids of this server's calls unique (see [`Shared::next_call_id`]).
@@ -141,13 +141,17 @@ impl Shared {
         peers.push(peer);
     }
 
+    /// The listing of `orchestrator`'s pool, rendered through a schema cache of its own: a
+    /// session cache would keep the first definition it saw of a tool whose input schema
+    /// stays the same, so an imported tool's new description or hints would never be listed.
+    /// The listing is rendered once per pool and served as it is from then on.
     fn listing(&self, orchestrator: &Orchestrator) -> Result<Listing, ServeError> {
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         // Lenient tools are listed as the orchestrator runs them: open at the root.
         let request = RenderRequest::default().with_lenient_input_of(orchestrator.config());
         Listing::build(
             orchestrator.tools(),
-            &self.cache,
+            &SchemaCache::new(),
             &request,
             generation,
             self.page_size,
@@ -232,7 +236,6 @@ impl McpServer {
             })),
             info,
             extensions,
-            cache: SchemaCache::new(),
             page_size,
             generation: AtomicU64::new(0),
             call_ids: CallIds::new(),
