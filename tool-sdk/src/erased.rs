@@ -5,10 +5,12 @@
 //! (schemas and their caching, the schema check, the facts, boxing) is written once, here,
 //! over `serde_json::Value`, in the non-generic [`TypedTool`].
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
+use std::sync::{Arc, LazyLock, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -35,6 +37,8 @@ type DispatchFn = fn(
 /// The functions of one tool type that [`TypedTool`] calls: one table per type, in a
 /// `static`, so the erased tool itself is the same type for every tool.
 struct TypedFns {
+    /// `TypeId::of::<T>`: the key of `T`'s schemas in [`SCHEMAS`].
+    type_id: fn() -> TypeId,
     meta: fn() -> ToolMeta,
     input_schema: fn() -> Value,
     /// [`Tool::output_schema`]: the author's override, `None` by default.
@@ -49,6 +53,7 @@ struct FnsOf<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> FnsOf<T> {
     const FNS: TypedFns = TypedFns {
+        type_id: TypeId::of::<T>,
         meta: meta_of::<T>,
         input_schema: input_schema_for::<InputOf<T>>,
         output_schema: T::output_schema,
@@ -127,8 +132,19 @@ struct Schemas {
     output: Option<Value>,
 }
 
+/// What decides a [`TypedTool`]'s schemas: its type, whether input coercion is on, and the
+/// output schema fallback it was given (as an address).
+type SchemasKey = (TypeId, bool, Option<usize>);
+
+/// Every tool type's schemas, built once per process and shared by all its [`TypedTool`]s: a
+/// host that builds its pool again (a new session, an MCP server's new pool) reuses them
+/// instead of generating and compiling each schema again. Bounded by the number of tool types.
+static SCHEMAS: LazyLock<RwLock<HashMap<SchemasKey, Arc<Schemas>>>> =
+    LazyLock::new(RwLock::default);
+
 /// The [`DynTool`] of a Rust tool type (a `#[tool]` type, or any `T: Tool`): its facts, read
-/// once from `T`'s constants, and its schemas, generated on first use and kept.
+/// once from `T`'s constants, and its schemas, generated on the first use of `T` in the process
+/// and shared by every `TypedTool` of `T` from then on.
 ///
 /// ```
 /// use tool_sdk::prelude::*;
@@ -157,7 +173,7 @@ pub struct TypedTool {
     /// The output schema when `T::output_schema` gives none (`#[tool]` passes the schema of
     /// `T::Output` when it implements `JsonSchema`).
     output_fallback: Option<fn() -> Option<Value>>,
-    schemas: OnceLock<Schemas>,
+    schemas: OnceLock<Arc<Schemas>>,
 }
 
 impl TypedTool {
@@ -190,22 +206,44 @@ impl TypedTool {
         self
     }
 
+    /// The type's schemas: this instance's, else the process-wide ones of its type (see
+    /// [`SCHEMAS`]), else built now and shared.
     fn schemas(&self) -> &Schemas {
         self.schemas.get_or_init(|| {
+            let key = (
+                (self.fns.type_id)(),
+                self.meta.coerce_input,
+                self.output_fallback.map(|schema| schema as usize),
+            );
+            let shared = SCHEMAS
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&key)
+                .cloned();
+            if let Some(schemas) = shared {
+                return schemas;
+            }
             let mut input = InputValidator::native((self.fns.input_schema)());
             if self.meta.coerce_input {
                 input = input.with_coercion();
             }
             let output = (self.fns.output_schema)()
                 .or_else(|| self.output_fallback.and_then(|schema| schema()));
-            Schemas { input, output }
+            let built = Arc::new(Schemas { input, output });
+            Arc::clone(
+                SCHEMAS
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .entry(key)
+                    .or_insert(built),
+            )
         })
     }
 }
 
 /// The erased, shareable form of `T`, as a registry stores it: `Arc<dyn DynTool>`.
-pub fn dyn_tool<T: Tool>() -> std::sync::Arc<dyn DynTool> {
-    std::sync::Arc::new(TypedTool::of::<T>(None))
+pub fn dyn_tool<T: Tool>() -> Arc<dyn DynTool> {
+    Arc::new(TypedTool::of::<T>(None))
 }
 
 impl std::fmt::Debug for TypedTool {

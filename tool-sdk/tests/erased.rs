@@ -120,6 +120,18 @@ fn the_schemas_are_built_once_and_kept() {
         .build();
     assert_eq!(registered.output_schema(), Some(&json!({"type": "string"})));
     assert_eq!(fetch.output_schema(), None);
+    // Another instance of the type (a pool built again) shares them, and one with input
+    // coercion on or another output schema has its own.
+    let again = TypedTool::of::<Fetch>(None);
+    assert!(std::ptr::eq(first, again.input_schema()));
+    let coercing = TypedTool::of::<Fetch>(None).with_input_coercion();
+    assert!(!std::ptr::eq(first, coercing.input_schema()));
+    assert_eq!(coercing.input_schema(), fetch.input_schema());
+    assert!(!std::ptr::eq(
+        registered.input_schema(),
+        fetch.input_schema()
+    ));
+    assert_eq!(registered.input_schema(), fetch.input_schema());
 }
 
 /// # Move
