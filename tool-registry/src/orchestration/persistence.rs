@@ -157,17 +157,26 @@ fn file_stem(tool_use_id: &str) -> String {
         .collect()
 }
 
+/// Creates `path` (never replacing a file; an existing one counts as written) and writes
+/// `text` into it. When the write fails part way (a full disk, a file size limit), the partial
+/// file is removed, so a later call for the same id never counts a truncated file as saved.
 fn write_exclusive(dir: &Path, path: &PathBuf, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    match std::fs::OpenOptions::new()
+    let mut file = match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
     {
-        Ok(mut file) => file.write_all(text.as_bytes()),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(error),
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(error) => return Err(error),
+    };
+    let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
+    if written.is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
     }
+    written
 }
 
 /// SPEC §9 aggregate budget over one message group, as a single pass with nothing seen before
