@@ -25,6 +25,10 @@ use super::{McpServer, ServeError};
 /// The path the MCP endpoint answers at; every other path is `404 Not Found`.
 pub const MCP_PATH: &str = "/mcp";
 
+/// How long the accept loop waits after an `accept` error that is not one connection's own
+/// (out of file descriptors, out of memory) before accepting again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
 /// How long [`HttpServer::shutdown`] lets open connections finish before closing them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -160,9 +164,16 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
+                // A connection that failed before it was accepted concerns that client only.
+                Err(error) if per_connection(&error) => continue,
+                // Out of file descriptors or memory: the pending connection stays queued and
+                // `accept` would fail again at once, so wait instead of spinning.
                 Err(error) => {
-                    tracing::warn!(%error, "MCP HTTP server: accept failed");
-                    continue;
+                    tracing::warn!(%error, "MCP HTTP server: accept failed; retrying shortly");
+                    tokio::select! {
+                        () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                        () = stop.cancelled() => break,
+                    }
                 }
             },
             () = stop.cancelled() => break,
@@ -195,6 +206,17 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
     {
         tracing::warn!("MCP HTTP server: connections still open after the grace period");
     }
+}
+
+/// Whether an `accept` error concerns only the connection being accepted.
+fn per_connection(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
