@@ -25,6 +25,10 @@ use super::{McpServer, ServeError};
 /// The path the MCP endpoint answers at; every other path is `404 Not Found`.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Connections the kernel may queue before they are accepted (capped by the system's own
+/// limit, `net.core.somaxconn` on Linux).
+const LISTEN_BACKLOG: u32 = 1024;
+
 /// How long the accept loop waits after an `accept` error that is not one connection's own
 /// (out of file descriptors, out of memory) before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -126,8 +130,7 @@ impl McpServer {
                  bind 127.0.0.1 or [::1] (or allow remote clients explicitly)"
             )));
         }
-        let listener = TcpListener::bind(addr)
-            .await
+        let listener = listen(addr)
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let local_addr = listener
             .local_addr()
@@ -153,6 +156,21 @@ impl McpServer {
             task,
         })
     }
+}
+
+/// Binds `addr` with a listen queue of [`LISTEN_BACKLOG`] (the default, 128, overflows when
+/// a few hundred clients connect at once: their connection attempts are dropped and retried
+/// after seconds).
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
