@@ -331,3 +331,111 @@ async fn a_stdio_child_gets_env_and_cwd_hears_cancellations_and_dies_with_its_co
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_the_server_never_answers_ends_at_its_call_timeout() {
+    let Some(config) = hostile("mute", "whereami") else {
+        return;
+    };
+    let manager =
+        McpManager::connect(vec![config.with_call_timeout(Duration::from_millis(300))]).await;
+    let started = Instant::now();
+    // `grow` is never answered; `echo` is, beside it.
+    let turn = run_turn(
+        &manager.tools(),
+        &[
+            ("t1", "mcp__mute__grow", json!({})),
+            ("t2", "mcp__mute__echo", json!({"text": "beside"})),
+        ],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(turn.results[0].is_error, "{:?}", turn.results[0]);
+    assert!(!turn.results[1].is_error, "{:?}", turn.results[1]);
+    manager.shutdown().await;
+}
+
+/// Sends `signal` to `pid`.
+fn signal(pid: u64, signal: rustix::process::Signal) {
+    let pid = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap();
+    rustix::process::kill_process(pid, signal).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_server_answers_after_an_abort_and_a_killed_one_fails_its_calls_at_once() {
+    use rustix::process::Signal;
+    let Some(config) = hostile("frozen", "whereami") else {
+        return;
+    };
+    let manager = McpManager::connect(vec![config]).await;
+    let tools = manager.tools();
+    let echo = |id: &'static str| (id, "mcp__frozen__echo", json!({"text": id}));
+    let first = run_turn(&tools, &[echo("t0")], Extensions::new(), None).await;
+    let answer: serde_json::Value = serde_json::from_str(&first.results[0].text()).unwrap();
+    let pid = answer["pid"].as_u64().unwrap();
+
+    // Frozen (SIGSTOP): nothing is answered; an abort answers every call at once.
+    signal(pid, Signal::STOP);
+    let abort = tool_sdk::CancellationToken::new();
+    let trigger = abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let started = Instant::now();
+    let turn = tokio::time::timeout(
+        Duration::from_secs(10),
+        run_turn(
+            &tools,
+            &[echo("t1"), echo("t2"), echo("t3"), echo("t4")],
+            Extensions::new(),
+            Some(abort),
+        ),
+    )
+    .await
+    .expect("the aborted turn ends");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(turn.results.len(), 4);
+    assert!(
+        turn.results.iter().all(|r| r.is_error),
+        "{:?}",
+        turn.results
+    );
+
+    // Thawed, it answers again: the connection survived.
+    signal(pid, Signal::CONT);
+    let thawed = run_turn(&tools, &[echo("t5")], Extensions::new(), None).await;
+    assert!(!thawed.results[0].is_error, "{:?}", thawed.results[0]);
+
+    // Frozen again and killed while calls wait: they fail when the pipe closes, long before
+    // the 120 s call timeout.
+    signal(pid, Signal::STOP);
+    let killer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        signal(pid, Signal::KILL);
+    });
+    let started = Instant::now();
+    let turn = tokio::time::timeout(
+        Duration::from_secs(20),
+        run_turn(
+            &tools,
+            &[echo("t6"), echo("t7"), echo("t8")],
+            Extensions::new(),
+            None,
+        ),
+    )
+    .await
+    .expect("calls to a killed server end");
+    killer.await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(turn.results.len(), 3);
+    for result in &turn.results {
+        assert!(result.is_error, "{result:?}");
+        assert!(result.text().contains("`frozen`"), "{}", result.text());
+    }
+    manager.shutdown().await;
+}

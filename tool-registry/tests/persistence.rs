@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{all_tools, blocks, texts};
 use serde_json::{Value, json};
+use tool_registry::orchestration::ContentReplacementState;
 use tool_registry::orchestration::persistence::{self, PREVIEW_SIZE_CHARS};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
@@ -286,4 +287,178 @@ async fn the_budget_looks_no_tool_up_again() {
             "{calls} calls"
         );
     }
+}
+
+/// The Probe "big" result of `size` chars under a config with the threshold overrides of
+/// `overrides` (the flag's JSON).
+async fn big_with_overrides(dir: &std::path::Path, size: usize, overrides: Value) -> String {
+    let config = OrchestratorConfig::default()
+        .with_result_dir(dir)
+        .with_persistence_threshold_overrides(&overrides);
+    Orchestrator::new(&all_tools(), config)
+        .run_tools(
+            blocks(json!([{"id": "toolu_big", "name": "Probe", "input": {"mode": "big", "size": size}}])),
+            TurnState::default(),
+        )
+        .collect_results()
+        .await
+        .results[0]
+        .text()
+}
+
+#[tokio::test]
+async fn a_per_tool_override_replaces_the_declared_threshold_both_ways() {
+    // Probe declares 100 chars.
+    let dir = tempfile::tempdir().unwrap();
+    let raised = big_with_overrides(dir.path(), 2_500, json!({"Probe": 5_000})).await;
+    assert_eq!(
+        raised,
+        "z".repeat(2_500),
+        "a raised threshold keeps it inline"
+    );
+    assert!(!dir.path().join("toolu_big.txt").exists());
+
+    let dir = tempfile::tempdir().unwrap();
+    let lowered = big_with_overrides(dir.path(), 80, json!({"Probe": 50})).await;
+    assert!(lowered.starts_with("<persisted-output>"), "{lowered}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("toolu_big.txt")).unwrap(),
+        "z".repeat(80)
+    );
+
+    // Past the 50,000 cap too: the override is not capped.
+    let dir = tempfile::tempdir().unwrap();
+    let past_cap = big_with_overrides(dir.path(), 60_000, json!({"Probe": 70_000})).await;
+    assert_eq!(past_cap.len(), 60_000);
+}
+
+#[tokio::test]
+async fn overrides_below_one_or_not_whole_are_ignored() {
+    for ignored in [
+        json!(0),
+        json!(-3),
+        json!(0.5),
+        json!(150.5),
+        json!("5000"),
+        json!(null),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        // The declared 100 still decides: 150 chars are persisted, 100 kept.
+        let text = big_with_overrides(dir.path(), 150, json!({"Probe": ignored.clone()})).await;
+        assert!(text.starts_with("<persisted-output>"), "{ignored}: {text}");
+        let kept = big_with_overrides(dir.path(), 100, json!({"Probe": ignored.clone()})).await;
+        assert_eq!(kept, "z".repeat(100), "{ignored}");
+    }
+}
+
+#[tokio::test]
+async fn an_override_keyed_by_an_alias_or_another_tool_does_not_apply() {
+    // Overrides are keyed by the primary name, as the reference keys them by `tool.name`.
+    let dir = tempfile::tempdir().unwrap();
+    let text = big_with_overrides(dir.path(), 150, json!({"probe": 5_000, "Sleep": 5_000})).await;
+    assert!(text.starts_with("<persisted-output>"), "{text}");
+}
+
+#[tokio::test]
+async fn an_override_never_makes_an_unbounded_tool_persist() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OrchestratorConfig::default()
+        .with_result_dir(dir.path())
+        .with_persistence_threshold_overrides(&json!({"Dump": 10}));
+    let outcome = Orchestrator::new(&[dyn_tool::<Dump>()], config)
+        .run_tools(
+            blocks(json!([{"id": "d1", "name": "Dump", "input": {"size": 500}}])),
+            TurnState::default(),
+        )
+        .collect_results()
+        .await;
+    assert_eq!(texts(&outcome)[0], "d".repeat(500));
+}
+
+fn ok(id: &str, c: char, n: usize) -> ToolResultBlock {
+    ToolResultBlock::success(id, c.to_string().repeat(n))
+}
+
+#[test]
+fn results_seen_before_in_the_group_count_against_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = ContentReplacementState::new();
+    // First pass: a alone, 150 ≤ 200, kept and seen.
+    let mut group = vec![ok("a", 'a', 150)];
+    assert_eq!(state.enforce(&mut group, 200, dir.path(), |_| false), 0);
+    assert!(state.is_seen("a"));
+    // Second pass over the grown group: a is frozen (150), b fresh (100): 250 > 200, and
+    // only the fresh b may go, although a is the larger.
+    group.push(ok("b", 'b', 100));
+    assert_eq!(state.enforce(&mut group, 200, dir.path(), |_| false), 1);
+    assert_eq!(group[0].text(), "a".repeat(150));
+    assert!(group[1].text().starts_with("<persisted-output>"));
+    // The stateless pass sees b alone and keeps it: that is what frozen results change.
+    let mut alone = vec![ok("b2", 'b', 100)];
+    assert_eq!(
+        persistence::enforce_message_budget(&mut alone, 200, dir.path(), |_| false),
+        0
+    );
+}
+
+#[test]
+fn a_replaced_result_is_replaced_again_byte_for_byte_and_a_kept_one_stays_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = ContentReplacementState::new();
+    let mut group = vec![ok("a", 'a', 300), ok("b", 'b', 50)];
+    assert_eq!(state.enforce(&mut group, 100, dir.path(), |_| false), 1);
+    let replaced = group[0].clone();
+    assert!(replaced.text().starts_with("<persisted-output>"));
+    assert_eq!(state.replacement("a"), Some(&replaced.content));
+    // The host's transcript still holds the original text (say it was rebuilt from a log):
+    // the same replacement goes back, and the saved file is not written again.
+    std::fs::write(dir.path().join("a.txt"), "changed on disk").unwrap();
+    let mut again = vec![ok("a", 'a', 300), ok("b", 'b', 50)];
+    assert_eq!(state.enforce(&mut again, 10, dir.path(), |_| false), 0);
+    assert_eq!(again[0], replaced);
+    // b was seen and kept: a lower limit later does not replace it.
+    assert_eq!(again[1].text(), "b".repeat(50));
+}
+
+#[test]
+fn an_unbounded_result_is_skipped_once_and_then_counts_as_frozen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = ContentReplacementState::new();
+    let mut group = vec![ok("u", 'u', 500)];
+    assert_eq!(state.enforce(&mut group, 100, dir.path(), |_| true), 0);
+    assert_eq!(group[0].text(), "u".repeat(500));
+    assert!(state.is_seen("u"));
+    // Seen, kept: its 500 chars now count, so a small fresh result goes over the limit.
+    group.push(ok("s", 's', 20));
+    assert_eq!(state.enforce(&mut group, 100, dir.path(), |i| i == 0), 1);
+    assert_eq!(group[0].text(), "u".repeat(500));
+    assert!(group[1].text().starts_with("<persisted-output>"));
+}
+
+#[tokio::test]
+async fn a_host_answering_calls_one_by_one_keeps_the_budget_across_the_group() {
+    // A host running each call of one assistant message on its own (run_tool_use), adding the
+    // results to the user message and applying the budget after each, as the reference applies
+    // it before each model call.
+    let dir = tempfile::tempdir().unwrap();
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default());
+    let mut state = ContentReplacementState::new();
+    let mut group = Vec::new();
+    for (id, size) in [("t1", 90), ("t2", 90), ("t3", 30)] {
+        let block =
+            &blocks(json!([{"id": id, "name": "Probe", "input": {"mode": "big", "size": size}}]))
+                [0];
+        let outcome = orchestrator
+            .run_tool_use(block, &TurnState::default())
+            .await;
+        group.push(outcome.result);
+        state.enforce(&mut group, 150, dir.path(), |_| false);
+    }
+    let texts: Vec<String> = group.iter().map(ToolResultBlock::text).collect();
+    assert_eq!(texts[0], "z".repeat(90), "t1 was kept when it came");
+    assert!(
+        texts[1].starts_with("<persisted-output>"),
+        "t1 + t2 = 180 > 150"
+    );
+    assert_eq!(texts[2], "z".repeat(30), "t1 + t3 = 120 ≤ 150");
 }

@@ -167,9 +167,16 @@ impl Drop for ProgressRoute<'_> {
 /// the order the server sent it. rmcp runs notification handlers as tasks of their own while
 /// it delivers responses at once, so progress sent just before a result could otherwise reach
 /// its call after the result and be lost.
+///
+/// For a stdio server it also ends the connection when the server process exits: its stdout
+/// only reaches end-of-file once every process holding it is gone, and a server's own
+/// children (inheriting it) may outlive the server by minutes, leaving its calls to wait for
+/// their timeout.
 struct InOrderProgress<T> {
     inner: T,
     signals: Arc<ServerSignals>,
+    /// Becomes `true` when the stdio server process has exited.
+    exited: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrderProgress<T> {
@@ -183,7 +190,18 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrderProgress<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await?;
+        let message = match &mut self.exited {
+            // What the server wrote before it exited is read first.
+            Some(exited) => tokio::select! {
+                biased;
+                message = self.inner.receive() => message?,
+                _ = exited.wait_for(|exited| *exited) => {
+                    tracing::debug!("the stdio server exited; ending its connection");
+                    return None;
+                }
+            },
+            None => self.inner.receive().await?,
+        };
         if let JsonRpcMessage::Notification(notification) = &message
             && let ServerNotification::ProgressNotification(progress) = &notification.notification
         {
@@ -222,6 +240,47 @@ impl ClientHandler for McpClientHandler {
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
+}
+
+/// How often [`watch_exit`] looks at the stdio server process.
+#[cfg(target_os = "linux")]
+const EXIT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A receiver that becomes `true` when the process `pid` (our child) has exited: its
+/// `/proc/PID/stat` shows it a zombie (nobody reaps it while its connection lives, so its pid
+/// cannot be reused meanwhile) or is gone. Looked at every [`EXIT_POLL`] until the receiver is
+/// dropped. `None` off Linux, leaving end-of-file as the only sign.
+#[cfg(target_os = "linux")]
+fn watch_exit(pid: u32) -> Option<tokio::sync::watch::Receiver<bool>> {
+    let stat = format!("/proc/{pid}/stat");
+    let (sender, receiver) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(EXIT_POLL);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                () = sender.closed() => return,
+            }
+            let exited = match std::fs::read_to_string(&stat) {
+                // The state follows the command name, which is in parentheses.
+                Ok(text) => text
+                    .rsplit_once(") ")
+                    .is_some_and(|(_, rest)| rest.starts_with(['Z', 'X'])),
+                Err(_) => true,
+            };
+            if exited {
+                let _ = sender.send(true);
+                return;
+            }
+        }
+    });
+    Some(receiver)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn watch_exit(_pid: u32) -> Option<tokio::sync::watch::Receiver<bool>> {
+    None
 }
 
 /// Spawns or dials the server and runs `initialize`. The caller bounds the time.
@@ -271,9 +330,11 @@ pub(crate) async fn connect(
                     }
                 });
             }
+            let exited = transport.id().and_then(watch_exit);
             let transport = InOrderProgress {
                 inner: transport,
                 signals: Arc::clone(signals),
+                exited,
             };
             handler
                 .serve(transport)
@@ -303,6 +364,7 @@ pub(crate) async fn connect(
             let transport = InOrderProgress {
                 inner: rmcp::transport::StreamableHttpClientTransport::from_config(http_config),
                 signals: Arc::clone(signals),
+                exited: None,
             };
             handler
                 .serve(transport)

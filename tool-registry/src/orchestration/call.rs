@@ -257,8 +257,7 @@ impl CallRunner {
         let declared = tool.meta().max_result_size_chars;
         let mut outcome = match parsed.call(ctx).await {
             Ok(output) => {
-                let threshold =
-                    persistence::persistence_threshold(declared, self.config.max_result_size_chars);
+                let threshold = self.config.persistence_threshold(name, declared);
                 let content = persistence::process_result(
                     output.content,
                     name,

@@ -1,8 +1,11 @@
 //! How the orchestrator runs: the concurrency cap (SPEC §5.3), where large results are saved
 //! and how big they may be (SPEC §9), and which tools parse their input leniently.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+
+use serde_json::Value;
+use tool_sdk::MaxResultSize;
 
 /// Default cap on calls running at once in a concurrency-safe batch (SPEC §5.3).
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
@@ -33,6 +36,12 @@ pub struct OrchestratorConfig {
     /// `min(declared, this)`; [`tool_sdk::MaxResultSize::Unbounded`] tools are never persisted.
     /// Default [`DEFAULT_MAX_RESULT_SIZE_CHARS`].
     pub max_result_size_chars: usize,
+    /// Per-tool persistence thresholds, in chars, by primary tool name (SPEC §9
+    /// `getPersistenceThreshold`, where they come from the feature flag `tengu_satin_quoll`).
+    /// An entry replaces the tool's `min(declared, max_result_size_chars)`, above or below the
+    /// cap, but never makes an [`MaxResultSize::Unbounded`] tool persist. Values are at least 1;
+    /// read a flag's JSON with [`OrchestratorConfig::with_persistence_threshold_overrides`].
+    pub persistence_threshold_overrides: BTreeMap<String, usize>,
     /// Optional per-message budget, in chars, over all results of one assistant message
     /// (SPEC §9 `enforceToolResultBudget`, off by default as in the reference). Applied by
     /// [`super::ToolUseStream::collect_results`]: while the total is over it, the largest
@@ -56,6 +65,7 @@ impl Default for OrchestratorConfig {
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             result_dir: None,
             max_result_size_chars: DEFAULT_MAX_RESULT_SIZE_CHARS,
+            persistence_threshold_overrides: BTreeMap::new(),
             message_budget_chars: None,
             lenient_input_tools: BTreeSet::new(),
             coerce_input_tools: BTreeSet::new(),
@@ -80,6 +90,39 @@ impl OrchestratorConfig {
     pub fn with_result_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.result_dir = Some(dir.into());
         self
+    }
+
+    /// Adds the per-tool thresholds of `overrides`, a JSON object mapping primary tool names to
+    /// chars, as the reference reads its `tengu_satin_quoll` flag (SPEC §9): an entry counts
+    /// only when its value is a finite number with no fractional part and at least 1
+    /// (`{"Read": 20000}`); `0`, negatives, `2.5`, strings, `null` and a value that is not an
+    /// object are ignored, leaving the tool's own threshold. Values past `usize::MAX` read as
+    /// `usize::MAX`. Later entries replace earlier ones for the same tool.
+    #[must_use]
+    pub fn with_persistence_threshold_overrides(mut self, overrides: &Value) -> Self {
+        let Some(entries) = overrides.as_object() else {
+            return self;
+        };
+        for (tool, value) in entries {
+            if let Some(chars) = threshold_override(value) {
+                self.persistence_threshold_overrides
+                    .insert(tool.clone(), chars);
+            }
+        }
+        self
+    }
+
+    /// The threshold, in chars, above which a successful result of `tool` (a primary name)
+    /// declaring `declared` is persisted (SPEC §9 `getPersistenceThreshold`): `None` for an
+    /// [`MaxResultSize::Unbounded`] tool (checked first, so no override applies to it), else the
+    /// tool's entry in [`OrchestratorConfig::persistence_threshold_overrides`] if it is at least
+    /// 1, else `min(declared, max_result_size_chars)`.
+    pub fn persistence_threshold(&self, tool: &str, declared: MaxResultSize) -> Option<usize> {
+        let declared = declared.chars()?;
+        match self.persistence_threshold_overrides.get(tool) {
+            Some(&chars) if chars >= 1 => Some(chars),
+            _ => Some(declared.min(self.max_result_size_chars)),
+        }
     }
 
     /// Lets `tool` (a primary name) receive input keys its schema lacks; they are dropped.
@@ -116,6 +159,21 @@ impl OrchestratorConfig {
             self.max_concurrency
         }
     }
+}
+
+/// One entry of a threshold-override object: an integer-valued finite number ≥ 1, saturated
+/// at `usize::MAX`.
+fn threshold_override(value: &Value) -> Option<usize> {
+    if let Some(chars) = value.as_u64() {
+        return (chars >= 1).then(|| usize::try_from(chars).unwrap_or(usize::MAX));
+    }
+    let chars = value.as_f64()?;
+    if !chars.is_finite() || chars.fract() != 0.0 || chars < 1.0 {
+        return None;
+    }
+    // A whole number ≥ 1: the saturating cast keeps it, or usize::MAX past the range.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Some(chars as usize)
 }
 
 /// Reads a concurrency cap the way the reference's `parseInt(value, 10) || 10` does (SPEC §5.3):
@@ -178,6 +236,39 @@ mod tests {
         for (value, expected) in cases {
             assert_eq!(parse_max_concurrency(value), expected, "{value:?}");
         }
+    }
+
+    #[test]
+    fn threshold_overrides_keep_whole_numbers_of_at_least_one() {
+        let config = OrchestratorConfig::default().with_persistence_threshold_overrides(
+            &serde_json::json!({
+                "Big": 120_000, "Small": 10, "Float": 300.0, "One": 1,
+                "Zero": 0, "Negative": -5, "Half": 0.5, "Frac": 2.5,
+                "Text": "100", "Null": null, "Huge": 1e300
+            }),
+        );
+        let declared = MaxResultSize::Chars(30_000);
+        let threshold = |tool| config.persistence_threshold(tool, declared);
+        assert_eq!(
+            threshold("Big"),
+            Some(120_000),
+            "an override may pass the cap"
+        );
+        assert_eq!(threshold("Small"), Some(10));
+        assert_eq!(threshold("Float"), Some(300));
+        assert_eq!(threshold("One"), Some(1));
+        assert_eq!(threshold("Huge"), Some(usize::MAX));
+        for ignored in ["Zero", "Negative", "Half", "Frac", "Text", "Null", "Absent"] {
+            assert_eq!(threshold(ignored), Some(30_000), "{ignored}");
+        }
+        assert_eq!(
+            config.persistence_threshold("Big", MaxResultSize::Unbounded),
+            None,
+            "unbounded is checked before any override"
+        );
+        let not_an_object = OrchestratorConfig::default()
+            .with_persistence_threshold_overrides(&serde_json::json!([["Big", 5]]));
+        assert!(not_an_object.persistence_threshold_overrides.is_empty());
     }
 
     #[test]

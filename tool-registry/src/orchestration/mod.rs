@@ -31,6 +31,7 @@ pub use partition::{
     Batch, Prepared, PreparedCall, describe_batches, partition_tool_calls,
     partition_tool_calls_with,
 };
+pub use persistence::ContentReplacementState;
 pub use run::{ToolUseStream, ToolUseUpdate, TurnOutcome};
 pub use streaming::{SUMMARY_CHARS, ShellToolPredicate, StreamingToolExecutor, call_description};
 pub use turn::TurnState;

@@ -1,7 +1,8 @@
 //! Large results (SPEC §9): the empty-result message, the persistence threshold, saving a
 //! result to `<dir>/<tool_use_id>.txt|.json` and the `<persisted-output>` block that replaces
-//! it, and the optional per-message budget.
+//! it, and the optional per-message budget with the state it keeps between model calls.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,8 @@ pub const PREVIEW_SIZE_CHARS: usize = 2_000;
 
 /// The threshold, in chars, above which a result of a tool declaring `declared` is persisted:
 /// `None` for [`MaxResultSize::Unbounded`] (never persisted), else `min(declared, cap)`
-/// (SPEC §9 `getPersistenceThreshold`; `cap` is normally 50,000).
+/// (SPEC §9 `getPersistenceThreshold`; `cap` is normally 50,000). Per-tool overrides are
+/// applied by [`super::OrchestratorConfig::persistence_threshold`].
 pub fn persistence_threshold(declared: MaxResultSize, cap: usize) -> Option<usize> {
     declared.chars().map(|chars| chars.min(cap))
 }
@@ -162,60 +164,137 @@ fn file_stem(tool_use_id: &str) -> String {
         .collect()
 }
 
+/// Creates `path` (never replacing a file; an existing one counts as written) and writes
+/// `text` into it. When the write fails part way (a full disk, a file size limit), the partial
+/// file is removed, so a later call for the same id never counts a truncated file as saved.
 fn write_exclusive(dir: &Path, path: &PathBuf, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    match std::fs::OpenOptions::new()
+    let mut file = match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
     {
-        Ok(mut file) => file.write_all(text.as_bytes()),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(error),
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(error) => return Err(error),
+    };
+    let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
+    if written.is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
     }
+    written
 }
 
-/// SPEC §9 aggregate budget, for one message: while the chars of the eligible results exceed
-/// `limit`, the largest is saved to `dir` and replaced. Eligible: not an error, not empty, no
-/// image, not already a `<persisted-output>` block, and not exempt (`exempt(index)` is true
-/// for the result at `index` whose tool declares unbounded results). Returns how many results
-/// were replaced.
+/// SPEC §9 aggregate budget over one message group, as a single pass with nothing seen before
+/// (what [`super::ToolUseStream::collect_results`] applies to a turn's results): while the
+/// chars of the eligible results exceed `limit`, the largest is saved to `dir` and replaced.
+/// Eligibility is [`ContentReplacementState::enforce`]'s. Returns how many were replaced.
 pub fn enforce_message_budget(
     results: &mut [ToolResultBlock],
     limit: usize,
     dir: &Path,
     exempt: impl Fn(usize) -> bool,
 ) -> usize {
-    let mut fresh: Vec<(usize, usize)> = results
-        .iter()
-        .enumerate()
-        .filter(|(index, r)| {
-            !r.is_error
-                && !is_empty_content(&r.content)
-                && !has_image(&r.content)
-                && !r.text().starts_with("<persisted-output>")
-                && !exempt(*index)
-        })
-        .map(|(index, r)| (index, content_size(&r.content)))
-        .collect();
-    let mut total: usize = fresh.iter().map(|(_, size)| size).sum();
-    // Largest first; ties keep block order.
-    fresh.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut replaced = 0;
-    for (index, size) in fresh {
-        if total <= limit {
-            break;
-        }
-        let result = &mut results[index];
-        let content =
-            std::mem::replace(&mut result.content, ToolResultContent::Text(String::new()));
-        result.content = persist(content, &result.tool_use_id, dir);
-        if result.text().starts_with("<persisted-output>") {
-            replaced += 1;
-        }
-        total -= size;
+    ContentReplacementState::default().enforce(results, limit, dir, exempt)
+}
+
+/// What the per-message budget decided so far (SPEC §9 `enforceToolResultBudget` and its
+/// `ContentReplacementState`): the `tool_use` ids it has seen and the content it put in place
+/// of the ones it replaced. A host that applies the budget before each model call, as the
+/// reference does, keeps one of these for the conversation so that earlier decisions hold:
+/// a replaced result is replaced again with the same bytes, a result seen and kept is never
+/// replaced later, and the kept results of a message group count against its limit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContentReplacementState {
+    seen: HashSet<String>,
+    replacements: HashMap<String, ToolResultContent>,
+}
+
+impl ContentReplacementState {
+    /// A state that has seen nothing.
+    pub fn new() -> Self {
+        Self::default()
     }
-    replaced
+
+    /// Whether the budget has looked at the result for `tool_use_id`.
+    pub fn is_seen(&self, tool_use_id: &str) -> bool {
+        self.seen.contains(tool_use_id)
+    }
+
+    /// The content the budget put in place of the result for `tool_use_id`, if it replaced it.
+    pub fn replacement(&self, tool_use_id: &str) -> Option<&ToolResultContent> {
+        self.replacements.get(tool_use_id)
+    }
+
+    /// Applies the budget to `group`, the results answering one assistant message as they
+    /// stand now (results handed in by earlier calls included), and returns how many results
+    /// were newly replaced.
+    ///
+    /// Candidates are results that are not errors, not empty, without an image and not
+    /// already a `<persisted-output>` block. A candidate replaced before gets its replacement
+    /// again, byte for byte. A candidate seen before and kept is *frozen*: it stays, and its
+    /// chars count. The rest are *fresh*; those whose tool declares unbounded results
+    /// (`exempt(index)`) are marked seen and left alone. While the frozen chars plus the
+    /// remaining fresh chars exceed `limit`, the largest fresh result (ties: the earlier one)
+    /// is saved to `dir` and replaced by a `<persisted-output>` block. Every candidate ends
+    /// up seen, including one whose saving failed (it then stays inline).
+    pub fn enforce(
+        &mut self,
+        group: &mut [ToolResultBlock],
+        limit: usize,
+        dir: &Path,
+        exempt: impl Fn(usize) -> bool,
+    ) -> usize {
+        let mut frozen = 0usize;
+        let mut fresh: Vec<(usize, usize)> = Vec::new();
+        for (index, result) in group.iter_mut().enumerate() {
+            if let Some(replacement) = self.replacements.get(&result.tool_use_id) {
+                result.content = replacement.clone();
+                continue;
+            }
+            if !is_candidate(result) {
+                continue;
+            }
+            let size = content_size(&result.content);
+            if self.seen.contains(&result.tool_use_id) {
+                frozen += size;
+            } else if exempt(index) {
+                self.seen.insert(result.tool_use_id.clone());
+            } else {
+                fresh.push((index, size));
+            }
+        }
+        let mut total = frozen + fresh.iter().map(|(_, size)| size).sum::<usize>();
+        // Largest first; ties keep block order.
+        fresh.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut replaced = 0;
+        for (index, size) in fresh {
+            let result = &mut group[index];
+            self.seen.insert(result.tool_use_id.clone());
+            if total <= limit {
+                continue;
+            }
+            let content =
+                std::mem::replace(&mut result.content, ToolResultContent::Text(String::new()));
+            result.content = persist(content, &result.tool_use_id, dir);
+            if result.text().starts_with("<persisted-output>") {
+                self.replacements
+                    .insert(result.tool_use_id.clone(), result.content.clone());
+                replaced += 1;
+            }
+            total -= size;
+        }
+        replaced
+    }
+}
+
+/// A result the budget may look at: not an error, not empty, no image, not persisted already.
+fn is_candidate(result: &ToolResultBlock) -> bool {
+    !result.is_error
+        && !is_empty_content(&result.content)
+        && !has_image(&result.content)
+        && !result.text().starts_with("<persisted-output>")
 }
 
 #[cfg(test)]

@@ -120,6 +120,11 @@ impl UpdateSender {
         });
     }
 
+    /// Whether the stream was dropped: nobody wants the turn any more, so no call may start.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+
     /// Sends the result of the call at `index`. Its context modifier, if still there, is
     /// dropped: the caller applies modifiers.
     pub(crate) fn result(&self, index: usize, outcome: CallOutcome) {
@@ -316,9 +321,15 @@ async fn drive(
         if batch.is_concurrency_safe {
             let snapshot = Arc::new(extensions.clone());
             let mut modifiers: Vec<Option<ContextModifier>> = (0..count).map(|_| None).collect();
-            let tasks = batch.calls.into_iter().enumerate().map(|(offset, call)| {
-                spawn_call(&runner, call, &snapshot, &signals, &sink, offset)
-            });
+            // Calls start as the buffer takes them; none once the stream is gone.
+            let tasks = batch
+                .calls
+                .into_iter()
+                .enumerate()
+                .take_while(|_| !sender.is_closed())
+                .map(|(offset, call)| {
+                    spawn_call(&runner, call, &snapshot, &signals, &sink, offset)
+                });
             let mut running =
                 stream::iter(tasks).buffer_unordered(runner.config.effective_concurrency());
             while let Some((offset, mut outcome)) = running.next().await {
@@ -331,6 +342,9 @@ async fn drive(
             sender.context_changed(&extensions);
         } else {
             for (offset, call) in batch.calls.into_iter().enumerate() {
+                if sender.is_closed() {
+                    return;
+                }
                 let snapshot = Arc::new(extensions.clone());
                 let mut outcome = runner
                     .run(call, snapshot, &signals, Some(Arc::clone(&sink)))

@@ -220,6 +220,9 @@ impl Driver {
 
     /// Starts queued calls in order while the start rule allows (SPEC §5.5).
     fn start_ready(&mut self, running: &mut Running) {
+        if self.sender.is_closed() {
+            return;
+        }
         let sink = self.sender.progress_sink();
         for index in 0..self.entries.len() {
             if !matches!(self.entries[index].status, Status::Queued(_)) {

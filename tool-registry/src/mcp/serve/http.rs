@@ -25,6 +25,14 @@ use super::{McpServer, ServeError};
 /// The path the MCP endpoint answers at; every other path is `404 Not Found`.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Connections the kernel may queue before they are accepted (capped by the system's own
+/// limit, `net.core.somaxconn` on Linux).
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// How long the accept loop waits after an `accept` error that is not one connection's own
+/// (out of file descriptors, out of memory) before accepting again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
 /// How long [`HttpServer::shutdown`] lets open connections finish before closing them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -122,8 +130,7 @@ impl McpServer {
                  bind 127.0.0.1 or [::1] (or allow remote clients explicitly)"
             )));
         }
-        let listener = TcpListener::bind(addr)
-            .await
+        let listener = listen(addr)
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let local_addr = listener
             .local_addr()
@@ -151,6 +158,21 @@ impl McpServer {
     }
 }
 
+/// Binds `addr` with a listen queue of [`LISTEN_BACKLOG`] (the default, 128, overflows when
+/// a few hundred clients connect at once: their connection attempts are dropped and retried
+/// after seconds).
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
 
 async fn accept_loop(listener: TcpListener, service: Endpoint, stop: CancellationToken) {
@@ -160,9 +182,16 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
+                // A connection that failed before it was accepted concerns that client only.
+                Err(error) if per_connection(&error) => continue,
+                // Out of file descriptors or memory: the pending connection stays queued and
+                // `accept` would fail again at once, so wait instead of spinning.
                 Err(error) => {
-                    tracing::warn!(%error, "MCP HTTP server: accept failed");
-                    continue;
+                    tracing::warn!(%error, "MCP HTTP server: accept failed; retrying shortly");
+                    tokio::select! {
+                        () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                        () = stop.cancelled() => break,
+                    }
                 }
             },
             () = stop.cancelled() => break,
@@ -195,6 +224,17 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
     {
         tracing::warn!("MCP HTTP server: connections still open after the grace period");
     }
+}
+
+/// Whether an `accept` error concerns only the connection being accepted.
+fn per_connection(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
