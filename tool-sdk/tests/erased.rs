@@ -141,6 +141,18 @@ struct Move {
 #[derive(Deserialize, JsonSchema)]
 struct Keyed {}
 
+/// Hides itself from rustdoc.
+#[doc(hidden)]
+#[tool(name = "Hidden", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Hidden {}
+
+/// # Computed
+#[doc = concat!("Its ", "description ", "is built by a macro.")]
+#[tool(name = "Computed", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Computed {}
+
 /// Runs several inputs at once.
 #[tool(name = "Batch", max_result_size_chars = 1_000)]
 #[derive(Deserialize, JsonSchema)]
@@ -152,6 +164,9 @@ struct Batch {
     moved: Move,
     /// The keyed one.
     keyed: Keyed,
+    // Undocumented, so that the structs' own descriptions show.
+    hidden: Hidden,
+    computed: Computed,
 }
 
 macro_rules! empty_tool {
@@ -164,7 +179,7 @@ macro_rules! empty_tool {
         }
     )*};
 }
-empty_tool!(Move, Keyed, Batch);
+empty_tool!(Move, Keyed, Hidden, Computed, Batch);
 
 /// The same structs without `#[tool]` (the root closed as `#[tool]` inputs are).
 #[allow(dead_code)]
@@ -190,6 +205,16 @@ mod undecorated {
     #[derive(Deserialize, JsonSchema)]
     pub struct Keyed {}
 
+    /// Hides itself from rustdoc.
+    #[doc(hidden)]
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Hidden {}
+
+    /// # Computed
+    #[doc = concat!("Its ", "description ", "is built by a macro.")]
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Computed {}
+
     /// Runs several inputs at once.
     #[derive(Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -200,6 +225,8 @@ mod undecorated {
         moved: Move,
         /// The keyed one.
         keyed: Keyed,
+        hidden: Hidden,
+        computed: Computed,
     }
 }
 
@@ -214,4 +241,13 @@ fn a_tool_used_as_a_field_keeps_its_docs_section_out_of_the_schema() {
     assert_eq!(batch.input_schema(), &undecorated);
     assert_eq!(undecorated["properties"]["moved"]["title"], "Move");
     assert_eq!(undecorated["properties"]["keyed"].get("title"), None);
+    assert_eq!(
+        undecorated["properties"]["hidden"]["description"],
+        "Hides itself from rustdoc."
+    );
+    assert_eq!(undecorated["properties"]["computed"]["title"], "Computed");
+    assert_eq!(
+        undecorated["properties"]["computed"]["description"],
+        "Its description is built by a macro."
+    );
 }
