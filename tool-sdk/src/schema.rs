@@ -1,11 +1,12 @@
 //! Input schemas: generated with schemars (JSON Schema draft 2020-12) once per tool, in the
 //! shape every provider accepts.
 //!
-//! The root is always an object schema: `{"type":"object","properties":{..},...}` with no
+//! The root is an object schema: `{"type":"object","properties":{..},...}` with no
 //! `$schema` and no `title`, as the Anthropic Messages API `input_schema` expects. Optional
 //! fields (`Option<T>`) are simply absent from `required`, as in the reference's schemas.
 //! Unknown keys are refused (`"additionalProperties": false` at the root), as the reference's
-//! strict zod objects do.
+//! strict zod objects do. An input type whose schema names another JSON type (`String`, a
+//! tuple struct) keeps it, and registration refuses the tool ([`non_object_root`]).
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
