@@ -251,3 +251,30 @@ fn a_tool_used_as_a_field_keeps_its_docs_section_out_of_the_schema() {
         "Its description is built by a macro."
     );
 }
+
+/// What `#[tool]` cannot see through: the alias hides that the input is a string.
+type Text = String;
+
+/// Echoes text.
+#[tool(name = "Echo", max_result_size_chars = 1_000)]
+async fn echo(text: Text) -> Result<String, ToolError> {
+    Ok(text)
+}
+
+#[test]
+fn an_input_that_is_not_an_object_keeps_its_type_and_names_its_input_type() {
+    let echo = TypedTool::of::<echo>(None);
+    // The schema says what the input is, for registration to refuse the tool.
+    assert_eq!(echo.input_schema(), &json!({"type": "string"}));
+    assert_eq!(
+        tool_sdk::schema::non_object_root(echo.input_schema()).as_deref(),
+        Some("string")
+    );
+    assert_eq!(echo.meta().input_type.as_deref(), Some("string"));
+    let fetch = TypedTool::of::<Fetch>(None);
+    assert_eq!(
+        tool_sdk::schema::non_object_root(fetch.input_schema()),
+        None
+    );
+    assert_eq!(fetch.meta().input_type.as_deref(), Some("Fetch"));
+}
