@@ -81,6 +81,30 @@ pub enum RegistryError {
         /// Where the second tool was defined.
         second: String,
     },
+    /// Tools whose input schema is not an object schema, such as an input of type `String`, a
+    /// tuple struct, a unit enum, or one of these through a type alias or from another module,
+    /// where `#[tool]` cannot see it: the model always sends one JSON object, so these tools
+    /// could never be called. Only tools with a Rust input type ([`tool_sdk::ToolMeta::input_type`]) are
+    /// checked.
+    #[error("{}", input_not_an_object_text(.tools))]
+    InputNotAnObject {
+        /// One entry per tool, sorted by name, naming its definition site and its input type
+        /// by schema name: "`Echo` (src/lib.rs:10): its input type `string` is a string in
+        /// JSON".
+        tools: Vec<String>,
+    },
+}
+
+fn input_not_an_object_text(tools: &[String]) -> String {
+    format!(
+        "{} never be called, because the model sends the input as one JSON object: {}; make each input a struct with named fields, e.g. `struct Args {{ name: Type }}` (`struct Args {{}}` for a tool without parameters)",
+        if tools.len() == 1 {
+            "1 tool can".to_owned()
+        } else {
+            format!("{} tools can", tools.len())
+        },
+        tools.join("; ")
+    )
 }
 
 /// The tools linked into this binary, sorted by the pool collation
@@ -207,10 +231,13 @@ impl ToolRegistry {
     /// A registry of the given tools.
     ///
     /// # Errors
-    /// [`RegistryError::DuplicateName`] when two tools share a name or alias.
+    /// [`RegistryError::DuplicateName`] when two tools share a name or alias;
+    /// [`RegistryError::InputNotAnObject`] listing every tool with a Rust input type whose
+    /// schema is not an object schema (this builds each such tool's input schema now).
     pub fn from_tools(mut tools: Vec<Arc<dyn DynTool>>) -> Result<Self, RegistryError> {
         sort_tools(&mut tools);
         check_unique(&tools)?;
+        check_input_objects(&tools)?;
         Ok(Self {
             tools,
             skipped: Vec::new(),
@@ -240,6 +267,31 @@ impl ToolRegistry {
 
 fn site_text(site: Option<DefinitionSite>) -> String {
     site.map_or_else(|| "a runtime tool".to_owned(), |site| site.to_string())
+}
+
+fn check_input_objects(tools: &[Arc<dyn DynTool>]) -> Result<(), RegistryError> {
+    let refused: Vec<String> = tools
+        .iter()
+        .filter_map(|tool| {
+            let input_type = tool.meta().input_type.as_ref()?;
+            let kind = tool_sdk::schema::non_object_root(tool.input_schema())?;
+            Some(format!(
+                "`{}` ({}): its input type `{input_type}` is {} in JSON",
+                tool.name(),
+                site_text(tool.definition_site()),
+                match kind.as_str() {
+                    "array" | "integer" => format!("an {kind}"),
+                    "null" => "null (a unit struct or `()`)".to_owned(),
+                    _ => format!("a {kind}"),
+                }
+            ))
+        })
+        .collect();
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(RegistryError::InputNotAnObject { tools: refused })
+    }
 }
 
 fn check_unique(tools: &[Arc<dyn DynTool>]) -> Result<(), RegistryError> {
@@ -376,5 +428,66 @@ mod tests {
         let collected = ToolRegistry::collect_with(CollectOptions::test_environment()).unwrap();
         assert!(collected.explain_empty().is_none());
         assert!(collected.require_tools().is_ok());
+    }
+
+    /// Inputs whose JSON is not an object, as `#[tool]` sees none of them when they come
+    /// through a type alias (`type Text = String`) or from another module; spelled out with
+    /// `ToolSpec` here so that they stay out of the link-time registry the other tests collect.
+    #[allow(dead_code)]
+    mod not_objects {
+        use tool_sdk::prelude::*;
+
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Pair(pub String, pub String);
+
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Word(pub String);
+
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Fine {}
+
+        macro_rules! spelled_out {
+            ($($name:ident),*) => {$(
+                impl ToolSpec for $name {
+                    const NAME: &'static str = stringify!($name);
+                    const DESCRIPTION: &'static str = "Does nothing.";
+                    const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(100);
+                }
+                impl Tool for $name {
+                    type Output = String;
+                    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                        Ok(ToolResult::new(String::new()))
+                    }
+                }
+            )*};
+        }
+        spelled_out!(Pair, Word, Fine);
+    }
+
+    #[test]
+    fn tools_whose_input_is_not_an_object_are_refused_all_at_once() {
+        let site = |line| {
+            Some(DefinitionSite {
+                file: "src/tools.rs",
+                line,
+                module_path: "my_tools",
+            })
+        };
+        let tools: Vec<Arc<dyn DynTool>> = vec![
+            Arc::new(tool_sdk::TypedTool::of::<not_objects::Word>(site(3))),
+            Arc::new(tool_sdk::TypedTool::of::<not_objects::Fine>(site(5))),
+            Arc::new(tool_sdk::TypedTool::of::<not_objects::Pair>(site(7))),
+        ];
+        let Err(error) = ToolRegistry::from_tools(tools) else {
+            panic!("tools taking a string and an array were registered");
+        };
+        assert_eq!(
+            error.to_string(),
+            "2 tools can never be called, because the model sends the input as one JSON object: `Pair` (src/tools.rs:7 (my_tools)): its input type `Pair` is an array in JSON; `Word` (src/tools.rs:3 (my_tools)): its input type `Word` is a string in JSON; make each input a struct with named fields, e.g. `struct Args { name: Type }` (`struct Args {}` for a tool without parameters)"
+        );
+        // An object input passes, and its schema is unchanged.
+        let fine: Arc<dyn DynTool> = Arc::new(tool_sdk::TypedTool::of::<not_objects::Fine>(None));
+        let registry = ToolRegistry::from_tools(vec![fine]).unwrap();
+        assert_eq!(registry.tools()[0].input_schema()["type"], "object");
     }
 }

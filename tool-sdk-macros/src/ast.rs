@@ -152,7 +152,7 @@ impl<'a> ToolFn<'a> {
         }
         // With extra parameters, their error already says to make one struct.
         if let (Some(ty), Some(pat), false) = (input, input_pat, has_extra_parameters)
-            && let Some(error) = shape_error(&sig.ident, pat, ty)
+            && let Some(error) = shape_error(&sig.ident, pat, ty, sig.inputs.len() == 1)
         {
             errors.push(error);
         }

@@ -94,42 +94,67 @@ fn path_text(path: &syn::Path) -> String {
 /// `#[schemars(title = .., description = ..)]` holding only the item's own doc comment, for a
 /// struct that derives `JsonSchema`: schemars reads every `#[doc]` attribute, so without this
 /// the "Tool" section above would reach the schema the model reads wherever the struct is used
-/// as a field of another input. The title and description are split from the doc comment as
-/// schemars splits them (a first line starting with `#` is the title). A key the author already
-/// set in a `#[schemars(...)]` attribute is left to them; nothing is emitted when the struct
-/// does not visibly derive `JsonSchema` (the attribute would not be known) or when a doc
-/// attribute is not a string literal (its text is unknown here).
+/// as a field of another input. The doc comment is read as schemars reads it: list-form
+/// attributes such as `#[doc(hidden)]` are skipped, and the `#[doc = ..]` values are joined
+/// with newlines. The title and description are split as schemars splits them (a first line
+/// starting with `#` is the title): here when every value is a string literal, and otherwise
+/// (`#[doc = include_str!(..)]`, `#[doc = concat!(..)]`) at compile time in the user's crate, by
+/// a `const fn` over `concat!` of the values. A key the author already set in a
+/// `#[schemars(...)]` attribute is left to them; nothing is emitted when the struct does not
+/// visibly derive `JsonSchema` (the attribute would not be known).
 pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
     if !derives_json_schema(attrs) {
         return None;
     }
     let mut lines = Vec::new();
+    let mut parts = Vec::new();
+    let mut computed = false;
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
         let syn::Meta::NameValue(pair) = &attr.meta else {
-            return None;
+            continue;
         };
-        let syn::Expr::Lit(syn::ExprLit {
+        if !parts.is_empty() {
+            parts.push(quote::quote!("\n"));
+        }
+        if let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(text),
             ..
         }) = &pair.value
-        else {
-            return None;
-        };
-        let text = text.value();
-        lines.push(text.strip_prefix(' ').map_or(text.clone(), str::to_owned));
+        {
+            let text = text.value();
+            let text = text.strip_prefix(' ').map_or(text.clone(), str::to_owned);
+            parts.push(quote::quote!(#text));
+            lines.push(text);
+        } else {
+            computed = true;
+            parts.push(quote::ToTokens::to_token_stream(&pair.value));
+        }
     }
-    let doc = lines.join("\n");
-    let (title, description) = title_and_description(&doc);
     let (has_title, has_description) = schemars_keys(attrs);
     let mut keys = Vec::new();
-    // With the section appended, the whole text starts with `#` exactly when the author's
-    // own is empty or does.
-    let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
-    if !has_title && section_makes_a_title {
-        keys.push(quote::quote!(title = #title));
-    }
-    if !has_description {
-        keys.push(quote::quote!(description = #description));
+    if computed {
+        let private = crate::paths::Private;
+        let split =
+            quote::quote!(#private::doc_title_and_description(::core::concat!(#(#parts),*)));
+        // An empty title is not written, so the author's title, or none, wins over the section's.
+        if !has_title {
+            keys.push(quote::quote!(title = #split.0));
+        }
+        if !has_description {
+            keys.push(quote::quote!(description = #split.1));
+        }
+    } else {
+        let doc = lines.join("\n");
+        let (title, description) = title_and_description(&doc);
+        // With the section appended, the whole text starts with `#` exactly when the author's
+        // own is empty or does.
+        let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
+        if !has_title && section_makes_a_title {
+            keys.push(quote::quote!(title = #title));
+        }
+        if !has_description {
+            keys.push(quote::quote!(description = #description));
+        }
     }
     if keys.is_empty() {
         return None;

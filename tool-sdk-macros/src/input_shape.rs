@@ -4,7 +4,8 @@
 //! The macro sees only the fn, not the definition of the input type, so the check has two
 //! parts. Types whose shape shows in their syntax (a reference, tuple, slice, array, pointer,
 //! `impl`/`dyn` trait, a primitive, `String`, a std collection, `Option`, a smart pointer) are
-//! refused here, on the type, with a struct to write instead. A path to any other type gets a
+//! refused here, on the type, with a struct to write instead, or, for a reference, std pointer
+//! or `Option` around another path (`&Args`, `Box<Args>`), with that path to take by value. A path to any other type gets a
 //! generated check ([`named_fields_check`]) that costs nothing at run time: a struct with named
 //! fields is the only kind of type that a braced pattern accepts (enums are refused there)
 //! and that has nothing in the value namespace (a tuple struct has its constructor there, a
@@ -61,7 +62,11 @@ pub(crate) fn shape_error(
     fn_name: &syn::Ident,
     pat: &syn::Pat,
     ty: &Type,
+    only_parameter: bool,
 ) -> Option<darling::Error> {
+    if let Some(target) = by_value_target(ty) {
+        return Some(by_value_error(pat, ty, target, only_parameter));
+    }
     let what = match unwrap(ty) {
         Type::Reference(_) => "a reference; the input is parsed into a value the fn owns",
         Type::Tuple(tuple) if tuple.elems.is_empty() => {
@@ -72,24 +77,112 @@ pub(crate) fn shape_error(
         Type::Ptr(_) => "a raw pointer",
         Type::FnPtr(_) | Type::ImplTrait(_) | Type::TraitObject(_) => "not a data type",
         Type::Never(_) | Type::Infer(_) => "not a data type",
-        Type::Path(path) if path.qself.is_none() => {
-            let segments = &path.path.segments;
-            let std_path = segments.len() == 1
-                || segments.first().is_some_and(|first| {
-                    ["std", "core", "alloc"]
-                        .iter()
-                        .any(|krate| first.ident == krate)
-                });
-            let last = segments.last()?;
-            let kind = NOT_A_STRUCT
-                .iter()
-                .find(|(name, _)| std_path && last.ident == name)?
-                .1;
-            return Some(error(fn_name, pat, ty, kind));
-        }
+        Type::Path(path) => return Some(error(fn_name, pat, ty, std_kind(path)?)),
         _ => return None,
     };
     Some(error(fn_name, pat, ty, what))
+}
+
+/// What the JSON of a path naming a std type or primitive is, from [`NOT_A_STRUCT`]; `None`
+/// for any other path.
+fn std_kind(path: &syn::TypePath) -> Option<&'static str> {
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments = &path.path.segments;
+    let std_path = segments.len() == 1
+        || segments.first().is_some_and(|first| {
+            ["std", "core", "alloc"]
+                .iter()
+                .any(|krate| first.ident == krate)
+        });
+    let last = segments.last()?;
+    NOT_A_STRUCT
+        .iter()
+        .find(|(name, _)| std_path && last.ident == name)
+        .map(|(_, kind)| *kind)
+}
+
+/// The pointers and wrappers that a by-value input replaces: their JSON is their referent's
+/// (or `null` for `Option`), so the fix for `&Args`, `Box<Args>` or `Option<Args>` is `Args`
+/// itself, not a struct around it (which would add a key to what the model sends).
+const WRAPPERS: &[&str] = &["Box", "Rc", "Arc", "Cow", "Option"];
+
+/// For a reference, or a std pointer or `Option`, around a path that is not a std type or
+/// primitive (through any number of layers: `&Box<Args>`), that path: the type to take by
+/// value. `None` for anything else, such as `&str` or `Box<[u8]>`.
+fn by_value_target(ty: &Type) -> Option<&Type> {
+    let mut inner = unwrap(ty);
+    let mut layers = 0;
+    loop {
+        match inner {
+            Type::Reference(reference) => inner = unwrap(&reference.elem),
+            Type::Path(path)
+                if std_kind(path).is_some()
+                    && path
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|last| WRAPPERS.iter().any(|name| last.ident == name)) =>
+            {
+                let PathArguments::AngleBracketed(arguments) =
+                    &path.path.segments.last()?.arguments
+                else {
+                    return None;
+                };
+                let mut types = arguments.args.iter().filter_map(|argument| match argument {
+                    syn::GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                });
+                inner = unwrap(types.next()?);
+            }
+            Type::Path(path) if layers > 0 && std_kind(path).is_none() => return Some(inner),
+            _ => return None,
+        }
+        layers += 1;
+    }
+}
+
+fn by_value_error(
+    pat: &syn::Pat,
+    ty: &Type,
+    target: &Type,
+    only_parameter: bool,
+) -> darling::Error {
+    let field = match pat {
+        syn::Pat::Ident(ident) => ident.ident.to_string(),
+        _ => "input".to_owned(),
+    };
+    let target = type_text(target);
+    let what = match unwrap(ty) {
+        Type::Reference(_) => "a reference",
+        Type::Path(path)
+            if path
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| last.ident == "Option") =>
+        {
+            "optional, but the model always sends the input object"
+        }
+        _ => "a pointer",
+    };
+    let mut message = format!(
+        "a #[tool] fn takes its input by value, parsed from the JSON object the model sends, and `{}` is {what}: take `{field}: {target}`",
+        type_text(ty)
+    );
+    if what.starts_with("optional") {
+        message.push_str(
+            " and make its fields `Option<_>` for the parameters the model may leave out",
+        );
+    }
+    if only_parameter && matches!(unwrap(ty), Type::Reference(_)) {
+        message.push_str(&format!(
+            "; if `{}` is the tool's context, write `&ToolUseContext` (the context parameter is recognised by that name, not through a type alias)",
+            type_text(ty)
+        ));
+    }
+    darling::Error::custom(message).with_span(ty)
 }
 
 fn error(fn_name: &syn::Ident, pat: &syn::Pat, ty: &Type, what: &str) -> darling::Error {

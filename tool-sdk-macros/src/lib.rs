@@ -30,7 +30,14 @@ use proc_macro::TokenStream;
 /// `ToolResult<T>`), and `E: Into<ToolError>`. `Args` must be a struct with named fields, as
 /// the struct form's input: an enum, a tuple or unit struct, a reference (`&str`), a tuple, a
 /// primitive, `String`, a std collection or `Option` is a compile error on the type, with the
-/// struct to write. The context parameter is a reference to a type named `ToolUseContext`.
+/// struct to write; `&Args`, `Box<Args>`, `Arc<Args>`, `Option<Args>` and the like are told to
+/// take `Args` by value. The context parameter is a reference to a type named
+/// `ToolUseContext`, recognised by that name: through a type alias (`ctx: &Ctx`) it reads as
+/// an input by reference and is refused, with a note to write `&ToolUseContext`. A type the
+/// macro cannot see through (an alias such as `type Text = String`, a tuple struct from another
+/// module with private fields) is caught at registration instead:
+/// `tool_registry::ToolRegistry::collect` (and `from_tools`) fails with
+/// `RegistryError::InputNotAnObject`, naming every such tool and its input type.
 /// Both parameters are optional, in that order; a
 /// tool without an input parameter has the schema `{"type":"object","properties":{}}` and
 /// accepts `{}`. The macro adds a braced struct with the fn's name (`struct name { .. }`, in the
@@ -42,7 +49,9 @@ use proc_macro::TokenStream;
 /// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
 /// undeclared defaults marked, result size limit, search hint, deferral). The section is for
 /// rustdoc only: a struct deriving `JsonSchema` also gets `#[schemars(description = ..)]`
-/// (and `title` when its doc comment starts with `#`) holding just its own doc comment, so where
+/// (and `title` when its doc comment starts with `#`) holding just its own doc comment (read as
+/// schemars reads it: `#[doc(hidden)]` skipped, a computed `#[doc = include_str!(..)]` split at
+/// compile time), so where
 /// the struct is a field of another input, the model reads what it would without `#[tool]`.
 /// Mistakes are compile errors on the token to change, all reported at once.
 ///

@@ -397,6 +397,49 @@ fn the_docs_section_stays_out_of_the_schema_metadata() {
     assert!(!underived.contains("schemars"), "{underived}");
 }
 
+#[test]
+fn list_form_and_computed_doc_attributes_keep_the_section_out_of_the_schema() {
+    let expanded = |item: TokenStream| {
+        tool(quote!(name = "Glob", max_result_size_chars = 1_000), item)
+            .to_string()
+            .replace(' ', "")
+    };
+    // `#[doc(hidden)]` is skipped, as schemars skips it.
+    let hidden = expanded(quote! {
+        /// Finds files.
+        #[doc(hidden)]
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Glob {}
+    });
+    assert!(
+        hidden.contains(r#"#[schemars(description="Findsfiles.")]"#),
+        "{hidden}"
+    );
+    // A computed value: split at compile time over `concat!` of the values, in order.
+    let computed = expanded(quote! {
+        /// # Glob
+        #[doc = include_str!("glob.md")]
+        #[derive(Deserialize, JsonSchema)]
+        pub struct Glob {}
+    });
+    let split = r##"::tool_sdk::__private::doc_title_and_description(::core::concat!("#Glob","\n",include_str!("glob.md")))"##;
+    assert!(
+        computed.contains(&format!(
+            "#[schemars(title={split}.0,description={split}.1)]"
+        )),
+        "{computed}"
+    );
+    let titled = expanded(quote! {
+        /// Finds
+        #[doc = concat!("files ", "fast.")]
+        #[derive(Deserialize, JsonSchema)]
+        #[schemars(title = "Mine")]
+        pub struct Glob {}
+    });
+    assert!(titled.contains("#[schemars(description="), "{titled}");
+    assert!(!titled.contains("title=::tool_sdk"), "{titled}");
+}
+
 /// The messages of the `compile_error!`s in an expansion.
 fn fn_form_errors(item: TokenStream) -> Vec<String> {
     let function: syn::ItemFn = syn::parse2(item).expect("an fn");

@@ -90,6 +90,11 @@ pub struct ToolMeta {
     /// tool that declares none costs nothing; `tool_registry::ToolRegistry::check_examples`
     /// checks each against the tool's input parsing.
     pub examples: Vec<Cow<'static, str>>,
+    /// The schema name of the Rust type a [`crate::Tool`]'s input is parsed into
+    /// (`JsonSchema::schema_name`: the type's own name for a derived schema, `string` for
+    /// `String`), for messages that name it; `None` for tools defined at run time (MCP,
+    /// JSON-defined).
+    pub input_type: Option<Cow<'static, str>>,
 }
 
 impl ToolMeta {
@@ -113,6 +118,7 @@ impl ToolMeta {
             idempotent: DeclaredFlag::Default,
             title: None,
             examples: Vec::new(),
+            input_type: None,
         }
     }
 

@@ -84,6 +84,7 @@ fn meta_of<T: Tool>() -> ToolMeta {
         .map(|example| Cow::Borrowed(*example))
         .collect();
     meta.strict = T::STRICT;
+    meta.input_type = Some(<InputOf<T> as schemars::JsonSchema>::schema_name());
     meta
 }
 

@@ -95,7 +95,9 @@ pub mod __private {
     pub use ::serde_json::Value;
     pub use ::std::borrow::Cow;
 
-    pub use crate::compile_checks::{InputHasNamedFields, NamedFields, assert_named_fields};
+    pub use crate::compile_checks::{
+        InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
+    };
     pub use crate::context::ToolUseContext;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,

@@ -1,11 +1,12 @@
 //! Input schemas: generated with schemars (JSON Schema draft 2020-12) once per tool, in the
 //! shape every provider accepts.
 //!
-//! The root is always an object schema: `{"type":"object","properties":{..},...}` with no
+//! The root is an object schema: `{"type":"object","properties":{..},...}` with no
 //! `$schema` and no `title`, as the Anthropic Messages API `input_schema` expects. Optional
 //! fields (`Option<T>`) are simply absent from `required`, as in the reference's schemas.
 //! Unknown keys are refused (`"additionalProperties": false` at the root), as the reference's
-//! strict zod objects do.
+//! strict zod objects do. An input type whose schema names another JSON type (`String`, a
+//! tuple struct) keeps it, and registration refuses the tool ([`non_object_root`]).
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -158,7 +159,10 @@ fn strip_null_alternative(property: &mut Value) {
 
 /// Applies the root rules to any JSON schema: drops `$schema`, `title` and the root
 /// `description`, makes sure
-/// `"type":"object"` and `"properties"` are present.
+/// `"type":"object"` and `"properties"` are present. A root whose `type` names no object (the
+/// schema of `String`, a tuple struct, a unit enum) keeps its `type` and gets nothing else, so
+/// that the schema stays true and [`non_object_root`] finds it: such an input can never be
+/// called, since every provider sends the arguments as one JSON object.
 pub fn normalize_root(schema: Value) -> Value {
     let mut map = match schema {
         Value::Object(map) => map,
@@ -169,6 +173,9 @@ pub fn normalize_root(schema: Value) -> Value {
     // The tool's description travels in the definition's `description`; a copy here (schemars
     // puts the struct's doc comment at the root) would only repeat it.
     map.remove("description");
+    if non_object_type(map.get("type")).is_some() {
+        return order_root_keys(map);
+    }
     map.insert("type".to_owned(), Value::String("object".to_owned()));
     map.entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -187,6 +194,27 @@ pub fn normalize_root(schema: Value) -> Value {
         map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     order_root_keys(map)
+}
+
+/// What the root of an input schema is when it is not an object schema: the JSON type its
+/// `type` names (`"string"`, `"array"`, `"null"`, several joined with ` or `), or `None` for an
+/// object schema (or one without `type`, which [`normalize_root`] makes an object).
+pub fn non_object_root(schema: &Value) -> Option<String> {
+    non_object_type(schema.get("type"))
+}
+
+fn non_object_type(ty: Option<&Value>) -> Option<String> {
+    match ty? {
+        Value::String(name) if name != "object" => Some(name.clone()),
+        Value::Array(names) if !names.iter().any(|name| name == "object") => Some(
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" or "),
+        ),
+        _ => None,
+    }
 }
 
 /// Puts `type`, `properties`, `required` first so the schema reads like a hand-written one.

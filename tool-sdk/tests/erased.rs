@@ -153,6 +153,18 @@ struct Move {
 #[derive(Deserialize, JsonSchema)]
 struct Keyed {}
 
+/// Hides itself from rustdoc.
+#[doc(hidden)]
+#[tool(name = "Hidden", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Hidden {}
+
+/// # Computed
+#[doc = concat!("Its ", "description ", "is built by a macro.")]
+#[tool(name = "Computed", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Computed {}
+
 /// Runs several inputs at once.
 #[tool(name = "Batch", max_result_size_chars = 1_000)]
 #[derive(Deserialize, JsonSchema)]
@@ -164,6 +176,9 @@ struct Batch {
     moved: Move,
     /// The keyed one.
     keyed: Keyed,
+    // Undocumented, so that the structs' own descriptions show.
+    hidden: Hidden,
+    computed: Computed,
 }
 
 macro_rules! empty_tool {
@@ -176,7 +191,7 @@ macro_rules! empty_tool {
         }
     )*};
 }
-empty_tool!(Move, Keyed, Batch);
+empty_tool!(Move, Keyed, Hidden, Computed, Batch);
 
 /// The same structs without `#[tool]` (the root closed as `#[tool]` inputs are).
 #[allow(dead_code)]
@@ -202,6 +217,16 @@ mod undecorated {
     #[derive(Deserialize, JsonSchema)]
     pub struct Keyed {}
 
+    /// Hides itself from rustdoc.
+    #[doc(hidden)]
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Hidden {}
+
+    /// # Computed
+    #[doc = concat!("Its ", "description ", "is built by a macro.")]
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Computed {}
+
     /// Runs several inputs at once.
     #[derive(Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -212,6 +237,8 @@ mod undecorated {
         moved: Move,
         /// The keyed one.
         keyed: Keyed,
+        hidden: Hidden,
+        computed: Computed,
     }
 }
 
@@ -226,4 +253,40 @@ fn a_tool_used_as_a_field_keeps_its_docs_section_out_of_the_schema() {
     assert_eq!(batch.input_schema(), &undecorated);
     assert_eq!(undecorated["properties"]["moved"]["title"], "Move");
     assert_eq!(undecorated["properties"]["keyed"].get("title"), None);
+    assert_eq!(
+        undecorated["properties"]["hidden"]["description"],
+        "Hides itself from rustdoc."
+    );
+    assert_eq!(undecorated["properties"]["computed"]["title"], "Computed");
+    assert_eq!(
+        undecorated["properties"]["computed"]["description"],
+        "Its description is built by a macro."
+    );
+}
+
+/// What `#[tool]` cannot see through: the alias hides that the input is a string.
+type Text = String;
+
+/// Echoes text.
+#[tool(name = "Echo", max_result_size_chars = 1_000)]
+async fn echo(text: Text) -> Result<String, ToolError> {
+    Ok(text)
+}
+
+#[test]
+fn an_input_that_is_not_an_object_keeps_its_type_and_names_its_input_type() {
+    let echo = TypedTool::of::<echo>(None);
+    // The schema says what the input is, for registration to refuse the tool.
+    assert_eq!(echo.input_schema(), &json!({"type": "string"}));
+    assert_eq!(
+        tool_sdk::schema::non_object_root(echo.input_schema()).as_deref(),
+        Some("string")
+    );
+    assert_eq!(echo.meta().input_type.as_deref(), Some("string"));
+    let fetch = TypedTool::of::<Fetch>(None);
+    assert_eq!(
+        tool_sdk::schema::non_object_root(fetch.input_schema()),
+        None
+    );
+    assert_eq!(fetch.meta().input_type.as_deref(), Some("Fetch"));
 }

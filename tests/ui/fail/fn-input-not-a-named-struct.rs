@@ -70,4 +70,37 @@ async fn now(_input: NowArgs) -> Result<String, ToolError> {
     Ok("noon".to_owned())
 }
 
+/// Where to write.
+#[derive(Deserialize, JsonSchema)]
+pub struct WriteArgs {
+    pub path: String,
+}
+
+/// Writes a file.
+#[tool(name = "Write", max_result_size_chars = 100)]
+async fn write(input: &WriteArgs, _ctx: &ToolUseContext) -> Result<String, ToolError> {
+    Ok(input.path.clone())
+}
+
+/// Writes a file, boxed.
+#[tool(name = "WriteBoxed", max_result_size_chars = 100)]
+async fn write_boxed(input: std::sync::Arc<WriteArgs>) -> Result<String, ToolError> {
+    Ok(input.path.clone())
+}
+
+/// Writes a file, maybe.
+#[tool(name = "WriteMaybe", max_result_size_chars = 100)]
+async fn write_maybe(input: Option<Box<WriteArgs>>) -> Result<String, ToolError> {
+    Ok(input.map(|input| input.path).unwrap_or_default())
+}
+
+type Ctx = ToolUseContext;
+
+/// Reports the working directory.
+#[tool(name = "Pwd", max_result_size_chars = 100)]
+async fn pwd(ctx: &Ctx) -> Result<String, ToolError> {
+    let _ = ctx;
+    Ok(String::new())
+}
+
 fn main() {}
