@@ -1,7 +1,7 @@
 //! The erasure layer: a Rust tool type `T` as a [`DynTool`].
 //!
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
-//! `T`'s own [`Tool`] methods, and mapping its output ([`TypedFns`], [`TypedCall`]). The rest
+//! `T`'s own [`Tool`] methods, and mapping its output (`TypedFns`, `TypedCall`). The rest
 //! (schemas and their caching, the schema check, the facts, boxing) is written once, here,
 //! over `serde_json::Value`, in the non-generic [`TypedTool`].
 

@@ -10,7 +10,7 @@
 //! read before any check (README "Input policy"); `validator`, the one validator of every
 //! tool (native and imported), with the plain check as its fast path.
 //!
-//! Only the last step of [`parse`] is generic over the input type; everything before it is
+//! Only the last step of `parse` is generic over the input type; everything before it is
 //! written once.
 
 mod check;
