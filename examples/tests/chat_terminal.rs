@@ -6,63 +6,17 @@
 //! tmux or the fixtures are missing.
 
 mod model_server;
+mod tmux_support;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use model_server::{ModelServer, Reply, anthropic_stream, transcript};
 use serde_json::Value;
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "chat"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "chat"];
-        args.extend_from_slice(keys);
-        assert!(self.run(&args).status.success());
-    }
-
-    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(20) {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("{what} never showed:\n{}", self.screen());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
+use tmux_support::Tmux;
 
 #[test]
 fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!(
-            "SKIPPED: tmux is not installed (apt-get install -y tmux), so no terminal was driven"
-        );
+    if !tmux_support::installed() {
         return;
     }
     let Some(recorded) = transcript("05-cc2.1-bash-readonly-write-parallel-error.json") else {
@@ -108,25 +62,7 @@ fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
         env!("CARGO_BIN_EXE_tool-host"),
         server.url,
     );
-    let tmux = Tmux {
-        socket: format!("tool-host-chat-test-{}", std::process::id()),
-    };
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "chat",
-        "-x",
-        "150",
-        "-y",
-        "40",
-        &command,
-    ]);
-    assert!(
-        started.status.success(),
-        "{}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    let tmux = Tmux::start("tool-host-chat-test", "chat", (150, 40), &command);
     tmux.wait_for("the prompt", |screen| {
         screen.contains("tool-host chat (") && screen.lines().any(|line| line.trim_end() == ">")
     });
@@ -188,10 +124,7 @@ fn a_prompt_a_streamed_answer_and_an_ask_on_a_terminal() {
 
 #[test]
 fn a_line_typed_before_a_question_is_not_taken_as_its_answer() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!(
-            "SKIPPED: tmux is not installed (apt-get install -y tmux), so no terminal was driven"
-        );
+    if !tmux_support::installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -223,21 +156,7 @@ fn a_line_typed_before_a_question_is_not_taken_as_its_answer() {
         env!("CARGO_BIN_EXE_tool-host"),
         server.url,
     );
-    let tmux = Tmux {
-        socket: format!("tool-host-chat-ahead-{}", std::process::id()),
-    };
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "chat",
-        "-x",
-        "150",
-        "-y",
-        "40",
-        &command,
-    ]);
-    assert!(started.status.success());
+    let tmux = Tmux::start("tool-host-chat-ahead", "chat", (150, 40), &command);
     tmux.wait_for("the prompt", |screen| {
         screen.lines().any(|line| line.trim_end() == ">")
     });

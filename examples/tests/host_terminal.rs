@@ -2,57 +2,16 @@
 //! spinner per running call, then a finished line per call. Skips, saying so, when tmux is
 //! not installed (`.ci/run` installs it).
 
-use std::process::Command;
+mod tmux_support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-
-/// A tmux server of our own (its own socket), killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "progress"]).stdout)
-            .into_owned()
-    }
-
-    /// Polls the pane until `done` holds for its text, for up to `limit`.
-    fn wait_for(&self, limit: Duration, done: impl Fn(&str) -> bool) -> Option<String> {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            let screen = self.screen();
-            if done(&screen) {
-                return Some(screen);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        None
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
+use tmux_support::Tmux;
 
 #[test]
 fn running_calls_show_spinners_on_a_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!(
-            "SKIPPED: tmux is not installed (apt-get install -y tmux), so no terminal was driven"
-        );
+    if !tmux_support::installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -73,44 +32,22 @@ fn running_calls_show_spinners_on_a_terminal() {
         dir.path().display(),
         dir.path().join("out.json").display()
     );
-    let tmux = Tmux {
-        socket: format!("tool-host-test-{}", std::process::id()),
-    };
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "progress",
-        "-x",
-        "120",
-        "-y",
-        "20",
-        &command,
-    ]);
-    assert!(
-        started.status.success(),
-        "{}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let running = tmux
-        .wait_for(Duration::from_secs(20), |screen| {
-            screen.contains("Bash(command: \"sleep 2; echo one\")")
-                && screen.contains("Bash(command: \"sleep 2; echo two\")")
-                && screen.contains("[00:00:0")
-        })
-        .unwrap_or_else(|| panic!("no spinners while the calls ran:\n{}", tmux.screen()));
+    let tmux = Tmux::start("tool-host-test", "progress", (120, 20), &command);
+    let running = tmux.wait_for("spinners while the calls ran", |screen| {
+        screen.contains("Bash(command: \"sleep 2; echo one\")")
+            && screen.contains("Bash(command: \"sleep 2; echo two\")")
+            && screen.contains("[00:00:0")
+    });
     // Both calls are read-only, so they run at once: two spinner lines at the same time.
     let spinners = running
         .lines()
         .filter(|line| line.contains("Bash(command:"))
         .count();
     assert_eq!(spinners, 2, "{running}");
-    let finished = tmux
-        .wait_for(Duration::from_secs(20), |screen| {
-            screen.contains("✓ done toolu_slow_a Bash ok in")
-                && screen.contains("✓ done toolu_slow_b Bash ok in")
-        })
-        .unwrap_or_else(|| panic!("the calls never showed as finished:\n{}", tmux.screen()));
+    let finished = tmux.wait_for("both calls finished", |screen| {
+        screen.contains("✓ done toolu_slow_a Bash ok in")
+            && screen.contains("✓ done toolu_slow_b Bash ok in")
+    });
     assert!(
         finished.contains("answered 2 tool_use blocks: 2 ok, 0 errors"),
         "{finished}"
