@@ -162,17 +162,7 @@ fn rate_limits_and_overload_are_retried_as_the_api_says() {
         )]),
         Reply::Stream(anthropic_stream(&replay.final_text(), &[], None)),
     ]);
-    let chat = ChatProcess::start(
-        &[
-            "--base-url",
-            &server.url,
-            "--root",
-            replay.root(),
-            "-p",
-            "hello",
-        ],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
+    let chat = ChatProcess::print_answer(&server.url, replay.root(), "hello");
     let (status, stdout, stderr) = chat.finish();
     assert!(status.success(), "{stderr}");
     assert!(
@@ -212,17 +202,7 @@ fn a_refused_key_is_reported_without_retrying() {
         body: anthropic_error("authentication_error", "invalid x-api-key"),
     }]);
     let dir = tempfile::tempdir().unwrap();
-    let chat = ChatProcess::start(
-        &[
-            "--base-url",
-            &server.url,
-            "--root",
-            dir.path().to_str().unwrap(),
-            "-p",
-            "hello",
-        ],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
+    let chat = ChatProcess::print_answer(&server.url, dir.path().to_str().unwrap(), "hello");
     let (status, stdout, stderr) = chat.finish();
     assert!(!status.success());
     assert!(

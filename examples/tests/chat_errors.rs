@@ -44,17 +44,7 @@ fn one_request_is_tried_at_most_four_times_in_all() {
         overloaded_status(),
         answer("too late"),
     ]);
-    let chat = ChatProcess::start(
-        &[
-            "--base-url",
-            &server.url,
-            "--root",
-            dir.path().to_str().unwrap(),
-            "-p",
-            "hello",
-        ],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
+    let chat = ChatProcess::print_answer(&server.url, dir.path().to_str().unwrap(), "hello");
     let (status, stdout, stderr) = chat.finish();
     assert!(!status.success(), "{stdout}");
     assert_eq!(server.requests().len(), 4, "{stderr}");
@@ -132,17 +122,7 @@ fn cut_short(text: &str) -> Reply {
 fn a_response_cut_short_is_an_error_not_a_final_answer() {
     let dir = tempfile::tempdir().unwrap();
     let server = ModelServer::start(vec![cut_short("The answer is 42, but only if")]);
-    let chat = ChatProcess::start(
-        &[
-            "--base-url",
-            &server.url,
-            "--root",
-            dir.path().to_str().unwrap(),
-            "-p",
-            "hello",
-        ],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
+    let chat = ChatProcess::print_answer(&server.url, dir.path().to_str().unwrap(), "hello");
     let (status, stdout, stderr) = chat.finish();
     assert!(
         !status.success(),
@@ -159,17 +139,7 @@ fn a_response_cut_short_is_an_error_not_a_final_answer() {
 fn a_response_cut_short_before_any_content_is_sent_again() {
     let dir = tempfile::tempdir().unwrap();
     let server = ModelServer::start(vec![cut_short(""), answer("whole")]);
-    let chat = ChatProcess::start(
-        &[
-            "--base-url",
-            &server.url,
-            "--root",
-            dir.path().to_str().unwrap(),
-            "-p",
-            "hello",
-        ],
-        &[("ANTHROPIC_API_KEY", KEY)],
-    );
+    let chat = ChatProcess::print_answer(&server.url, dir.path().to_str().unwrap(), "hello");
     let (status, stdout, stderr) = chat.finish();
     assert!(status.success(), "{stderr}");
     assert_eq!(stdout, "whole\n");

@@ -416,6 +416,15 @@ impl ChatProcess {
         }
     }
 
+    /// `tool-host chat -p PROMPT` (print mode) against the model server at `url` with the
+    /// test's Anthropic key ([`replay::KEY`]), its workspace at `root`.
+    pub fn print_answer(url: &str, root: &str, prompt: &str) -> Self {
+        Self::start(
+            &["--base-url", url, "--root", root, "-p", prompt],
+            &[("ANTHROPIC_API_KEY", replay::KEY)],
+        )
+    }
+
     /// The first stderr line containing `needle` and when it came, waiting up to 20 s.
     pub fn wait_stderr(&self, needle: &str) -> (Instant, String) {
         let deadline = Instant::now() + Duration::from_secs(20);
