@@ -31,12 +31,7 @@ async fn safe_calls_overlap_and_non_safe_calls_run_alone() {
         timed_tool("write_a", false, &spans),
         timed_tool("write_b", false, &spans),
     ];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(&tools, OrchestratorConfig::default());
     let (client, _) = connect(&server).await;
     let peer = client.peer();
     let (a, b) = tokio::join!(
@@ -75,12 +70,7 @@ async fn object_outputs_list_an_output_schema_and_answer_with_structured_content
             TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
         ),
     ];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(&tools, OrchestratorConfig::default());
     let (client, _) = connect(&server).await;
     let listed = client.list_all_tools().await.unwrap();
     let add = listed.iter().find(|tool| tool.name == "add").unwrap();
@@ -202,12 +192,7 @@ async fn pages_follow_the_cursor_and_a_new_pool_is_announced() {
 #[tokio::test]
 async fn progress_and_logging_levels() {
     let tools = vec![chatty_tool()];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(&tools, OrchestratorConfig::default());
     let (client, recorder) = connect(&server).await;
 
     // Default level info: the debug line is held back, the warning goes out. rmcp's client
@@ -274,12 +259,7 @@ fn leaky_progress_tool() -> Arc<dyn DynTool> {
 #[tokio::test]
 async fn no_progress_goes_out_after_the_result() {
     let tools = vec![leaky_progress_tool()];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(&tools, OrchestratorConfig::default());
     let (client, recorder) = connect(&server).await;
     let started = Instant::now();
     let result = client.call_tool(call("leaky", json!({}))).await.unwrap();
@@ -315,15 +295,10 @@ async fn no_progress_goes_out_after_the_result() {
 async fn saved_large_results_of_two_sessions_do_not_share_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(TypedTool::of::<Repeat>(None))];
-    let server = McpServer::new(
-        Orchestrator::new(
-            &tools,
-            OrchestratorConfig::default().with_result_dir(dir.path()),
-        ),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(
+        &tools,
+        OrchestratorConfig::default().with_result_dir(dir.path()),
+    );
     // Two sessions, whose clients number their requests alike.
     for letter in ["a", "b"] {
         let (client, _) = connect(&server).await;
@@ -353,7 +328,7 @@ async fn a_lenient_tool_is_listed_open_and_takes_unknown_keys() {
     let listed_root = |config: OrchestratorConfig| {
         let tools = tools.clone();
         async move {
-            let server = McpServer::new(Orchestrator::new(&tools, config), "t", "1").unwrap();
+            let server = serve_pool(&tools, config);
             let (client, _) = connect(&server).await;
             let listed = client.list_all_tools().await.unwrap();
             let closed = listed[0].input_schema.get("additionalProperties") == Some(&json!(false));
@@ -381,15 +356,10 @@ async fn a_saved_large_result_still_answers_with_all_its_structured_content() {
     let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(
         TypedTool::of::<LinesOf>(None).with_output_schema(|| Some(output_schema_for::<Lines>())),
     )];
-    let server = McpServer::new(
-        Orchestrator::new(
-            &tools,
-            OrchestratorConfig::default().with_result_dir(dir.path()),
-        ),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(
+        &tools,
+        OrchestratorConfig::default().with_result_dir(dir.path()),
+    );
     let (client, _) = connect(&server).await;
     let listed = client.list_all_tools().await.unwrap();
     let schema = Value::Object((**listed[0].output_schema.as_ref().unwrap()).clone());
@@ -433,15 +403,10 @@ async fn a_result_imitating_a_saved_block_never_makes_the_server_read_the_file_i
     let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(
         TypedTool::of::<Forge>(None).with_output_schema(|| Some(output_schema_for::<Lines>())),
     )];
-    let server = McpServer::new(
-        Orchestrator::new(
-            &tools,
-            OrchestratorConfig::default().with_result_dir(&results),
-        ),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(
+        &tools,
+        OrchestratorConfig::default().with_result_dir(&results),
+    );
     let (client, _) = connect(&server).await;
     // A file outside the result directory, and one inside it under another call's name.
     let inside = results.join("toolu_other.txt");
@@ -466,12 +431,7 @@ async fn a_result_imitating_a_saved_block_never_makes_the_server_read_the_file_i
 #[tokio::test]
 async fn a_tool_whose_description_and_hints_change_is_listed_anew_and_announced() {
     let first = vec![described_tool("one", false)];
-    let server = McpServer::new(
-        Orchestrator::new(&first, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
+    let server = serve_pool(&first, OrchestratorConfig::default());
     let (client, recorder) = connect(&server).await;
     let listed = client.list_all_tools().await.unwrap();
     assert_eq!(listed[0].description.as_deref(), Some("one"));

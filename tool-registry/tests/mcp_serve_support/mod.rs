@@ -185,6 +185,11 @@ impl Tool for BothOf {
     }
 }
 
+/// A server named `t`, version `1`, serving `tools` through an orchestrator with `config`.
+pub fn serve_pool(tools: &[Arc<dyn DynTool>], config: OrchestratorConfig) -> McpServer {
+    McpServer::new(Orchestrator::new(tools, config), "t", "1").unwrap()
+}
+
 pub async fn connect(server: &McpServer) -> (RunningService<RoleClient, Recorder>, Recorder) {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_io);
