@@ -25,7 +25,8 @@
 //! once before the rounds.
 //!
 //! Run: `nice -n 19 cargo bench -p tool-registry --features mcp-server --bench mcp_serve`
-//! (`MCP_SERVE_ROUNDS=N` to change the 41 rounds). Under `cargo test --benches` it runs two
+//! (`MCP_SERVE_ROUNDS=N` to change the 41 rounds, `MCP_SERVE_ONLY=list/pipe_cold` to run only
+//! the cases whose name contains that text, e.g. under `valgrind --tool=callgrind`). Under `cargo test --benches` it runs two
 //! short rounds as a smoke test.
 
 use std::future::Future;
@@ -174,6 +175,9 @@ fn paired<F1, F2>(
     F1: Future<Output = ()>,
     F2: Future<Output = ()>,
 {
+    if std::env::var("MCP_SERVE_ONLY").is_ok_and(|only| !case.contains(only.as_str())) {
+        return;
+    }
     time_per_op(rt, ops, ours);
     time_per_op(rt, ops, theirs);
     let (mut our_ns, mut their_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());

@@ -449,3 +449,110 @@ async fn a_tool_whose_description_and_hints_change_is_listed_anew_and_announced(
     assert_eq!(annotations.read_only_hint, Some(true));
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn the_listing_is_the_mcp_export_byte_for_byte() {
+    use tool_registry::dynamic::{McpImportOptions, McpTool, McpToolDescription};
+    use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+
+    let imported = McpToolDescription {
+        name: "lookup".to_owned(),
+        title: Some("Look up".to_owned()),
+        description: Some("Looks a key up.".to_owned()),
+        input_schema: json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"key": {"type": "string"}},
+            "required": ["key"],
+            "additionalProperties": false
+        }),
+        output_schema: Some(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"value": {"type": "string"}}
+        })),
+        annotations: None,
+        meta: None,
+    };
+    let tools: Vec<Arc<dyn DynTool>> = vec![
+        Arc::new(TypedTool::of::<Add>(None)),
+        Arc::new(
+            TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
+        ),
+        Arc::new(McpTool::new(
+            "store",
+            imported,
+            &McpImportOptions::default(),
+        )),
+    ];
+    let config = OrchestratorConfig::default().with_lenient_input("add");
+    let request = RenderRequest::default().with_lenient_input_of(&config);
+    let server = serve_pool(&tools, config);
+    let listed: Vec<Value> = server
+        .tools()
+        .iter()
+        .map(|tool| serde_json::to_value(tool).unwrap())
+        .collect();
+    let mut exported = SchemaCache::new()
+        .render(&tools, ExportTarget::Mcp, &request)
+        .unwrap();
+    // The server keeps each tool's own dialect on its input schema (SEP-1613).
+    exported[2]["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .shift_insert(
+            0,
+            "$schema".to_owned(),
+            json!("http://json-schema.org/draft-07/schema#"),
+        );
+    let by_name = |definitions: &[Value]| -> Vec<String> {
+        let mut texts: Vec<String> = definitions.iter().map(Value::to_string).collect();
+        texts.sort();
+        texts
+    };
+    assert_eq!(by_name(&listed), by_name(&exported));
+    // What each case shows: the lenient tool listed open, the object output listed without its
+    // `$schema`, the title and all four hints stated.
+    let add = listed.iter().find(|tool| tool["name"] == "add").unwrap();
+    assert!(
+        add["inputSchema"].get("additionalProperties").is_none(),
+        "{add}"
+    );
+    let lookup = listed
+        .iter()
+        .find(|tool| tool["name"] == "mcp__store__lookup")
+        .unwrap();
+    assert_eq!(lookup["title"], "Look up");
+    assert!(lookup["outputSchema"].get("$schema").is_none(), "{lookup}");
+    assert_eq!(
+        lookup["annotations"].as_object().unwrap().len(),
+        4,
+        "{lookup}"
+    );
+    let both = listed.iter().find(|tool| tool["name"] == "both").unwrap();
+    assert_eq!(both["outputSchema"]["type"], "object", "{both}");
+}
+
+#[test]
+fn a_tool_types_listed_input_schema_is_built_once_and_a_lenient_listing_leaves_it_closed() {
+    let tools = || -> Vec<Arc<dyn DynTool>> { vec![Arc::new(TypedTool::of::<Add>(None))] };
+    let lenient = serve_pool(
+        &tools(),
+        OrchestratorConfig::default().with_lenient_input("add"),
+    );
+    let first = serve_pool(&tools(), OrchestratorConfig::default());
+    let second = serve_pool(&tools(), OrchestratorConfig::default());
+    let (first, second, lenient) = (first.tools(), second.tools(), lenient.tools());
+    // New instances of the same type, new servers: one listed schema, shared.
+    assert!(Arc::ptr_eq(&first[0].input_schema, &second[0].input_schema));
+    // The lenient server opened its own copy, not the shared one.
+    assert!(!Arc::ptr_eq(
+        &first[0].input_schema,
+        &lenient[0].input_schema
+    ));
+    assert_eq!(
+        first[0].input_schema.get("additionalProperties"),
+        Some(&json!(false))
+    );
+    assert_eq!(lenient[0].input_schema.get("additionalProperties"), None);
+}

@@ -139,8 +139,10 @@ type SchemasKey = (TypeId, bool, Option<usize>);
 
 /// Every tool type's schemas, built once per process and shared by all its [`TypedTool`]s: a
 /// host that builds its pool again (a new session, an MCP server's new pool) reuses them
-/// instead of generating and compiling each schema again. Bounded by the number of tool types.
-static SCHEMAS: LazyLock<RwLock<HashMap<SchemasKey, Arc<Schemas>>>> =
+/// instead of generating and compiling each schema again. Bounded by the number of tool types
+/// (and their coercion and output-schema variants); each is leaked on purpose, so that its
+/// address identifies it for the rest of the process ([`DynTool::shared_input_schema`]).
+static SCHEMAS: LazyLock<RwLock<HashMap<SchemasKey, &'static Schemas>>> =
     LazyLock::new(RwLock::default);
 
 /// The [`DynTool`] of a Rust tool type (a `#[tool]` type, or any `T: Tool`): its facts, read
@@ -174,7 +176,7 @@ pub struct TypedTool {
     /// The output schema when `T::output_schema` gives none (`#[tool]` passes the schema of
     /// `T::Output` when it implements `JsonSchema`).
     output_fallback: Option<fn() -> Option<Value>>,
-    schemas: OnceLock<Arc<Schemas>>,
+    schemas: OnceLock<&'static Schemas>,
 }
 
 impl TypedTool {
@@ -208,8 +210,9 @@ impl TypedTool {
     }
 
     /// The type's schemas: this instance's, else the process-wide ones of its type (see
-    /// [`SCHEMAS`]), else built now and shared.
-    fn schemas(&self) -> &Schemas {
+    /// [`SCHEMAS`]), else built now and shared. Built under the map's write lock, so a type's
+    /// schemas are built and leaked once however many threads ask first.
+    fn schemas(&self) -> &'static Schemas {
         self.schemas.get_or_init(|| {
             let key = (
                 (self.fns.type_id)(),
@@ -220,24 +223,22 @@ impl TypedTool {
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .get(&key)
-                .cloned();
+                .copied();
             if let Some(schemas) = shared {
                 return schemas;
             }
-            let mut input = InputValidator::native((self.fns.input_schema)());
-            if self.meta.coerce_input {
-                input = input.with_coercion();
-            }
-            let output = (self.fns.output_schema)()
-                .or_else(|| self.output_fallback.and_then(|schema| schema()));
-            let built = Arc::new(Schemas { input, output });
-            Arc::clone(
-                SCHEMAS
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .entry(key)
-                    .or_insert(built),
-            )
+            let mut all = SCHEMAS
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            all.entry(key).or_insert_with(|| {
+                let mut input = InputValidator::native((self.fns.input_schema)());
+                if self.meta.coerce_input {
+                    input = input.with_coercion();
+                }
+                let output = (self.fns.output_schema)()
+                    .or_else(|| self.output_fallback.and_then(|schema| schema()));
+                Box::leak(Box::new(Schemas { input, output }))
+            })
         })
     }
 }
@@ -270,6 +271,10 @@ impl DynTool for TypedTool {
 
     fn input_schema(&self) -> &Value {
         self.schemas().input.schema()
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        Some(self.schemas().input.schema())
     }
 
     fn definition_site(&self) -> Option<DefinitionSite> {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
 use super::captured::CachedTool;
@@ -60,17 +60,24 @@ impl Entry {
     }
 }
 
-/// One rendered definition: the value and its compact JSON text.
+/// One rendered definition: the value, and its compact JSON text once a render asks for it.
 #[derive(Debug)]
 struct Rendered {
     value: Value,
-    json: String,
+    json: OnceLock<String>,
 }
 
 impl Rendered {
     fn new(value: Value) -> Self {
-        let json = value.to_string();
-        Self { value, json }
+        Self {
+            value,
+            json: OnceLock::new(),
+        }
+    }
+
+    /// The compact JSON text of the definition, serialised at the first call.
+    fn json(&self) -> &str {
+        self.json.get_or_init(|| self.value.to_string())
     }
 }
 
@@ -296,7 +303,7 @@ impl SchemaCache {
                 text.push(',');
             }
             if extra.is_empty() {
-                text.push_str(&rendered.json);
+                text.push_str(rendered.json());
             } else {
                 let mut definition = rendered.value.clone();
                 extra.apply(&mut definition);
@@ -410,9 +417,15 @@ fn open_root(definition: &mut Value, target: ExportTarget) {
         ExportTarget::OpenAiResponses => definition.get_mut("parameters"),
         ExportTarget::Mcp => definition.get_mut("inputSchema"),
     };
-    if let Some(Value::Object(schema)) = schema
-        && schema.get("additionalProperties") == Some(&Value::Bool(false))
-    {
+    if let Some(Value::Object(schema)) = schema {
+        open_input_root(schema);
+    }
+}
+
+/// A lenient tool's input schema root (export shape): its `additionalProperties: false`, if
+/// any, removed, so the schema admits the unknown keys the orchestrator drops.
+pub(crate) fn open_input_root(schema: &mut Map<String, Value>) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
         schema.shift_remove("additionalProperties");
     }
 }

@@ -20,14 +20,8 @@ pub(super) fn definition(tool: &CachedTool) -> Value {
         Value::String(tool.description.clone()),
     );
     map.insert("inputSchema".to_owned(), tool.input_schema.clone());
-    if let Some(output) = &tool.output_schema
-        && output.get("type").and_then(Value::as_str) == Some("object")
-    {
-        let mut output = output.clone();
-        if let Value::Object(output) = &mut output {
-            output.shift_remove("$schema");
-        }
-        map.insert("outputSchema".to_owned(), output);
+    if let Some(output) = listed_output_schema(tool.output_schema.as_ref()) {
+        map.insert("outputSchema".to_owned(), Value::Object(output));
     }
     let hints = tool.hints;
     map.insert(
@@ -40,4 +34,17 @@ pub(super) fn definition(tool: &CachedTool) -> Value {
         }),
     );
     Value::Object(map)
+}
+
+/// The `outputSchema` MCP lists for a tool whose output schema is `output`: that schema
+/// without `$schema`, only when its root is `{"type":"object"}` (MCP 2025-11-25 requires an
+/// object root), else `None`.
+pub(crate) fn listed_output_schema(output: Option<&Value>) -> Option<Map<String, Value>> {
+    let output = output?.as_object()?;
+    if output.get("type").and_then(Value::as_str) != Some("object") {
+        return None;
+    }
+    let mut output = output.clone();
+    output.shift_remove("$schema");
+    Some(output)
 }

@@ -12,8 +12,12 @@ mod strict;
 mod target;
 
 pub use anthropic::{anthropic_tool_definition, anthropic_tools};
+#[cfg(feature = "mcp-server")]
+pub(crate) use cache::open_input_root;
 pub use cache::{RenderRequest, SchemaCache, cache_key};
 pub use captured::{CachedTool, ResolvedHints};
+#[cfg(feature = "mcp-server")]
+pub(crate) use mcp::listed_output_schema;
 pub use schema::export_input_schema;
 pub use strict::{StrictPolicy, StrictSchemaError, strict_schema};
 pub use target::ExportTarget;

@@ -1,16 +1,20 @@
-//! `tools/list` for a served pool: every tool's MCP definition, built once per pool from the
-//! byte-stable schema cache, cut into pages with opaque cursors (MCP 2025-11-25, server
-//! utilities, pagination).
+//! `tools/list` for a served pool: every tool's MCP definition, built once per pool and kept
+//! byte-stable for it, cut into pages with opaque cursors (MCP 2025-11-25, server utilities,
+//! pagination).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rmcp::ErrorData;
-use rmcp::model::{ListToolsResult, Tool};
+use rmcp::model::{JsonObject, ListToolsResult, Tool, ToolAnnotations};
 use serde_json::Value;
 use tool_sdk::DynTool;
 
-use crate::export::{ExportTarget, RenderRequest, SchemaCache};
+#[cfg(doc)]
+use crate::export::{CachedTool, ExportTarget, SchemaCache};
+use crate::export::{
+    RenderRequest, ResolvedHints, export_input_schema, listed_output_schema, open_input_root,
+};
 
 /// The default number of tools per `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -28,38 +32,34 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// The listing of `tools`, captured through `cache` and rendered for `request` (so the
-    /// definitions are the bytes `definitions --format mcp` prints), with each tool's own `$schema` kept on its
-    /// `inputSchema` (SEP-1613: a schema states its dialect; none means 2020-12).
+    /// The listing of `tools` for `request`, each tool's definition built now, straight into
+    /// rmcp's `Tool`. The definitions are byte for byte those [`SchemaCache::render`] gives a
+    /// fresh cache for [`ExportTarget::Mcp`] (what `definitions --format mcp` prints), with
+    /// each tool's own `$schema` kept on its `inputSchema` (SEP-1613: a schema states its
+    /// dialect; none means 2020-12). The listing is then the served pool's byte-stable cache:
+    /// every `tools/list` of this pool pages through it.
     ///
     /// # Errors
-    /// The name of a tool whose definition rmcp's `Tool` type refuses, with the reason.
+    /// The name of a tool whose input schema in export shape is not a JSON object (export
+    /// shape always makes one, so this is a broken invariant rather than bad input).
     pub(crate) fn build(
         tools: &[Arc<dyn DynTool>],
-        cache: &SchemaCache,
         request: &RenderRequest,
         generation: u64,
         page_size: usize,
     ) -> Result<Self, String> {
-        let definitions = cache
-            .render(tools, ExportTarget::Mcp, request)
-            .map_err(|error| error.to_string())?;
-        let mut listed = Vec::with_capacity(definitions.len());
-        let mut structured = HashMap::with_capacity(definitions.len());
-        for (tool, mut definition) in tools.iter().zip(definitions) {
-            if let Some(dialect) = tool.input_schema().get("$schema")
-                && let Some(Value::Object(schema)) = definition.get_mut("inputSchema")
-            {
-                schema.shift_insert(0, "$schema".to_owned(), dialect.clone());
-            }
-            structured.insert(
-                tool.name().to_owned(),
-                definition.get("outputSchema").is_some(),
-            );
-            let tool: Tool = serde_json::from_value(definition).map_err(|error| {
-                format!("tool `{}` cannot be listed over MCP: {error}", tool.name())
+        let mut listed = Vec::with_capacity(tools.len());
+        let mut structured = HashMap::with_capacity(tools.len());
+        for tool in tools {
+            let lenient = request.lenient_input.contains(tool.name());
+            let definition = mcp_tool(tool.as_ref(), lenient).ok_or_else(|| {
+                format!(
+                    "tool `{}` cannot be listed over MCP: its input schema is not an object",
+                    tool.name()
+                )
             })?;
-            listed.push(tool);
+            structured.insert(tool.name().to_owned(), definition.output_schema.is_some());
+            listed.push(definition);
         }
         Ok(Self {
             generation,
@@ -120,4 +120,71 @@ impl Listing {
         (generation.parse::<u64>().ok()? == self.generation && offset < self.tools.len())
             .then_some(offset)
     }
+}
+
+/// The MCP definition of `tool` as rmcp's `Tool`: the fields of [`ExportTarget::Mcp`]'s
+/// definition (as [`CachedTool::capture`] reads them), with the input schema's root opened
+/// for a `lenient` tool. `None` when the input schema in export shape is not an object.
+fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Option<Tool> {
+    let mut input = listed_input_schema(tool)?;
+    if lenient && input.get("additionalProperties") == Some(&Value::Bool(false)) {
+        open_input_root(Arc::make_mut(&mut input));
+    }
+    let hints = ResolvedHints::of(tool);
+    let mut listed = Tool::new(tool.name().to_owned(), tool.prompt().into_owned(), input)
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                .open_world(hints.open_world),
+        );
+    listed.title = tool.meta().title.as_deref().map(str::to_owned);
+    if let Some(output) = listed_output_schema(tool.output_schema()) {
+        listed = listed.with_raw_output_schema(Arc::new(output));
+    }
+    Some(listed)
+}
+
+/// Each process-wide input schema's listed form ([`DynTool::shared_input_schema`]; one per
+/// tool type), by the schema's address: built at the type's first listing and shared by every
+/// listing after it, as rmcp's per-type schema cache is. Bounded by the number of tool types.
+static LISTED_INPUT: LazyLock<RwLock<HashMap<usize, Arc<JsonObject>>>> =
+    LazyLock::new(RwLock::default);
+
+/// The `inputSchema` listed for `tool`: its input schema in export shape with its own
+/// `$schema` first, from [`LISTED_INPUT`] when the schema is process-wide. `None` when the
+/// export shape is not an object.
+fn listed_input_schema(tool: &dyn DynTool) -> Option<Arc<JsonObject>> {
+    let Some(shared) = tool.shared_input_schema() else {
+        return listed_input_of(tool.input_schema()).map(Arc::new);
+    };
+    let key = std::ptr::from_ref(shared) as usize;
+    let known = LISTED_INPUT
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    if known.is_some() {
+        return known;
+    }
+    let built = Arc::new(listed_input_of(shared)?);
+    Some(Arc::clone(
+        LISTED_INPUT
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key)
+            .or_insert(built),
+    ))
+}
+
+/// `schema` in export shape ([`export_input_schema`]) with its own `$schema`, if any, first.
+fn listed_input_of(schema: &Value) -> Option<JsonObject> {
+    let Value::Object(mut input) = export_input_schema(schema) else {
+        return None;
+    };
+    if let Some(dialect) = schema.get("$schema") {
+        input.shift_insert(0, "$schema".to_owned(), dialect.clone());
+    }
+    Some(input)
 }

@@ -4,8 +4,8 @@
 //! [`McpServer`] serves the tools of an [`Orchestrator`] (native `#[tool]`s, dynamic tools and
 //! imported MCP tools alike):
 //!
-//! - `tools/list` gives every tool's MCP definition, rendered once per pool through the schema
-//!   cache (the bytes `definitions --format mcp` prints)
+//! - `tools/list` gives every tool's MCP definition, captured and rendered once per pool (the
+//!   bytes `definitions --format mcp` prints)
 //!   (`name`, `title` when set, `description`, `inputSchema` with an object root and the
 //!   tool's own `$schema` (2020-12 when none), `annotations` with all four hints stated),
 //!   in pages of [`DEFAULT_PAGE_SIZE`] with opaque cursors.
@@ -67,7 +67,7 @@ pub use served_call::ServedCall;
 
 use super::StructuredContentStore;
 use crate::Orchestrator;
-use crate::export::{RenderRequest, SchemaCache};
+use crate::export::RenderRequest;
 use listing::Listing;
 use session::Session;
 
@@ -141,22 +141,16 @@ impl Shared {
         peers.push(peer);
     }
 
-    /// The listing of `orchestrator`'s pool, rendered through a schema cache of its own: a
-    /// session cache would keep the first definition it saw of a tool whose input schema
-    /// stays the same, so an imported tool's new description or hints would never be listed.
-    /// The listing is rendered once per pool and served as it is from then on.
+    /// The listing of `orchestrator`'s pool, each tool captured afresh: a session schema cache
+    /// would keep the first definition it saw of a tool whose input schema stays the same, so
+    /// an imported tool's new description or hints would never be listed. The listing is
+    /// rendered once per pool and served as it is from then on.
     fn listing(&self, orchestrator: &Orchestrator) -> Result<Listing, ServeError> {
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         // Lenient tools are listed as the orchestrator runs them: open at the root.
         let request = RenderRequest::default().with_lenient_input_of(orchestrator.config());
-        Listing::build(
-            orchestrator.tools(),
-            &SchemaCache::new(),
-            &request,
-            generation,
-            self.page_size,
-        )
-        .map_err(ServeError::Listing)
+        Listing::build(orchestrator.tools(), &request, generation, self.page_size)
+            .map_err(ServeError::Listing)
     }
 }
 
@@ -225,14 +219,8 @@ impl McpServer {
         let shared = Shared {
             served: RwLock::new(Arc::new(Served {
                 orchestrator: orchestrator.clone(),
-                listing: Listing::build(
-                    &[],
-                    &SchemaCache::new(),
-                    &RenderRequest::default(),
-                    0,
-                    page_size,
-                )
-                .map_err(ServeError::Listing)?,
+                listing: Listing::build(&[], &RenderRequest::default(), 0, page_size)
+                    .map_err(ServeError::Listing)?,
             })),
             info,
             extensions,
