@@ -479,38 +479,41 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
         Arc::new(
             TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
         ),
+        Arc::new(TypedTool::of::<Titled>(None)),
         Arc::new(McpTool::new(
             "store",
             imported,
             &McpImportOptions::default(),
         )),
+        described_tool("A JSON-defined tool.", false),
     ];
     let config = OrchestratorConfig::default().with_lenient_input("add");
     let request = RenderRequest::default().with_lenient_input_of(&config);
-    let server = serve_pool(&tools, config);
+    let orchestrator = Orchestrator::new(&tools, config);
+    let pool = orchestrator.tools().to_vec();
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
     let listed: Vec<Value> = server
         .tools()
         .iter()
         .map(|tool| serde_json::to_value(tool).unwrap())
         .collect();
     let mut exported = SchemaCache::new()
-        .render(&tools, ExportTarget::Mcp, &request)
+        .render(&pool, ExportTarget::Mcp, &request)
         .unwrap();
     // The server keeps each tool's own dialect on its input schema (SEP-1613).
-    exported[2]["inputSchema"]
-        .as_object_mut()
-        .unwrap()
-        .shift_insert(
-            0,
-            "$schema".to_owned(),
-            json!("http://json-schema.org/draft-07/schema#"),
-        );
-    let by_name = |definitions: &[Value]| -> Vec<String> {
-        let mut texts: Vec<String> = definitions.iter().map(Value::to_string).collect();
-        texts.sort();
-        texts
+    for (tool, definition) in pool.iter().zip(&mut exported) {
+        if let Some(dialect) = tool.input_schema().get("$schema") {
+            definition["inputSchema"]
+                .as_object_mut()
+                .unwrap()
+                .shift_insert(0, "$schema".to_owned(), dialect.clone());
+        }
+    }
+    // Same definitions, same bytes, same (pool) order.
+    let texts = |definitions: &[Value]| -> Vec<String> {
+        definitions.iter().map(Value::to_string).collect()
     };
-    assert_eq!(by_name(&listed), by_name(&exported));
+    assert_eq!(texts(&listed), texts(&exported));
     // What each case shows: the lenient tool listed open, the object output listed without its
     // `$schema`, the title and all four hints stated.
     let add = listed.iter().find(|tool| tool["name"] == "add").unwrap();
@@ -531,6 +534,51 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
     );
     let both = listed.iter().find(|tool| tool["name"] == "both").unwrap();
     assert_eq!(both["outputSchema"]["type"], "object", "{both}");
+    let titled = listed.iter().find(|tool| tool["name"] == "titled").unwrap();
+    assert_eq!(titled["title"], "A titled tool", "{titled}");
+    assert_eq!(titled["annotations"]["openWorldHint"], false, "{titled}");
+}
+
+/// Has a title and declares a closed world.
+#[tool(
+    name = "titled",
+    title = "A titled tool",
+    open_world = false,
+    idempotent,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Titled {
+    /// A word.
+    word: String,
+}
+
+impl Tool for Titled {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.word))
+    }
+}
+
+#[tokio::test]
+async fn a_pool_with_two_tools_of_one_name_is_refused_naming_it() {
+    let tools = vec![described_tool("One.", true), described_tool("Two.", false)];
+    let error = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("two tools are named `t`"), "{error}");
+    // A server keeps serving its pool when a new one is refused.
+    let server = serve_pool(&tools[..1], OrchestratorConfig::default());
+    let refused = server
+        .set_orchestrator(Orchestrator::new(&tools, OrchestratorConfig::default()))
+        .await;
+    assert!(refused.is_err());
+    assert_eq!(server.tools().len(), 1);
+    assert_eq!(server.tools()[0].description.as_deref(), Some("One."));
 }
 
 #[test]

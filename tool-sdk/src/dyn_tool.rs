@@ -174,10 +174,11 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// [`DynTool::input_schema`] again when that schema is shared by the whole process and
     /// never freed, else `None` (the default). Every [`crate::TypedTool`]'s is: one per tool
-    /// type, built at its first use. No other schema can ever have the address of such a
-    /// schema, so exporters may key per-process memos of what they derive from it (an MCP
-    /// server's listed `inputSchema`, say) by that address. An implementation returning
-    /// `Some` must return the very value `input_schema` returns, for the life of the process.
+    /// type (and coercion setting and output-schema fallback), built at its first use. No
+    /// other schema can ever have the address of such a schema, so exporters may key
+    /// per-process memos of what they derive from it (an MCP server's listed `inputSchema`,
+    /// say) by that address. An implementation returning `Some` must return the same
+    /// reference as `input_schema`, at the same address on every call.
     fn shared_input_schema(&self) -> Option<&'static Value> {
         None
     }

@@ -198,6 +198,7 @@ impl TypedTool {
     #[must_use]
     pub fn with_input_coercion(mut self) -> Self {
         self.meta.coerce_input = true;
+        self.schemas = OnceLock::new();
         self
     }
 
@@ -206,12 +207,14 @@ impl TypedTool {
     #[must_use]
     pub fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
         self.output_fallback = Some(schema);
+        self.schemas = OnceLock::new();
         self
     }
 
     /// The type's schemas: this instance's, else the process-wide ones of its type (see
-    /// [`SCHEMAS`]), else built now and shared. Built under the map's write lock, so a type's
-    /// schemas are built and leaked once however many threads ask first.
+    /// [`SCHEMAS`]), else built now and shared. They are built with no lock held (a schema
+    /// may be made from another tool's, which takes the lock itself); when two threads build
+    /// the same key at once, the first to insert wins and only its schemas are leaked.
     fn schemas(&self) -> &'static Schemas {
         self.schemas.get_or_init(|| {
             let key = (
@@ -227,18 +230,18 @@ impl TypedTool {
             if let Some(schemas) = shared {
                 return schemas;
             }
-            let mut all = SCHEMAS
+            let mut input = InputValidator::native((self.fns.input_schema)());
+            if self.meta.coerce_input {
+                input = input.with_coercion();
+            }
+            let output = (self.fns.output_schema)()
+                .or_else(|| self.output_fallback.and_then(|schema| schema()));
+            let built = Schemas { input, output };
+            SCHEMAS
                 .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            all.entry(key).or_insert_with(|| {
-                let mut input = InputValidator::native((self.fns.input_schema)());
-                if self.meta.coerce_input {
-                    input = input.with_coercion();
-                }
-                let output = (self.fns.output_schema)()
-                    .or_else(|| self.output_fallback.and_then(|schema| schema()));
-                Box::leak(Box::new(Schemas { input, output }))
-            })
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entry(key)
+                .or_insert_with(|| Box::leak(Box::new(built)))
         })
     }
 }

@@ -290,3 +290,54 @@ fn an_input_that_is_not_an_object_keeps_its_type_and_names_its_input_type() {
     );
     assert_eq!(fetch.meta().input_type.as_deref(), Some("Fetch"));
 }
+
+/// Plans a batch: its output schema is another tool's input schema.
+#[tool(name = "Planner", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Planner {}
+
+impl Tool for Planner {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(String::new()))
+    }
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(TypedTool::of::<Note>(None).input_schema().clone())
+    }
+}
+
+#[test]
+fn a_schema_made_from_another_tools_schema_is_built_without_waiting_on_itself() {
+    // Building one type's schemas may build another's; run it on a thread so that a wait on
+    // the process-wide schema map fails this test instead of hanging the suite.
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let tool = TypedTool::of::<Planner>(None);
+        done.send(tool.output_schema().cloned()).unwrap();
+    });
+    let output = finished
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("Planner's schemas were never built: the build waited on the schema map");
+    assert_eq!(
+        output,
+        Some(TypedTool::of::<Note>(None).input_schema().clone())
+    );
+}
+
+#[test]
+fn a_typed_tools_input_schema_is_shared_by_every_instance_of_its_type() {
+    let first = TypedTool::of::<Note>(None);
+    let second = TypedTool::of::<Note>(None);
+    let shared = first
+        .shared_input_schema()
+        .expect("a TypedTool's schema is process-wide");
+    assert!(std::ptr::eq(shared, first.input_schema()));
+    assert!(std::ptr::eq(shared, second.shared_input_schema().unwrap()));
+    // Coercion changes the schema key, so the schema is another one.
+    let coercing = TypedTool::of::<Note>(None).with_input_coercion();
+    assert!(!std::ptr::eq(
+        shared,
+        coercing.shared_input_schema().unwrap()
+    ));
+}

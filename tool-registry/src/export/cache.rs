@@ -13,8 +13,9 @@ use super::target::{ExportTarget, definition};
 use crate::orchestration::OrchestratorConfig;
 use crate::pool::is_mcp_tool;
 
-/// A captured tool and its renders, each made once: the base definition per target as a
-/// value and as compact JSON text, and the two OpenAI strict-mode forms.
+/// A captured tool and its renders, each made once: the base definition per target (a value,
+/// and its compact JSON text once a render asks for text), and the two OpenAI strict-mode
+/// forms.
 #[derive(Debug)]
 struct Entry {
     tool: Arc<CachedTool>,

@@ -18,6 +18,8 @@ pub use cache::{RenderRequest, SchemaCache, cache_key};
 pub use captured::{CachedTool, ResolvedHints};
 #[cfg(feature = "mcp-server")]
 pub(crate) use mcp::listed_output_schema;
+#[cfg(feature = "mcp-server")]
+pub(crate) use schema::export_input_object;
 pub use schema::export_input_schema;
 pub use strict::{StrictPolicy, StrictSchemaError, strict_schema};
 pub use target::ExportTarget;

@@ -28,6 +28,11 @@ use tool_sdk::schema::required_names;
 /// );
 /// ```
 pub fn export_input_schema(schema: &Value) -> Value {
+    Value::Object(export_input_object(schema))
+}
+
+/// [`export_input_schema`]'s object, as a map.
+pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
     let mut root = match schema {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
@@ -57,7 +62,7 @@ pub fn export_input_schema(schema: &Value) -> Value {
         let mut empty = Map::new();
         empty.insert("type".to_owned(), Value::String("object".to_owned()));
         empty.insert("properties".to_owned(), Value::Object(Map::new()));
-        return Value::Object(empty);
+        return empty;
     }
     let mut ordered = Map::new();
     ordered.insert("type".to_owned(), Value::String("object".to_owned()));
@@ -68,7 +73,7 @@ pub fn export_input_schema(schema: &Value) -> Value {
         ordered.insert("properties".to_owned(), Value::Object(Map::new()));
     }
     ordered.extend(root);
-    Value::Object(ordered)
+    ordered
 }
 
 fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_required: bool) {

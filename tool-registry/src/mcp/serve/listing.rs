@@ -13,7 +13,7 @@ use tool_sdk::DynTool;
 #[cfg(doc)]
 use crate::export::{CachedTool, ExportTarget, SchemaCache};
 use crate::export::{
-    RenderRequest, ResolvedHints, export_input_schema, listed_output_schema, open_input_root,
+    RenderRequest, ResolvedHints, export_input_object, listed_output_schema, open_input_root,
 };
 
 /// The default number of tools per `tools/list` page.
@@ -40,8 +40,10 @@ impl Listing {
     /// every `tools/list` of this pool pages through it.
     ///
     /// # Errors
-    /// The name of a tool whose input schema in export shape is not a JSON object (export
-    /// shape always makes one, so this is a broken invariant rather than bad input).
+    /// Two tools with the same name, named in the message: a client calls a tool by its name,
+    /// so a server's tool names must be unique (calls would reach only the first of them).
+    /// Pools assembled by [`crate::ToolPool`] never have that; an orchestrator built from a
+    /// hand-made list can.
     pub(crate) fn build(
         tools: &[Arc<dyn DynTool>],
         request: &RenderRequest,
@@ -52,13 +54,17 @@ impl Listing {
         let mut structured = HashMap::with_capacity(tools.len());
         for tool in tools {
             let lenient = request.lenient_input.contains(tool.name());
-            let definition = mcp_tool(tool.as_ref(), lenient).ok_or_else(|| {
-                format!(
-                    "tool `{}` cannot be listed over MCP: its input schema is not an object",
+            let definition = mcp_tool(tool.as_ref(), lenient);
+            if structured
+                .insert(tool.name().to_owned(), definition.output_schema.is_some())
+                .is_some()
+            {
+                return Err(format!(
+                    "two tools are named `{}`: an MCP server's tool names must be unique, since \
+                     clients call tools by name; rename one of them or leave one out of the pool",
                     tool.name()
-                )
-            })?;
-            structured.insert(tool.name().to_owned(), definition.output_schema.is_some());
+                ));
+            }
             listed.push(definition);
         }
         Ok(Self {
@@ -124,9 +130,9 @@ impl Listing {
 
 /// The MCP definition of `tool` as rmcp's `Tool`: the fields of [`ExportTarget::Mcp`]'s
 /// definition (as [`CachedTool::capture`] reads them), with the input schema's root opened
-/// for a `lenient` tool. `None` when the input schema in export shape is not an object.
-fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Option<Tool> {
-    let mut input = listed_input_schema(tool)?;
+/// for a `lenient` tool.
+fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
+    let mut input = listed_input_schema(tool);
     if lenient && input.get("additionalProperties") == Some(&Value::Bool(false)) {
         open_input_root(Arc::make_mut(&mut input));
     }
@@ -143,48 +149,45 @@ fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Option<Tool> {
     if let Some(output) = listed_output_schema(tool.output_schema()) {
         listed = listed.with_raw_output_schema(Arc::new(output));
     }
-    Some(listed)
+    listed
 }
 
-/// Each process-wide input schema's listed form ([`DynTool::shared_input_schema`]; one per
-/// tool type), by the schema's address: built at the type's first listing and shared by every
-/// listing after it, as rmcp's per-type schema cache is. Bounded by the number of tool types.
+/// Each process-wide input schema's listed form ([`DynTool::shared_input_schema`]: one per
+/// tool type, coercion setting and output-schema fallback), by the schema's address: built at
+/// its first listing and shared by every listing after it, as rmcp's per-type schema cache is.
+/// Bounded by the number of such schemas.
 static LISTED_INPUT: LazyLock<RwLock<HashMap<usize, Arc<JsonObject>>>> =
     LazyLock::new(RwLock::default);
 
 /// The `inputSchema` listed for `tool`: its input schema in export shape with its own
-/// `$schema` first, from [`LISTED_INPUT`] when the schema is process-wide. `None` when the
-/// export shape is not an object.
-fn listed_input_schema(tool: &dyn DynTool) -> Option<Arc<JsonObject>> {
+/// `$schema` first, from [`LISTED_INPUT`] when the schema is process-wide.
+fn listed_input_schema(tool: &dyn DynTool) -> Arc<JsonObject> {
     let Some(shared) = tool.shared_input_schema() else {
-        return listed_input_of(tool.input_schema()).map(Arc::new);
+        return Arc::new(listed_input_of(tool.input_schema()));
     };
     let key = std::ptr::from_ref(shared) as usize;
-    let known = LISTED_INPUT
+    if let Some(known) = LISTED_INPUT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
-        .cloned();
-    if known.is_some() {
-        return known;
+    {
+        return Arc::clone(known);
     }
-    let built = Arc::new(listed_input_of(shared)?);
-    Some(Arc::clone(
+    let built = Arc::new(listed_input_of(shared));
+    Arc::clone(
         LISTED_INPUT
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(key)
             .or_insert(built),
-    ))
+    )
 }
 
-/// `schema` in export shape ([`export_input_schema`]) with its own `$schema`, if any, first.
-fn listed_input_of(schema: &Value) -> Option<JsonObject> {
-    let Value::Object(mut input) = export_input_schema(schema) else {
-        return None;
-    };
+/// `schema` in export shape ([`export_input_object`]) with its own `$schema`, if any, first.
+fn listed_input_of(schema: &Value) -> JsonObject {
+    let mut input = export_input_object(schema);
     if let Some(dialect) = schema.get("$schema") {
         input.shift_insert(0, "$schema".to_owned(), dialect.clone());
     }
-    Some(input)
+    input
 }

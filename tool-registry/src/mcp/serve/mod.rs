@@ -74,7 +74,8 @@ use session::Session;
 /// Why serving failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// A tool's definition cannot be listed over MCP (the message names the tool).
+    /// The pool cannot be listed over MCP: two of its tools have the same name (the message
+    /// names it).
     #[error("{0}")]
     Listing(String),
     /// The MCP handshake or the transport failed.
@@ -178,7 +179,7 @@ impl McpServer {
     /// `version` (`serverInfo`), with [`DEFAULT_PAGE_SIZE`] tools per page and no host state.
     ///
     /// # Errors
-    /// [`ServeError::Listing`] naming a tool whose definition is not a valid MCP tool.
+    /// [`ServeError::Listing`] when two tools of the pool have the same name.
     pub fn new(
         orchestrator: Orchestrator,
         name: impl Into<String>,
