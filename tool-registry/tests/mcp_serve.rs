@@ -539,27 +539,6 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
     assert_eq!(titled["annotations"]["openWorldHint"], false, "{titled}");
 }
 
-/// Has a title and declares a closed world.
-#[tool(
-    name = "titled",
-    title = "A titled tool",
-    open_world = false,
-    idempotent,
-    max_result_size_chars = 1000
-)]
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Titled {
-    /// A word.
-    word: String,
-}
-
-impl Tool for Titled {
-    type Output = String;
-    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new(self.word))
-    }
-}
-
 #[tokio::test]
 async fn a_pool_with_two_tools_of_one_name_is_refused_naming_it() {
     let tools = vec![described_tool("One.", true), described_tool("Two.", false)];

@@ -297,3 +297,24 @@ pub fn described_tool(description: &str, read_only: bool) -> Arc<dyn DynTool> {
     });
     Arc::new(DynamicTool::from_json(&definition, ToolHandler::fixed_text("ok".to_owned())).unwrap())
 }
+
+/// Has a title and declares a closed world.
+#[tool(
+    name = "titled",
+    title = "A titled tool",
+    open_world = false,
+    idempotent,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Titled {
+    /// A word.
+    pub word: String,
+}
+
+impl Tool for Titled {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.word))
+    }
+}
