@@ -426,9 +426,15 @@ fn open_root(definition: &mut Value, target: ExportTarget) {
 /// A lenient tool's input schema root (export shape): its `additionalProperties: false`, if
 /// any, removed, so the schema admits the unknown keys the orchestrator drops.
 pub(crate) fn open_input_root(schema: &mut Map<String, Value>) {
-    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+    if has_closed_root(schema) {
         schema.shift_remove("additionalProperties");
     }
+}
+
+/// Whether `schema`'s root says `additionalProperties: false`: what [`open_input_root`]
+/// removes, so a caller holding a shared schema copies it only when there is something to open.
+pub(crate) fn has_closed_root(schema: &Map<String, Value>) -> bool {
+    schema.get("additionalProperties") == Some(&Value::Bool(false))
 }
 
 #[cfg(test)]

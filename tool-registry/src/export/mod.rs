@@ -12,9 +12,9 @@ mod strict;
 mod target;
 
 pub use anthropic::{anthropic_tool_definition, anthropic_tools};
-#[cfg(feature = "mcp-server")]
-pub(crate) use cache::open_input_root;
 pub use cache::{RenderRequest, SchemaCache, cache_key};
+#[cfg(feature = "mcp-server")]
+pub(crate) use cache::{has_closed_root, open_input_root};
 pub use captured::{CachedTool, ResolvedHints};
 #[cfg(feature = "mcp-server")]
 pub(crate) use mcp::listed_output_schema;

@@ -13,7 +13,8 @@ use tool_sdk::DynTool;
 #[cfg(doc)]
 use crate::export::{CachedTool, ExportTarget, SchemaCache};
 use crate::export::{
-    RenderRequest, ResolvedHints, export_input_object, listed_output_schema, open_input_root,
+    RenderRequest, ResolvedHints, export_input_object, has_closed_root, listed_output_schema,
+    open_input_root,
 };
 
 /// The default number of tools per `tools/list` page.
@@ -133,7 +134,7 @@ impl Listing {
 /// for a `lenient` tool.
 fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
     let mut input = listed_input_schema(tool);
-    if lenient && input.get("additionalProperties") == Some(&Value::Bool(false)) {
+    if lenient && has_closed_root(&input) {
         open_input_root(Arc::make_mut(&mut input));
     }
     let hints = ResolvedHints::of(tool);

@@ -4,8 +4,8 @@
 //! [`McpServer`] serves the tools of an [`Orchestrator`] (native `#[tool]`s, dynamic tools and
 //! imported MCP tools alike):
 //!
-//! - `tools/list` gives every tool's MCP definition, captured and rendered once per pool (the
-//!   bytes `definitions --format mcp` prints)
+//! - `tools/list` gives every tool's MCP definition, built once per pool (the bytes
+//!   `definitions --format mcp` prints)
 //!   (`name`, `title` when set, `description`, `inputSchema` with an object root and the
 //!   tool's own `$schema` (2020-12 when none), `annotations` with all four hints stated),
 //!   in pages of [`DEFAULT_PAGE_SIZE`] with opaque cursors.
@@ -142,7 +142,7 @@ impl Shared {
         peers.push(peer);
     }
 
-    /// The listing of `orchestrator`'s pool, each tool captured afresh: a session schema cache
+    /// The listing of `orchestrator`'s pool, each tool's definition built afresh: a session schema cache
     /// would keep the first definition it saw of a tool whose input schema stays the same, so
     /// an imported tool's new description or hints would never be listed. The listing is
     /// rendered once per pool and served as it is from then on.
