@@ -1,12 +1,13 @@
 //! The ToolSearch query path (keyword and `select:` queries, SPEC §3) over a fixed pool: never
-//! a panic, never more keyword matches than asked for, every match a pool tool.
+//! a panic, never more keyword matches than asked for (an exact name is returned alone), every
+//! match a pool tool.
 
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tool_registry::search::{SearchState, select_names};
+use tool_registry::search::{SearchState, js_trim, select_names};
 use tool_sdk_fuzz::{fixed_pool, split};
 
 fn state() -> &'static SearchState {
@@ -22,7 +23,16 @@ fuzz_target!(|data: &[u8]| {
     let max_results = usize::from(selector % 101);
     let output = state().search(query, max_results);
     if select_names(query).is_none() {
-        assert!(output.matches.len() <= max_results, "{query:?}: {output:?}");
+        // SPEC §3.4 step 2: a query that is a tool's exact name (lowercased, trimmed as
+        // JavaScript trims) returns that one tool, whatever `max_results` says; every other
+        // keyword query returns at most `max_results`.
+        let q = js_trim(&query.to_lowercase()).to_owned();
+        if fixed_pool().iter().any(|tool| tool.name().to_lowercase() == q) {
+            assert_eq!(output.matches.len(), 1, "{query:?}: {output:?}");
+            assert_eq!(output.matches[0].to_lowercase(), q, "{query:?}: {output:?}");
+        } else {
+            assert!(output.matches.len() <= max_results, "{query:?}: {output:?}");
+        }
     }
     for name in &output.matches {
         assert!(

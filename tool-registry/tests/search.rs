@@ -178,6 +178,22 @@ fn exact_name_fast_path_and_mcp_prefix_path() {
     assert_eq!(search("mcp__nope", 5), Vec::<String>::new());
 }
 
+/// SPEC §3.4 step 2: an exact name is returned alone whatever `max_results` says, even 0
+/// (which the tool's own input check refuses, but a direct search may pass), after JavaScript's
+/// `trim`, which also removes a vertical tab. Found by the `tool_search` fuzz target, whose
+/// bound on the number of matches had left this path out.
+#[test]
+fn the_exact_name_fast_path_ignores_max_results() {
+    assert_eq!(
+        search("mcp__slack__send_message\u{b}\t ", 0),
+        ["mcp__slack__send_message"]
+    );
+    assert_eq!(search("Read", 0), ["Read"]);
+    // The other paths are bounded: 0 gives nothing.
+    assert_eq!(search("mcp__slack", 0), Vec::<String>::new());
+    assert_eq!(search("send message", 0), Vec::<String>::new());
+}
+
 #[test]
 fn select_is_exact_alias_aware_deduplicated_and_unbounded() {
     let state = SearchState::new(ranking_pool()).with_pending_mcp_servers(vec!["github".into()]);
