@@ -27,7 +27,10 @@ fuzz_target!(|data: &[u8]| {
         // JavaScript trims) returns that one tool, whatever `max_results` says; every other
         // keyword query returns at most `max_results`.
         let q = js_trim(&query.to_lowercase()).to_owned();
-        if fixed_pool().iter().any(|tool| tool.name().to_lowercase() == q) {
+        if fixed_pool()
+            .iter()
+            .any(|tool| tool.name().to_lowercase() == q)
+        {
             assert_eq!(output.matches.len(), 1, "{query:?}: {output:?}");
             assert_eq!(output.matches[0].to_lowercase(), q, "{query:?}: {output:?}");
         } else {
