@@ -500,9 +500,13 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
     let mut exported = SchemaCache::new()
         .render(&pool, ExportTarget::Mcp, &request)
         .unwrap();
-    // The server keeps each tool's own dialect on its input schema (SEP-1613).
+    // The server keeps each tool's own 2020-12 `$schema` on its input schema (SEP-1613); a
+    // schema in an older dialect (the imported draft-07 one here) is listed as the 2020-12
+    // schema the export rewrote it into, with no `$schema`.
     for (tool, definition) in pool.iter().zip(&mut exported) {
-        if let Some(dialect) = tool.input_schema().get("$schema") {
+        if let Some(dialect) = tool.input_schema().get("$schema")
+            && dialect.as_str().is_some_and(|uri| uri.contains("2020-12"))
+        {
             definition["inputSchema"]
                 .as_object_mut()
                 .unwrap()

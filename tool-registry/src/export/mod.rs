@@ -5,6 +5,7 @@
 mod anthropic;
 mod cache;
 mod captured;
+mod dialect;
 mod mcp;
 mod openai;
 mod schema;
@@ -16,6 +17,8 @@ pub use cache::{RenderRequest, SchemaCache, cache_key};
 #[cfg(feature = "mcp-server")]
 pub(crate) use cache::{has_closed_root, open_input_root};
 pub use captured::{CachedTool, ResolvedHints};
+#[cfg(feature = "mcp-server")]
+pub(crate) use dialect::is_older_dialect;
 #[cfg(feature = "mcp-server")]
 pub(crate) use mcp::listed_output_schema;
 #[cfg(feature = "mcp-server")]

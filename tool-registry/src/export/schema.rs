@@ -6,7 +6,9 @@ use tool_sdk::schema::required_names;
 
 /// `schema` in the shape every provider accepts:
 ///
-/// - `$schema` is removed;
+/// - `$schema` is removed, after a schema in an older dialect (draft-04, -06, -07, 2019-09)
+///   is rewritten as the 2020-12 schema that accepts the same values, since without its
+///   `$schema` it is read as 2020-12;
 /// - a root `allOf` is merged into the root (properties of every branch, `required` the union);
 ///   a root `anyOf`/`oneOf` is merged too (properties of every branch, `required` only what
 ///   every branch requires), since providers refuse combinators at the root; a property the
@@ -37,6 +39,7 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
+    super::dialect::to_2020_12(&mut root);
     root.shift_remove("$schema");
     for keyword in ["allOf", "anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = root.shift_remove(keyword) {

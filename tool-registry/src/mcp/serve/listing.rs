@@ -13,8 +13,8 @@ use tool_sdk::DynTool;
 #[cfg(doc)]
 use crate::export::{CachedTool, ExportTarget, SchemaCache};
 use crate::export::{
-    RenderRequest, ResolvedHints, export_input_object, has_closed_root, listed_output_schema,
-    open_input_root,
+    RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
+    listed_output_schema, open_input_root,
 };
 
 /// The default number of tools per `tools/list` page.
@@ -37,7 +37,8 @@ impl Listing {
     /// rmcp's `Tool`. The definitions are byte for byte those [`SchemaCache::render`] gives a
     /// fresh cache for [`ExportTarget::Mcp`] (what `definitions --format mcp` prints), with
     /// each tool's own `$schema` kept on its `inputSchema` (SEP-1613: a schema states its
-    /// dialect; none means 2020-12). The listing is then the served pool's byte-stable cache:
+    /// dialect; none means 2020-12), except that a schema in an older dialect is listed as the
+    /// 2020-12 schema the export rewrote it into, without `$schema`. The listing is then the served pool's byte-stable cache:
     /// every `tools/list` of this pool pages through it.
     ///
     /// # Errors
@@ -184,10 +185,14 @@ fn listed_input_schema(tool: &dyn DynTool) -> Arc<JsonObject> {
     )
 }
 
-/// `schema` in export shape ([`export_input_object`]) with its own `$schema`, if any, first.
+/// `schema` in export shape ([`export_input_object`]) with its own `$schema`, if any, first;
+/// a schema in an older dialect is listed as the 2020-12 schema the export rewrote it into,
+/// with no `$schema` (2020-12 is MCP's default).
 fn listed_input_of(schema: &Value) -> JsonObject {
     let mut input = export_input_object(schema);
-    if let Some(dialect) = schema.get("$schema") {
+    if let Some(dialect) = schema.get("$schema")
+        && !is_older_dialect(schema)
+    {
         input.shift_insert(0, "$schema".to_owned(), dialect.clone());
     }
     input

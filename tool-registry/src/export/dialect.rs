@@ -1,0 +1,231 @@
+//! An input schema written in an older JSON Schema dialect, rewritten as 2020-12.
+//!
+//! Provider schemas carry no `$schema` ([`super::export_input_schema`]), so whoever reads them
+//! reads 2020-12 (the default of the MCP 2025-11-25 schema rules and what providers
+//! implement). A schema that declared draft-04, -06, -07 or 2019-09 would change meaning when
+//! its `$schema` is dropped: a keyword its dialect does not define, which its validator
+//! ignored, becomes an assertion (or a schema no 2020-12 validator compiles, such as a
+//! `minContains` that is not a number), and the keywords 2020-12 renamed (`items` as an array,
+//! `additionalItems`, `dependencies`, draft-04's boolean `exclusiveMaximum`) change meaning.
+//! [`to_2020_12`] rewrites such a schema so that it accepts what it accepted in its own
+//! dialect, which is also what the imported tool's own validator accepts.
+
+use serde_json::{Map, Value};
+
+/// A dialect a `$schema` URI names; only those that differ from 2020-12 matter here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Dialect {
+    Draft4,
+    Draft6,
+    Draft7,
+    Draft2019,
+}
+
+/// The older dialect `schema`'s root `$schema` names, if it names one (`None` for 2020-12,
+/// an unknown URI or no `$schema`: then the schema is read as 2020-12 already).
+fn older_dialect(schema: &Map<String, Value>) -> Option<Dialect> {
+    let uri = schema.get("$schema")?.as_str()?;
+    if uri.contains("draft-04") {
+        Some(Dialect::Draft4)
+    } else if uri.contains("draft-06") {
+        Some(Dialect::Draft6)
+    } else if uri.contains("draft-07") {
+        Some(Dialect::Draft7)
+    } else if uri.contains("draft/2019-09") {
+        Some(Dialect::Draft2019)
+    } else {
+        None
+    }
+}
+
+/// Whether [`to_2020_12`] rewrites `schema` (its root names an older dialect).
+#[cfg(feature = "mcp-server")]
+pub(crate) fn is_older_dialect(schema: &Value) -> bool {
+    schema.as_object().and_then(older_dialect).is_some()
+}
+
+/// Keywords 2020-12 reads that `dialect` does not define, so its validators ignore them.
+fn undefined_in(dialect: Dialect) -> &'static [&'static str] {
+    match dialect {
+        Dialect::Draft2019 => &["prefixItems", "$dynamicRef", "$dynamicAnchor"],
+        Dialect::Draft7 => &[
+            "prefixItems",
+            "$dynamicRef",
+            "$dynamicAnchor",
+            "$anchor",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedItems",
+            "unevaluatedProperties",
+            "minContains",
+            "maxContains",
+        ],
+        Dialect::Draft6 => &[
+            "prefixItems",
+            "$dynamicRef",
+            "$dynamicAnchor",
+            "$anchor",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedItems",
+            "unevaluatedProperties",
+            "minContains",
+            "maxContains",
+            "if",
+            "then",
+            "else",
+        ],
+        Dialect::Draft4 => &[
+            "prefixItems",
+            "$dynamicRef",
+            "$dynamicAnchor",
+            "$anchor",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedItems",
+            "unevaluatedProperties",
+            "minContains",
+            "maxContains",
+            "if",
+            "then",
+            "else",
+            "const",
+            "contains",
+            "propertyNames",
+        ],
+    }
+}
+
+/// Keywords that keep their place beside a draft-04..07 `$ref`: the containers a reference
+/// points into (`definitions`, `$defs`) and annotations, which assert nothing.
+const KEPT_BESIDE_REF: &[&str] = &[
+    "$schema",
+    "$ref",
+    "definitions",
+    "$defs",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+];
+
+/// `schema` (a whole input schema, `$schema` included) rewritten as 2020-12 when its root
+/// names an older dialect; unchanged otherwise. `$schema` itself is left for the caller.
+///
+/// In every subschema: keywords the dialect does not define are removed; in draft-04..07,
+/// keywords beside a `$ref` other than annotations and definitions are removed (those
+/// dialects ignore them); an `items` array becomes `prefixItems` and `additionalItems`
+/// becomes `items` (or goes, when `items` was one schema); `dependencies` becomes
+/// `dependentRequired` (name lists) and `dependentSchemas` (schemas); draft-04's boolean
+/// `exclusiveMaximum` / `exclusiveMinimum` become the numeric form.
+pub(crate) fn to_2020_12(schema: &mut Map<String, Value>) {
+    if let Some(dialect) = older_dialect(schema) {
+        rewrite(schema, dialect);
+    }
+}
+
+fn rewrite(schema: &mut Map<String, Value>, dialect: Dialect) {
+    for keyword in undefined_in(dialect) {
+        schema.shift_remove(*keyword);
+    }
+    if dialect <= Dialect::Draft7 && schema.contains_key("$ref") {
+        schema.retain(|keyword, _| KEPT_BESIDE_REF.contains(&keyword.as_str()));
+    }
+    if dialect <= Dialect::Draft2019 {
+        rewrite_items(schema);
+    }
+    if dialect <= Dialect::Draft7
+        && let Some(Value::Object(dependencies)) = schema.shift_remove("dependencies")
+    {
+        let (mut required, mut schemas) = (Map::new(), Map::new());
+        for (name, dependency) in dependencies {
+            if dependency.is_array() {
+                required.insert(name, dependency);
+            } else {
+                schemas.insert(name, dependency);
+            }
+        }
+        if !required.is_empty() {
+            schema.insert("dependentRequired".to_owned(), Value::Object(required));
+        }
+        if !schemas.is_empty() {
+            schema.insert("dependentSchemas".to_owned(), Value::Object(schemas));
+        }
+    }
+    if dialect == Dialect::Draft4 {
+        for (bound, exclusive) in [
+            ("maximum", "exclusiveMaximum"),
+            ("minimum", "exclusiveMinimum"),
+        ] {
+            if let Some(Value::Bool(is_exclusive)) = schema.get(exclusive) {
+                let is_exclusive = *is_exclusive;
+                schema.shift_remove(exclusive);
+                if is_exclusive && let Some(limit) = schema.shift_remove(bound) {
+                    schema.insert(exclusive.to_owned(), limit);
+                }
+            }
+        }
+    }
+    for_each_subschema(schema, &mut |subschema| rewrite(subschema, dialect));
+}
+
+/// Draft-04..2019-09 arrays: an `items` array lists positions (`prefixItems` in 2020-12) and
+/// `additionalItems` is the rest (`items`); beside a single `items` schema, `additionalItems`
+/// means nothing.
+fn rewrite_items(schema: &mut Map<String, Value>) {
+    let additional = schema.shift_remove("additionalItems");
+    if let Some(Value::Array(positions)) = schema.get("items") {
+        let positions = Value::Array(positions.clone());
+        schema.shift_remove("items");
+        schema.insert("prefixItems".to_owned(), positions);
+        if let Some(rest) = additional {
+            schema.insert("items".to_owned(), rest);
+        }
+    }
+}
+
+/// Calls `visit` on each direct subschema of `schema` (as 2020-12 places them, after
+/// [`rewrite`] renamed the older keywords), not on `schema` itself.
+fn for_each_subschema(
+    schema: &mut Map<String, Value>,
+    visit: &mut dyn FnMut(&mut Map<String, Value>),
+) {
+    for (keyword, value) in schema.iter_mut() {
+        match keyword.as_str() {
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "not"
+            | "contains"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else" => {
+                if let Value::Object(subschema) = value {
+                    visit(subschema);
+                }
+            }
+            "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" => {
+                if let Value::Object(subschemas) = value {
+                    for subschema in subschemas.values_mut() {
+                        if let Value::Object(subschema) = subschema {
+                            visit(subschema);
+                        }
+                    }
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Value::Array(subschemas) = value {
+                    for subschema in subschemas {
+                        if let Value::Object(subschema) = subschema {
+                            visit(subschema);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
