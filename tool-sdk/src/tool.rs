@@ -12,6 +12,7 @@ use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::{ToolError, ToolResult};
+use crate::schema::SchemaFns;
 
 /// A tool's result-size limit, `max_result_size_chars` (SPEC §1.1, §9).
 ///
@@ -181,6 +182,9 @@ pub trait ToolInput: Sized {
     /// `JsonSchema::inline_schema`.
     #[doc(hidden)]
     fn __inline_schema() -> bool;
+    /// The `JsonSchema` functions themselves, for schema generation that is not generic.
+    #[doc(hidden)]
+    const __SCHEMA: SchemaFns;
 }
 
 #[diagnostic::do_not_recommend]
@@ -200,6 +204,7 @@ impl<T: DeserializeOwned + JsonSchema> ToolInput for T {
     fn __inline_schema() -> bool {
         <T as JsonSchema>::inline_schema()
     }
+    const __SCHEMA: SchemaFns = SchemaFns::of::<T>();
 }
 
 /// A [`ToolInput`] as `Deserialize` and `JsonSchema` again, for generic code over
@@ -444,11 +449,12 @@ pub struct NoInput {}
 /// ([`crate::schema::normalize_root`] is not applied, since an output need not be an object;
 /// only `$schema` and `title` are dropped).
 pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
-    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|settings| settings.inline_subschemas = true)
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
+    output_schema_from(SchemaFns::of::<T>())
+}
+
+/// [`output_schema_for`] from code that is not generic.
+fn output_schema_from(fns: SchemaFns) -> serde_json::Value {
+    let mut schema = crate::schema::root_schema(fns);
     if let serde_json::Value::Object(map) = &mut schema {
         map.remove("$schema");
         map.remove("title");

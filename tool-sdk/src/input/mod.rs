@@ -47,9 +47,17 @@ pub(crate) fn parse<T: ToolInput>(
     input: Value,
     validator: &InputValidator,
 ) -> Result<T, InputError> {
-    let input = validator.validate(input)?;
+    // `match`es rather than `?` and `map_err` with a closure: each of those is one more
+    // function per tool type.
+    let input = match validator.validate(input) {
+        Ok(input) => input,
+        Err(error) => return Err(error),
+    };
     let trail = typed::Trail::default();
-    T::__deserialize(typed::Located::new(input, &trail)).map_err(|error| refused(&trail, &error))
+    match T::__deserialize(typed::Located::new(input, &trail)) {
+        Ok(parsed) => Ok(parsed),
+        Err(error) => Err(refused(&trail, &error)),
+    }
 }
 
 /// Serde's refusal of a checked input, as one issue at the refused value's path.

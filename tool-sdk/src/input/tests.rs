@@ -460,3 +460,44 @@ fn a_caught_refusal_leaves_no_steps_in_a_later_path() {
         "Parameter `hard`: got 300, but a whole number from 0 to 255 is required"
     );
 }
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Inner {
+    x: u8,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Outer {
+    inner: Inner,
+}
+
+/// A struct is read from an object or an array and refused otherwise, with serde_json's
+/// words, whatever the value: past a check that accepts any object, so that serde meets it.
+#[test]
+fn a_struct_is_read_and_refused_as_serde_json_reads_it() {
+    let check = InputValidator::native(json!({"type": "object"}));
+    for inner in [
+        json!(5),
+        json!(-5),
+        json!(1.5),
+        json!("text"),
+        json!(true),
+        json!(null),
+        json!([7]),
+        json!([7, 8]),
+        json!([]),
+        json!({"x": 9}),
+        json!({"x": 9, "y": 1}),
+    ] {
+        let input = json!({ "inner": inner });
+        let ours = parse::<InputOf<Outer>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+        match (ours, serde_json::from_value::<Outer>(input.clone())) {
+            (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
+            (Err(ours), Err(reference)) => {
+                let expected = super::serde_text::classify("inner", &reference.to_string());
+                assert_eq!(ours.issues(), [expected], "{input}");
+            }
+            (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
+        }
+    }
+}

@@ -158,6 +158,23 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         })
     }
 
+    /// As serde_json: a struct is read from an object or an array, and anything else is
+    /// refused here with the wording `deserialize_any` would give. Written out so that a
+    /// struct's visitor is not instantiated for the scalar kinds it never accepts (its
+    /// `visit_bool`, `visit_u64`, ... defaults), which saves a copy of each per tool type.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.value {
+            Value::Array(items) => visit_array(items, self.trail, visitor),
+            Value::Object(map) => visit_object(map, self.trail, visitor),
+            other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        }
+    }
+
     /// As serde_json: an ignored value is dropped unread.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         drop(self.value);
@@ -166,7 +183,7 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct identifier
+        unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -200,11 +217,11 @@ fn visit_array<'de, V: Visitor<'de>>(
         items: items.into_iter().enumerate(),
         trail,
     };
-    let value = visitor.visit_seq(&mut access)?;
-    if access.items.len() == 0 {
-        Ok(value)
-    } else {
-        Err(de::Error::invalid_length(len, &"fewer elements in array"))
+    // A `match` rather than `?`: `?` would add its `Try` impls per visitor type.
+    match visitor.visit_seq(&mut access) {
+        Ok(value) if access.items.len() == 0 => Ok(value),
+        Ok(_) => Err(de::Error::invalid_length(len, &"fewer elements in array")),
+        Err(error) => Err(error),
     }
 }
 
@@ -219,12 +236,12 @@ fn visit_object<'de, V: Visitor<'de>>(
         value: None,
         trail,
     };
-    let value = visitor.visit_map(&mut access)?;
-    // As serde_json: a visitor that stops early has refused the rest of the object.
-    if access.entries.len() == 0 {
-        Ok(value)
-    } else {
-        Err(de::Error::invalid_length(len, &"fewer elements in map"))
+    // As serde_json: a visitor that stops early has refused the rest of the object. (A
+    // `match` rather than `?`, as in `visit_array`.)
+    match visitor.visit_map(&mut access) {
+        Ok(value) if access.entries.len() == 0 => Ok(value),
+        Ok(_) => Err(de::Error::invalid_length(len, &"fewer elements in map")),
+        Err(error) => Err(error),
     }
 }
 
