@@ -57,7 +57,7 @@ const _: () = {
         ::core::line!(), module_path : ::core::module_path!(), })
         .enabled_if(__ENABLED_IF).test_only().output_schema(|| { #[allow(unused_imports)]
         use ::tool_sdk::__private:: { OutputSchemaFallback as _,
-        OutputSchemaViaJsonSchema as _ }; (& ::tool_sdk::__private::output_probe:: < Bash
-        > ()).output_schema_fn().map(| schema | schema()) })
+        OutputSchemaViaJsonSchema as _ }; ::tool_sdk::__private::output_schema_from((&
+        ::tool_sdk::__private::output_probe:: < Bash > ()).output_schema_fn()) })
     }
 };

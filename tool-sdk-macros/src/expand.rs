@@ -301,7 +301,7 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
         || {
             #[allow(unused_imports)]
             use #private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
-            (&#probe).output_schema_fn().map(|schema| schema())
+            #private::output_schema_from((&#probe).output_schema_fn())
         }
     };
     quote! {

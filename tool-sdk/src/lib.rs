@@ -101,7 +101,7 @@ pub mod __private {
     pub use crate::context::ToolUseContext;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,
-        ToolRegistration, output_probe,
+        ToolRegistration, output_probe, output_schema_from,
     };
     pub use crate::result::{ToolError, ToolResult};
     pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec};

@@ -128,6 +128,14 @@ pub const fn output_probe<T: Tool>() -> OutputSchemaProbe<T::Output> {
     OutputSchemaProbe(std::marker::PhantomData)
 }
 
+/// The output schema `schema` makes, if any: what a `#[tool]` registration's output-schema
+/// function returns. Not generic, so a registration adds no copy of `Option::map` and its
+/// closure per tool. Used by generated code only.
+#[doc(hidden)]
+pub fn output_schema_from(schema: Option<fn() -> Value>) -> Option<Value> {
+    schema.map(|schema| schema())
+}
+
 /// The `JsonSchema` arm of [`OutputSchemaProbe`].
 #[doc(hidden)]
 pub trait OutputSchemaViaJsonSchema {
