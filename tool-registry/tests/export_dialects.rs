@@ -132,3 +132,94 @@ fn a_2019_09_tuple_becomes_prefix_items_and_2020_12_schemas_are_unchanged() {
     expected.as_object_mut().unwrap().shift_remove("$schema");
     assert_eq!(export_input_schema(&draft_2020), expected);
 }
+
+#[test]
+fn references_identifiers_and_recursion_follow_the_rewrite() {
+    // A `$ref` through an `items` array and a `dependencies` entry, which the rewrite renames.
+    let draft_07 = json!({
+        "$schema": DRAFT_07,
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "items": [{"type": "string", "maxLength": 2}, {"type": "integer"}]},
+            "first": {"$ref": "#/properties/pair/items/0"},
+            "guard": {"$ref": "#/dependencies/pair"},
+            "code": {"$id": "#code", "type": "string", "pattern": "^[A-Z]+$"},
+            "other": {"$ref": "#code"}
+        },
+        "dependencies": {"pair": {"required": ["first"]}}
+    });
+    agree(
+        &draft_07,
+        &[
+            json!({"first": "ab"}),
+            json!({"first": "abc"}),
+            json!({"guard": {}}),
+            json!({"guard": {"first": "a"}}),
+            json!({"pair": ["a", 1], "first": "a"}),
+            json!({"pair": ["a", 1]}),
+            json!({"other": "ABC"}),
+            json!({"other": "abc"}),
+        ],
+    );
+    // Draft-04 `id` anchors, and 2019-09 recursion.
+    let draft_04 = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "type": "object",
+        "definitions": {"small": {"id": "#small", "type": "integer", "maximum": 3}},
+        "properties": {"n": {"$ref": "#small"}}
+    });
+    agree(&draft_04, &[json!({"n": 2}), json!({"n": 5})]);
+    let draft_2019 = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$recursiveAnchor": true,
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "child": {"$recursiveRef": "#"}},
+        "additionalProperties": false
+    });
+    agree(
+        &draft_2019,
+        &[
+            json!({"child": {"name": "a"}}),
+            json!({"child": {"child": {"name": 1}}}),
+            json!({"child": {"extra": true}}),
+        ],
+    );
+}
+
+/// An imported tool's output schema in an older dialect is listed (MCP `outputSchema`) as
+/// 2020-12 too.
+#[test]
+fn an_older_dialect_output_schema_is_listed_as_2020_12() {
+    use std::sync::Arc;
+
+    use tool_registry::dynamic::{McpImportOptions, McpTool, McpToolDescription};
+    use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+    use tool_sdk::DynTool;
+
+    let output = json!({
+        "$schema": DRAFT_07,
+        "type": "object",
+        "properties": {"pair": {"type": "array", "items": [{"type": "string"}], "additionalItems": false}}
+    });
+    let description = McpToolDescription {
+        name: "pairs".to_owned(),
+        title: None,
+        description: Some("Makes a pair.".to_owned()),
+        input_schema: json!({"type": "object", "properties": {}}),
+        output_schema: Some(output),
+        annotations: None,
+        meta: None,
+    };
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(McpTool::new(
+        "store",
+        description,
+        &McpImportOptions::default(),
+    ))];
+    let listed = SchemaCache::new()
+        .render(&tools, ExportTarget::Mcp, &RenderRequest::default())
+        .unwrap();
+    assert_eq!(
+        listed[0]["outputSchema"],
+        json!({"type": "object", "properties": {"pair": {"type": "array", "prefixItems": [{"type": "string"}], "items": false}}})
+    );
+}

@@ -9,6 +9,12 @@
 //! `additionalItems`, `dependencies`, draft-04's boolean `exclusiveMaximum`) change meaning.
 //! [`to_2020_12`] rewrites such a schema so that it accepts what it accepted in its own
 //! dialect, which is also what the imported tool's own validator accepts.
+//!
+//! Limits: draft-03 is not recognised (it is read as 2020-12, as before); in 2019-09 a
+//! `contains` beside `unevaluatedItems` did not count as evaluating items, and 2020-12 counts
+//! it, so such a schema accepts more once exported; and a draft-04..07 root that is only a
+//! `$ref` (its siblings ignored there) is exported, like any root without properties, as
+//! `{"type":"object","properties":{}}`.
 
 use serde_json::{Map, Value};
 
@@ -113,21 +119,60 @@ const KEPT_BESIDE_REF: &[&str] = &[
 /// `schema` (a whole input schema, `$schema` included) rewritten as 2020-12 when its root
 /// names an older dialect; unchanged otherwise. `$schema` itself is left for the caller.
 ///
-/// In every subschema: keywords the dialect does not define are removed; in draft-04..07,
+/// In every subschema: keywords the dialect does not define are removed; a draft-04..07
+/// plain-name identifier (`"$id": "#name"`, draft-04 `"id"`) becomes `"$anchor": "name"`;
+/// 2019-09's `$recursiveRef` becomes a `$ref` (exact for one document); in draft-04..07,
 /// keywords beside a `$ref` other than annotations and definitions are removed (those
 /// dialects ignore them); an `items` array becomes `prefixItems` and `additionalItems`
 /// becomes `items` (or goes, when `items` was one schema); `dependencies` becomes
 /// `dependentRequired` (name lists) and `dependentSchemas` (schemas); draft-04's boolean
-/// `exclusiveMaximum` / `exclusiveMinimum` become the numeric form.
+/// `exclusiveMaximum` / `exclusiveMinimum` become the numeric form. A `$ref` pointing
+/// through a renamed keyword is renamed with it.
 pub(crate) fn to_2020_12(schema: &mut Map<String, Value>) {
     if let Some(dialect) = older_dialect(schema) {
+        let original = Value::Object(schema.clone());
         rewrite(schema, dialect);
+        for_each_ref(schema, &mut |reference| {
+            if let Some(renamed) = renamed_pointer(&original, reference, dialect) {
+                *reference = renamed;
+            }
+        });
     }
 }
 
 fn rewrite(schema: &mut Map<String, Value>, dialect: Dialect) {
+    let anchor = if dialect <= Dialect::Draft7 {
+        fragment_anchor(schema, dialect)
+    } else {
+        None
+    };
     for keyword in undefined_in(dialect) {
         schema.shift_remove(*keyword);
+    }
+    if let Some(anchor) = anchor {
+        schema.insert("$anchor".to_owned(), Value::String(anchor));
+    }
+    if dialect == Dialect::Draft2019 {
+        // 2020-12 replaced these by `$dynamicRef`; for a schema that is one resource (all an
+        // input schema is), a recursive reference is a plain one.
+        schema.shift_remove("$recursiveAnchor");
+        if let Some(reference) = schema.shift_remove("$recursiveRef") {
+            if schema.contains_key("$ref") {
+                let mut target = Map::new();
+                target.insert("$ref".to_owned(), reference);
+                match schema.get_mut("allOf") {
+                    Some(Value::Array(branches)) => branches.push(Value::Object(target)),
+                    _ => {
+                        schema.insert(
+                            "allOf".to_owned(),
+                            Value::Array(vec![Value::Object(target)]),
+                        );
+                    }
+                }
+            } else {
+                schema.insert("$ref".to_owned(), reference);
+            }
+        }
     }
     if dialect <= Dialect::Draft7 && schema.contains_key("$ref") {
         schema.retain(|keyword, _| KEPT_BESIDE_REF.contains(&keyword.as_str()));
@@ -228,4 +273,106 @@ fn for_each_subschema(
             _ => {}
         }
     }
+}
+
+/// The anchor a draft-04..07 identifier names (`"id"` in draft-04, `"$id"` after), taken out
+/// of the schema: `#name` is an anchor there, which 2020-12 spells `"$anchor": "name"` (and
+/// refuses as a fragment of `$id`). A base URI before the fragment stays, as `$id`; draft-04's
+/// `id` becomes `$id`.
+fn fragment_anchor(schema: &mut Map<String, Value>, dialect: Dialect) -> Option<String> {
+    let keyword = if dialect == Dialect::Draft4 {
+        "id"
+    } else {
+        "$id"
+    };
+    let Some(Value::String(id)) = schema.shift_remove(keyword) else {
+        return None;
+    };
+    let (base, fragment) = match id.split_once('#') {
+        Some((base, fragment)) => (base.to_owned(), fragment.to_owned()),
+        None => (id, String::new()),
+    };
+    if !base.is_empty() {
+        schema.insert("$id".to_owned(), Value::String(base));
+    }
+    let is_name = fragment
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && fragment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    is_name.then_some(fragment)
+}
+
+/// Calls `visit` on the text of every `$ref` in `schema` that is a JSON pointer into the
+/// document (`#/...`).
+fn for_each_ref(schema: &mut Map<String, Value>, visit: &mut dyn FnMut(&mut String)) {
+    for (keyword, value) in schema.iter_mut() {
+        match value {
+            Value::String(reference) if keyword == "$ref" && reference.starts_with("#/") => {
+                visit(reference);
+            }
+            Value::Object(map) => for_each_ref(map, visit),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(map) = item {
+                        for_each_ref(map, visit);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `pointer` (`#/...`, into `original`) with the segments [`rewrite`] renamed renamed: an
+/// `items` array is `prefixItems`, the `additionalItems` beside it `items`, a `dependencies`
+/// entry `dependentRequired` or `dependentSchemas`. `None` when nothing changes or the
+/// pointer does not resolve in `original`.
+fn renamed_pointer(original: &Value, pointer: &str, dialect: Dialect) -> Option<String> {
+    let mut node = original;
+    let mut renamed = String::from("#");
+    let mut changed = false;
+    let mut segments = pointer.strip_prefix('#')?.split('/').skip(1);
+    while let Some(segment) = segments.next() {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        let items_array = node.get("items").is_some_and(Value::is_array);
+        let mut push = |text: &str| {
+            renamed.push('/');
+            renamed.push_str(text);
+        };
+        match key.as_str() {
+            "items" if items_array && dialect <= Dialect::Draft2019 => {
+                push("prefixItems");
+                changed = true;
+            }
+            "additionalItems" if items_array && dialect <= Dialect::Draft2019 => {
+                push("items");
+                changed = true;
+            }
+            "dependencies" if dialect <= Dialect::Draft7 => {
+                let name = segments.next()?;
+                let dependency = node
+                    .get("dependencies")?
+                    .get(name.replace("~1", "/").replace("~0", "~"))?;
+                push(if dependency.is_array() {
+                    "dependentRequired"
+                } else {
+                    "dependentSchemas"
+                });
+                push(name);
+                changed = true;
+                node = dependency;
+                continue;
+            }
+            _ => push(segment),
+        }
+        node = match node {
+            Value::Object(map) => map.get(&key)?,
+            Value::Array(items) => items.get(key.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    changed.then_some(renamed)
 }

@@ -37,7 +37,7 @@ pub(super) fn definition(tool: &CachedTool) -> Value {
 }
 
 /// The `outputSchema` MCP lists for a tool whose output schema is `output`: that schema
-/// without `$schema`, only when its root is `{"type":"object"}` (MCP 2025-11-25 requires an
+/// without `$schema` (rewritten as 2020-12 first when it names an older dialect), only when its root is `{"type":"object"}` (MCP 2025-11-25 requires an
 /// object root), else `None`.
 pub(crate) fn listed_output_schema(output: Option<&Value>) -> Option<Map<String, Value>> {
     let output = output?.as_object()?;
@@ -45,6 +45,7 @@ pub(crate) fn listed_output_schema(output: Option<&Value>) -> Option<Map<String,
         return None;
     }
     let mut output = output.clone();
+    super::dialect::to_2020_12(&mut output);
     output.shift_remove("$schema");
     Some(output)
 }

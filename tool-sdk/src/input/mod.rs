@@ -49,7 +49,10 @@ pub(crate) fn parse<T: ToolInput>(
 ) -> Result<T, InputError> {
     // `match`es rather than `?` and `map_err` with a closure: each of those is one more
     // function per tool type.
-    #[expect(clippy::question_mark, reason = "`?` adds a `FromResidual` impl per tool type")]
+    #[expect(
+        clippy::question_mark,
+        reason = "`?` adds a `FromResidual` impl per tool type"
+    )]
     let input = match validator.validate(input) {
         Ok(input) => input,
         Err(error) => return Err(error),

@@ -159,7 +159,7 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
     }
 
     /// As serde_json: a struct is read from an object or an array, and anything else is
-    /// refused here with the wording `deserialize_any` would give. Written out so that a
+    /// refused here, with serde_json's wording. Written out so that a
     /// struct's visitor is not instantiated for the scalar kinds it never accepts (its
     /// `visit_bool`, `visit_u64`, ... defaults), which saves a copy of each per tool type.
     fn deserialize_struct<V: Visitor<'de>>(

@@ -38,8 +38,8 @@ impl Listing {
     /// fresh cache for [`ExportTarget::Mcp`] (what `definitions --format mcp` prints), with
     /// each tool's own `$schema` kept on its `inputSchema` (SEP-1613: a schema states its
     /// dialect; none means 2020-12), except that a schema in an older dialect is listed as the
-    /// 2020-12 schema the export rewrote it into, without `$schema`. The listing is then the served pool's byte-stable cache:
-    /// every `tools/list` of this pool pages through it.
+    /// 2020-12 schema the export rewrote it into, without `$schema`. The listing is then the
+    /// served pool's byte-stable cache: every `tools/list` of this pool pages through it.
     ///
     /// # Errors
     /// Two tools with the same name, named in the message: a client calls a tool by its name,
