@@ -110,10 +110,15 @@ pub(crate) fn root_schema(fns: SchemaFns) -> Value {
     generator.into_root_schema_for::<Root>().to_value()
 }
 
-/// Calls `visit` on every subschema below `schema` (not on `schema` itself): property, item,
-/// map-value, definition and branch schemas, depth first. A boolean `additionalProperties` /
-/// `unevaluatedProperties` is a switch, not visited.
-fn for_each_subschema(schema: &mut Value, visit: &mut dyn FnMut(&mut Value)) {
+/// Calls `visit` on every subschema below `schema` (not on `schema` itself), as JSON Schema
+/// 2020-12 places them: the schemas under `items`, `additionalProperties`,
+/// `unevaluatedProperties`, `not`, `contains`, `propertyNames`, `if`/`then`/`else`, the values
+/// of `properties`, `patternProperties`, `$defs`, `definitions`, `dependentSchemas`, and the
+/// entries of `anyOf`/`oneOf`/`allOf`/`prefixItems`. Depth first, each subschema before the
+/// ones below it, so a `visit` that rewrites a schema's keywords is followed by a walk of the
+/// rewritten schema. A boolean `additionalProperties` / `unevaluatedProperties` is a switch,
+/// not visited; a `schema` that is not an object has no subschemas.
+pub fn for_each_subschema(schema: &mut Value, visit: &mut dyn FnMut(&mut Value)) {
     let Value::Object(map) = schema else { return };
     for (keyword, value) in map.iter_mut() {
         match keyword.as_str() {

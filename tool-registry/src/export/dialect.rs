@@ -17,6 +17,7 @@
 //! `{"type":"object","properties":{}}`.
 
 use serde_json::{Map, Value};
+use tool_sdk::schema::for_each_subschema;
 
 /// A dialect a `$schema` URI names; only those that differ from 2020-12 matter here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -50,57 +51,26 @@ pub(crate) fn is_older_dialect(schema: &Value) -> bool {
     schema.as_object().and_then(older_dialect).is_some()
 }
 
-/// Keywords 2020-12 reads that `dialect` does not define, so its validators ignore them.
-fn undefined_in(dialect: Dialect) -> &'static [&'static str] {
-    match dialect {
-        Dialect::Draft2019 => &["prefixItems", "$dynamicRef", "$dynamicAnchor"],
-        Dialect::Draft7 => &[
-            "prefixItems",
-            "$dynamicRef",
-            "$dynamicAnchor",
-            "$anchor",
-            "dependentRequired",
-            "dependentSchemas",
-            "unevaluatedItems",
-            "unevaluatedProperties",
-            "minContains",
-            "maxContains",
-        ],
-        Dialect::Draft6 => &[
-            "prefixItems",
-            "$dynamicRef",
-            "$dynamicAnchor",
-            "$anchor",
-            "dependentRequired",
-            "dependentSchemas",
-            "unevaluatedItems",
-            "unevaluatedProperties",
-            "minContains",
-            "maxContains",
-            "if",
-            "then",
-            "else",
-        ],
-        Dialect::Draft4 => &[
-            "prefixItems",
-            "$dynamicRef",
-            "$dynamicAnchor",
-            "$anchor",
-            "dependentRequired",
-            "dependentSchemas",
-            "unevaluatedItems",
-            "unevaluatedProperties",
-            "minContains",
-            "maxContains",
-            "if",
-            "then",
-            "else",
-            "const",
-            "contains",
-            "propertyNames",
-        ],
-    }
-}
+/// Keywords 2020-12 reads that an older dialect may not define, each with the newest dialect
+/// that does not define it (so every older one lacks it too); their validators ignore them.
+const INTRODUCED_LATER: &[(&str, Dialect)] = &[
+    ("prefixItems", Dialect::Draft2019),
+    ("$dynamicRef", Dialect::Draft2019),
+    ("$dynamicAnchor", Dialect::Draft2019),
+    ("$anchor", Dialect::Draft7),
+    ("dependentRequired", Dialect::Draft7),
+    ("dependentSchemas", Dialect::Draft7),
+    ("unevaluatedItems", Dialect::Draft7),
+    ("unevaluatedProperties", Dialect::Draft7),
+    ("minContains", Dialect::Draft7),
+    ("maxContains", Dialect::Draft7),
+    ("if", Dialect::Draft6),
+    ("then", Dialect::Draft6),
+    ("else", Dialect::Draft6),
+    ("const", Dialect::Draft4),
+    ("contains", Dialect::Draft4),
+    ("propertyNames", Dialect::Draft4),
+];
 
 /// Keywords that keep their place beside a draft-04..07 `$ref`: the containers a reference
 /// points into (`definitions`, `$defs`) and annotations, which assert nothing.
@@ -132,6 +102,15 @@ pub(crate) fn to_2020_12(schema: &mut Map<String, Value>) {
     if let Some(dialect) = older_dialect(schema) {
         let original = Value::Object(schema.clone());
         rewrite(schema, dialect);
+        let mut root = Value::Object(std::mem::take(schema));
+        for_each_subschema(&mut root, &mut |subschema| {
+            if let Value::Object(subschema) = subschema {
+                rewrite(subschema, dialect);
+            }
+        });
+        if let Value::Object(root) = root {
+            *schema = root;
+        }
         for_each_ref(schema, &mut |reference| {
             if let Some(renamed) = renamed_pointer(&original, reference, dialect) {
                 *reference = renamed;
@@ -140,14 +119,17 @@ pub(crate) fn to_2020_12(schema: &mut Map<String, Value>) {
     }
 }
 
+/// One schema node's rewrite (its subschemas are walked by the caller, after it).
 fn rewrite(schema: &mut Map<String, Value>, dialect: Dialect) {
     let anchor = if dialect <= Dialect::Draft7 {
         fragment_anchor(schema, dialect)
     } else {
         None
     };
-    for keyword in undefined_in(dialect) {
-        schema.shift_remove(*keyword);
+    for (keyword, newest_without) in INTRODUCED_LATER {
+        if dialect <= *newest_without {
+            schema.shift_remove(*keyword);
+        }
     }
     if let Some(anchor) = anchor {
         schema.insert("$anchor".to_owned(), Value::String(anchor));
@@ -212,7 +194,6 @@ fn rewrite(schema: &mut Map<String, Value>, dialect: Dialect) {
             }
         }
     }
-    for_each_subschema(schema, &mut |subschema| rewrite(subschema, dialect));
 }
 
 /// Draft-04..2019-09 arrays: an `items` array lists positions (`prefixItems` in 2020-12) and
@@ -226,51 +207,6 @@ fn rewrite_items(schema: &mut Map<String, Value>) {
         schema.insert("prefixItems".to_owned(), positions);
         if let Some(rest) = additional {
             schema.insert("items".to_owned(), rest);
-        }
-    }
-}
-
-/// Calls `visit` on each direct subschema of `schema` (as 2020-12 places them, after
-/// [`rewrite`] renamed the older keywords), not on `schema` itself.
-fn for_each_subschema(
-    schema: &mut Map<String, Value>,
-    visit: &mut dyn FnMut(&mut Map<String, Value>),
-) {
-    for (keyword, value) in schema.iter_mut() {
-        match keyword.as_str() {
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "not"
-            | "contains"
-            | "propertyNames"
-            | "if"
-            | "then"
-            | "else" => {
-                if let Value::Object(subschema) = value {
-                    visit(subschema);
-                }
-            }
-            "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" => {
-                if let Value::Object(subschemas) = value {
-                    for subschema in subschemas.values_mut() {
-                        if let Value::Object(subschema) = subschema {
-                            visit(subschema);
-                        }
-                    }
-                }
-            }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                if let Value::Array(subschemas) = value {
-                    for subschema in subschemas {
-                        if let Value::Object(subschema) = subschema {
-                            visit(subschema);
-                        }
-                    }
-                }
-            }
-            _ => {}
         }
     }
 }
@@ -326,7 +262,7 @@ fn for_each_ref(schema: &mut Map<String, Value>, visit: &mut dyn FnMut(&mut Stri
     }
 }
 
-/// `pointer` (`#/...`, into `original`) with the segments [`rewrite`] renamed renamed: an
+/// `pointer` (`#/...`, into `original`) with the segments [`rewrite`] renamed, renamed: an
 /// `items` array is `prefixItems`, the `additionalItems` beside it `items`, a `dependencies`
 /// entry `dependentRequired` or `dependentSchemas`. `None` when nothing changes or the
 /// pointer does not resolve in `original`.
