@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile cost of a tool, side by side: generates, in a work dir, the same N tools three ways
-#   sdk   `#[tool]` on an input struct plus `impl Tool`, as the README shows;
+#   sdk   `#[tool]` on an input struct plus `#[tool] impl Tool`, as the README shows;
 #   rmcp  rmcp 3.11 `#[tool_router]` + `#[tool_handler]` with `Parameters<T>`, as rmcp shows;
 #   hand  a minimal hand-written registry: a trait with NAME, a description, `schema()`
 #         (`schemars::schema_for!`) and `call(Value)` returning a boxed future through
@@ -57,6 +57,7 @@ BODY = 'format!("{i}:{{}}:{{:?}}:{{}}", input.a, input.b, input.c)'
 def sdk_tool(i):
     return f'''#[tool(name = "tool_{i}", read_only, concurrency_safe, max_result_size_chars = 100_000)]
 {STRUCT.format(i=i, ty=f"Tool{i}")}
+#[tool]
 impl Tool for Tool{i} {{
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {{

@@ -50,6 +50,8 @@ impl ::tool_sdk::__private::JsonSchema for add {
 #[automatically_derived]
 impl ::tool_sdk::__private::Tool for add {
     type Output = i64;
+    #[doc(hidden)]
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     async fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
@@ -102,6 +104,8 @@ impl ::tool_sdk::__private::ToolSpec for add {
     );
     const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
     const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
+    #[doc(hidden)]
+    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     #[inline]
     fn is_read_only(&self) -> ::tool_sdk::__private::bool {
         true

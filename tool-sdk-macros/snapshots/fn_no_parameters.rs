@@ -54,6 +54,8 @@ impl ::tool_sdk::__private::JsonSchema for now {
 #[automatically_derived]
 impl ::tool_sdk::__private::Tool for now {
     type Output = String;
+    #[doc(hidden)]
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     async fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
@@ -88,6 +90,8 @@ impl ::tool_sdk::__private::ToolSpec for now {
     const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
         100usize,
     );
+    #[doc(hidden)]
+    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 const _: () = {
     ::tool_sdk::__private::inventory::submit! {

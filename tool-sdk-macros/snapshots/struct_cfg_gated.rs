@@ -22,6 +22,8 @@ impl ::tool_sdk::__private::ToolSpec for Gated {
     const DESCRIPTION: &'static ::tool_sdk::__private::str = "Only with the feature.";
     const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Unbounded;
     const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
+    #[doc(hidden)]
+    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     #[inline]
     fn is_read_only(&self) -> ::tool_sdk::__private::bool {
         true

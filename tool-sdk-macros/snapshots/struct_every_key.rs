@@ -38,6 +38,10 @@ impl ::tool_sdk::__private::ToolSpec for Bash {
     const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::PerInput;
     const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::PerInput;
     const DESTRUCTIVE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Never;
+    #[doc(hidden)]
+    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE
+        .with("is_read_only")
+        .with("is_concurrency_safe");
     #[inline]
     fn is_read_only(&self) -> ::tool_sdk::__private::bool {
         let __method: fn(&Self) -> ::tool_sdk::__private::bool = Self::is_read_only_command;

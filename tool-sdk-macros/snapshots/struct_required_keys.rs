@@ -24,6 +24,8 @@ impl ::tool_sdk::__private::ToolSpec for Glob {
     const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
         100000usize,
     );
+    #[doc(hidden)]
+    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 const _: () = {
     ::tool_sdk::__private::inventory::submit! {

@@ -9,6 +9,7 @@ use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 use crate::docs::{schema_metadata, tool_section};
 use crate::fn_form;
+use crate::impl_form;
 use crate::paths::{Private, private_at};
 use crate::valid::{Model, check};
 
@@ -16,6 +17,8 @@ use crate::valid::{Model, check};
 enum Item {
     Struct(DeriveInput),
     Fn(ItemFn),
+    /// `impl Tool for X`: see [`impl_form`].
+    Impl(syn::ItemImpl),
 }
 
 /// `#[tool(args)] item`: the item with a "Tool" docs section, `impl ToolSpec` (plus, for the
@@ -30,12 +33,14 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #error);
         }
     };
-    let mut errors = darling::Error::accumulator();
-    let args = ToolArgs::parse(args, &mut errors);
-    let input = errors.handle(match &item {
+    let input = match &item {
         Item::Struct(derive) => AnnotatedItem::from_struct(derive),
         Item::Fn(function) => AnnotatedItem::from_fn(function),
-    });
+        Item::Impl(block) => return impl_form::generate(&args, block.clone()),
+    };
+    let mut errors = darling::Error::accumulator();
+    let args = ToolArgs::parse(args, &mut errors);
+    let input = errors.handle(input);
     let model = match (args, input) {
         (Some(args), Some(input)) => errors.handle(check(args, input)),
         _ => None,
@@ -52,6 +57,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 fn parse_item(item: TokenStream) -> syn::Result<Item> {
     match syn::parse2::<syn::Item>(item.clone())? {
         syn::Item::Fn(function) => Ok(Item::Fn(function)),
+        syn::Item::Impl(block) => Ok(Item::Impl(block)),
         syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => {
             syn::parse2::<DeriveInput>(item).map(Item::Struct)
         }
@@ -60,7 +66,7 @@ fn parse_item(item: TokenStream) -> syn::Result<Item> {
             Err(syn::Error::new(
                 span,
                 format!(
-                    "#[tool] cannot go on {what}; put it on a struct with named fields (the tool's input), such as `struct Glob {{ pattern: String }}`, or on an `async fn`"
+                    "#[tool] cannot go on {what}; put it on a struct with named fields (the tool's input), such as `struct Glob {{ pattern: String }}`, on an `async fn`, or on its `impl Tool for ...` block"
                 ),
             ))
         }
@@ -151,6 +157,14 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     let read_only = gen_flag("is_read_only", model.read_only.as_ref());
     let concurrency_safe = gen_flag("is_concurrency_safe", model.concurrency_safe.as_ref());
     let destructive = gen_flag("is_destructive", model.destructive.as_ref());
+    let per_input = [
+        ("is_read_only", model.read_only.as_ref()),
+        ("is_concurrency_safe", model.concurrency_safe.as_ref()),
+        ("is_destructive", model.destructive.as_ref()),
+    ]
+    .into_iter()
+    .filter(|(_, flag)| matches!(flag, Some(FlagValue::Method(_))))
+    .map(|(method, _)| method);
     let aliases = if aliases.is_empty() {
         TokenStream::new()
     } else {
@@ -170,6 +184,8 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
             #aliases
             #search_hint
             #optional
+            #[doc(hidden)]
+            const __FLAG_METHODS: #Private::Overrides = #Private::Overrides::NONE #(.with(#per_input))*;
             #read_only
             #concurrency_safe
             #destructive
@@ -340,6 +356,7 @@ fn fallback(item: &Item, error: darling::Error) -> TokenStream {
             quote!(#derive #stub)
         }
         Item::Fn(function) => quote!(#function),
+        Item::Impl(block) => quote!(#block),
     };
     quote! {
         #item

@@ -167,6 +167,8 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
         #[automatically_derived]
         impl #Private::Tool for #ident {
             type Output = #output;
+            #[doc(hidden)]
+            const __OVERRIDES: #Private::Overrides = #Private::Overrides::NONE;
 
             async fn call(
                 self,

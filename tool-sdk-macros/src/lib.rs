@@ -8,6 +8,7 @@ mod attr;
 mod docs;
 mod expand;
 mod fn_form;
+mod impl_form;
 mod input_shape;
 mod paths;
 mod valid;

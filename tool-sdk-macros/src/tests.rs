@@ -503,3 +503,50 @@ fn fn_form_inputs_that_are_not_structs_are_refused_with_the_struct_to_write() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn impl_block_records_the_hooks_it_overrides() {
+    let out = expand(
+        quote!(),
+        quote! {
+            impl Tool for Glob {
+                type Output = String;
+                async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                    Ok(ToolResult::new(self.pattern))
+                }
+                fn get_path(&self) -> Option<&std::path::Path> {
+                    None
+                }
+                async fn validate_input(&self, _ctx: &ToolUseContext) -> ValidationResult {
+                    ValidationResult::Ok
+                }
+            }
+        },
+    );
+    check_snapshot("impl_block", &out);
+}
+
+#[test]
+fn impl_block_with_a_macro_call_counts_every_hook() {
+    let out = expand(
+        quote!(),
+        quote! {
+            impl Tool for Glob {
+                type Output = String;
+                hooks!();
+            }
+        },
+    );
+    assert!(out.contains("Overrides::ALL"), "{out}");
+}
+
+#[test]
+fn impl_block_refuses_arguments_and_other_traits() {
+    let out = expand(quote!(name = "Glob"), quote!(impl Tool for Glob {}));
+    assert!(out.contains("takes no arguments"), "{out}");
+    assert!(!out.contains("__OVERRIDES"), "{out}");
+    let out = expand(quote!(), quote!(impl Clone for Glob {}));
+    assert!(out.contains("this `impl` is not of `Tool`"), "{out}");
+    let out = expand(quote!(), quote!(impl Glob {}));
+    assert!(out.contains("this `impl` is not of `Tool`"), "{out}");
+}

@@ -45,6 +45,8 @@ pub mod context;
 pub mod dyn_tool;
 pub mod erased;
 pub mod input;
+#[doc(hidden)]
+pub mod overrides;
 pub mod permission;
 pub mod registration;
 pub mod render;
@@ -99,6 +101,7 @@ pub mod __private {
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
+    pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,
         ToolRegistration, output_probe, output_schema_from,

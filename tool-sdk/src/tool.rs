@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
+use crate::overrides::Overrides;
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::{ToolError, ToolResult};
 use crate::schema::SchemaFns;
@@ -134,6 +135,10 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const EXAMPLES: &'static [&'static str] = &[];
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
+    /// Which of the three flag methods below answer per input rather than as the flag
+    /// constants say; `#[tool]` sets it, anything else keeps the default (all of them).
+    #[doc(hidden)]
+    const __FLAG_METHODS: Overrides = Overrides::ALL;
 
     /// Whether this input only reads. Default `false` (assume it writes).
     fn is_read_only(&self) -> bool {
@@ -281,6 +286,11 @@ pub trait Tool: ToolSpec + ToolInput {
     /// What a successful call produces; turned into `tool_result` content by
     /// [`Tool::map_result`].
     type Output: ToolOutputValue + Send + 'static;
+
+    /// Which hooks this impl overrides; `#[tool]` on the impl block sets it, anything else
+    /// keeps the default (all of them). See [`crate::overrides`].
+    #[doc(hidden)]
+    const __OVERRIDES: Overrides = Overrides::ALL;
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).

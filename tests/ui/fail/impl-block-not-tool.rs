@@ -1,0 +1,26 @@
+use tool_sdk::prelude::*;
+
+/// Finds files by name.
+#[tool(name = "Glob", max_result_size_chars = 100_000)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Glob {
+    /// The pattern.
+    pub pattern: String,
+}
+
+#[tool]
+impl Tool for Glob {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+}
+
+#[tool]
+impl Clone for Glob {
+    fn clone(&self) -> Self {
+        Self { pattern: self.pattern.clone() }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+impl Tool for Glob {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+    fn get_path(&self) -> Option<&std::path::Path> {
+        None
+    }
+    async fn validate_input(&self, _ctx: &ToolUseContext) -> ValidationResult {
+        ValidationResult::Ok
+    }
+    #[doc(hidden)]
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE
+        .with("get_path")
+        .with("validate_input");
+}

@@ -1,0 +1,77 @@
+//! `#[tool]` on `impl Tool for X`: the block as written, plus the set of hooks it overrides,
+//! so the tool compiles only those (`tool_sdk::overrides`). The attribute takes no arguments
+//! there: the tool's keys go on its input struct.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{ImplItem, ItemImpl};
+
+use crate::paths::Private;
+
+/// The name of the constant the set goes in (a hidden item of `tool_sdk::Tool`).
+const OVERRIDES: &str = "__OVERRIDES";
+
+/// The block with `const __OVERRIDES` added, or the block unchanged and the error.
+pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
+    if let Err(error) = check(args, &block) {
+        let error = error.to_compile_error();
+        return quote!(#block #error);
+    }
+    let already_set = block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == OVERRIDES));
+    if !already_set {
+        let set = overrides(&block);
+        block.items.push(syn::parse_quote!(
+            #[doc(hidden)]
+            const __OVERRIDES: #Private::Overrides = #set;
+        ));
+    }
+    quote!(#block)
+}
+
+/// Refuses arguments, and an impl that is not of a trait named `Tool`.
+fn check(args: &TokenStream, block: &ItemImpl) -> syn::Result<()> {
+    if !args.is_empty() {
+        return Err(syn::Error::new_spanned(
+            args,
+            "on `impl Tool for ...`, `#[tool]` takes no arguments: write `#[tool]` here and put the tool's keys (`name = \"...\"`, `max_result_size_chars = ...`) in `#[tool(...)]` on its input struct",
+        ));
+    }
+    let is_tool = block
+        .trait_
+        .as_ref()
+        .and_then(|(path, _)| path.segments.last())
+        .is_some_and(|segment| segment.ident == "Tool");
+    if !is_tool {
+        let span = match &block.trait_ {
+            Some((path, _)) => path.span(),
+            None => block.self_ty.span(),
+        };
+        return Err(syn::Error::new(
+            span,
+            "`#[tool]` goes on a struct, an `async fn`, or an `impl Tool for YourInput` block; this `impl` is not of `Tool`, so remove `#[tool]` from it",
+        ));
+    }
+    Ok(())
+}
+
+/// `Overrides::NONE.with("validate_input")...`: the methods the block defines (`call` and
+/// names that are no hook are ignored by `with`). A macro call among the items may define any
+/// method, so then every hook counts as overridden.
+fn overrides(block: &ItemImpl) -> TokenStream {
+    if block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Macro(_) | ImplItem::Verbatim(_)))
+    {
+        return quote!(#Private::Overrides::ALL);
+    }
+    let names = block.items.iter().filter_map(|item| match item {
+        ImplItem::Fn(method) if method.sig.ident != "call" => Some(method.sig.ident.to_string()),
+        _ => None,
+    });
+    quote!(#Private::Overrides::NONE #(.with(#names))*)
+}

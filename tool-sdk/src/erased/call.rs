@@ -1,0 +1,371 @@
+//! One parsed call of a Rust tool type, as a [`ToolCall`]: [`ErasedCall`], the same type for
+//! every tool, answering each hook from the tool type's table of [`HookFns`].
+//!
+//! A hook the type overrides is a function pointer into the type's own method; a hook it does
+//! not override (per [`Overrides`], filled in by `#[tool]` on the impl) is `None`, and
+//! [`ErasedCall`] answers with the trait's default from the tool's constants, so the tool type
+//! compiles no copy of it.
+
+use std::any::Any;
+use std::borrow::Cow;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::blocks::ToolResultContent;
+use crate::context::ToolUseContext;
+use crate::dyn_tool::{ToolCall, ToolOutput};
+use crate::overrides::Hook;
+use crate::permission::{PermissionResult, ValidationResult};
+use crate::result::ToolError;
+use crate::tool::{
+    DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool,
+    default_map_result_owned,
+};
+
+/// A parsed input of some tool type `T`, as [`ErasedCall`] holds it.
+pub(super) type Input = dyn Any + Send + Sync;
+
+/// `T`'s answers to the per-call hooks, one table per tool type: `Some` for the hooks `T`
+/// overrides, `None` where [`ErasedCall`] answers with the default. Each function reads its
+/// argument as `T` (the table and the input always come from the same type).
+pub(super) struct HookFns {
+    is_read_only: Option<fn(&Input) -> bool>,
+    is_concurrency_safe: Option<fn(&Input) -> bool>,
+    is_destructive: Option<fn(&Input) -> bool>,
+    validate_input:
+        Option<for<'a> fn(&'a Input, &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>>,
+    check_permissions:
+        Option<for<'a> fn(&'a Input, &'a ToolUseContext) -> BoxFuture<'a, PermissionResult>>,
+    user_facing_name: Option<fn(&Input) -> Cow<'_, str>>,
+    description: Option<fn(&Input) -> Cow<'_, str>>,
+    inputs_equivalent: Option<fn(&Input, &Input) -> bool>,
+    interrupt_behavior: Option<fn(&Input) -> InterruptBehavior>,
+    is_open_world: Option<fn(&Input) -> bool>,
+    requires_user_interaction: Option<fn(&Input) -> bool>,
+    is_search_or_read_command: Option<fn(&Input) -> SearchOrRead>,
+    get_path: Option<fn(&Input) -> Option<&std::path::Path>>,
+    backfill_observable_input: Option<fn(&Input, &mut Value)>,
+    prepare_permission_matcher: Option<fn(&Input) -> Option<PermissionMatcher>>,
+    to_auto_classifier_input: Option<fn(&Input) -> Cow<'_, str>>,
+    render_tool_use_message: Option<fn(&Input, &Value) -> String>,
+    render_tool_use_progress_message: Option<fn(&Input, &str) -> String>,
+    render_tool_result_message: Option<fn(&Input, &ToolResultContent) -> String>,
+    render_tool_use_rejected_message: Option<fn(&Input) -> String>,
+    render_tool_use_error_message: Option<fn(&Input, &ToolError) -> String>,
+    /// Runs the call: always `T`'s own.
+    call: fn(Box<Input>, ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>,
+}
+
+/// The input as `T`.
+fn this<T: 'static>(input: &Input) -> &T {
+    match input.downcast_ref::<T>() {
+        Some(this) => this,
+        None => unreachable!("a tool's hook table is only given that tool's input"),
+    }
+}
+
+/// `Some(f)` when `hook` is in `set`, else `None`; in a `const`, so a hook left out is never
+/// compiled for the type.
+macro_rules! hook {
+    ($set:expr, $hook:ident, $f:expr) => {
+        if $set.has(Hook::$hook) {
+            Some($f)
+        } else {
+            None
+        }
+    };
+}
+
+impl HookFns {
+    /// `T`'s table.
+    pub(super) const fn of<T: Tool>() -> Self {
+        let flags = T::__FLAG_METHODS;
+        let set = T::__OVERRIDES;
+        Self {
+            is_read_only: hook!(flags, IsReadOnly, |i| this::<T>(i).is_read_only()),
+            is_concurrency_safe: hook!(flags, IsConcurrencySafe, |i| {
+                this::<T>(i).is_concurrency_safe()
+            }),
+            is_destructive: hook!(flags, IsDestructive, |i| this::<T>(i).is_destructive()),
+            validate_input: hook!(set, ValidateInput, |i, ctx| {
+                Box::pin(this::<T>(i).validate_input(ctx))
+            }),
+            check_permissions: hook!(set, CheckPermissions, |i, ctx| {
+                Box::pin(this::<T>(i).check_permissions(ctx))
+            }),
+            user_facing_name: hook!(set, UserFacingName, |i| this::<T>(i).user_facing_name()),
+            description: hook!(set, Description, |i| this::<T>(i).description()),
+            inputs_equivalent: hook!(set, InputsEquivalent, |a, b| {
+                this::<T>(a).inputs_equivalent(this::<T>(b))
+            }),
+            interrupt_behavior: hook!(set, InterruptBehavior, |i| {
+                this::<T>(i).interrupt_behavior()
+            }),
+            is_open_world: hook!(set, IsOpenWorld, |i| this::<T>(i).is_open_world()),
+            requires_user_interaction: hook!(set, RequiresUserInteraction, |i| {
+                this::<T>(i).requires_user_interaction()
+            }),
+            is_search_or_read_command: hook!(set, IsSearchOrReadCommand, |i| {
+                this::<T>(i).is_search_or_read_command()
+            }),
+            get_path: hook!(set, GetPath, |i| this::<T>(i).get_path()),
+            backfill_observable_input: hook!(set, BackfillObservableInput, |i, input| {
+                this::<T>(i).backfill_observable_input(input);
+            }),
+            prepare_permission_matcher: hook!(set, PreparePermissionMatcher, |i| {
+                this::<T>(i).prepare_permission_matcher()
+            }),
+            to_auto_classifier_input: hook!(set, ToAutoClassifierInput, |i| {
+                this::<T>(i).to_auto_classifier_input()
+            }),
+            render_tool_use_message: hook!(set, RenderToolUseMessage, |i, input| {
+                this::<T>(i).render_tool_use_message(input)
+            }),
+            render_tool_use_progress_message: hook!(set, RenderToolUseProgressMessage, |i, p| {
+                this::<T>(i).render_tool_use_progress_message(p)
+            }),
+            render_tool_result_message: hook!(set, RenderToolResultMessage, |i, content| {
+                this::<T>(i).render_tool_result_message(content)
+            }),
+            render_tool_use_rejected_message: hook!(set, RenderToolUseRejectedMessage, |i| {
+                this::<T>(i).render_tool_use_rejected_message()
+            }),
+            render_tool_use_error_message: hook!(set, RenderToolUseErrorMessage, |i, error| {
+                this::<T>(i).render_tool_use_error_message(error)
+            }),
+            call: call_boxed::<T>,
+        }
+    }
+}
+
+/// Runs a boxed input of `T`.
+fn call_boxed<T: Tool>(
+    input: Box<Input>,
+    ctx: ToolUseContext,
+) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    match input.downcast::<T>() {
+        Ok(tool) => Box::pin(run::<T>(*tool, ctx)),
+        Err(_) => unreachable!("a tool's hook table is only given that tool's input"),
+    }
+}
+
+/// Runs one call of `T`: `T::call`, then `T::map_result` (or, when `T` does not override it,
+/// the default mapping, one copy per output type rather than per tool). The one state machine
+/// each tool type adds.
+pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
+    let map: fn(T::Output, &str) -> ToolResultContent = const {
+        if T::__OVERRIDES.has(Hook::MapResult) {
+            T::map_result
+        } else {
+            |output, _| default_map_result_owned(output)
+        }
+    };
+    let result = match tool.call(&ctx).await {
+        Ok(result) => result,
+        Err(error) => return Err(error),
+    };
+    Ok(ToolOutput {
+        content: map(result.data, ctx.tool_use_id()),
+        new_messages: result.new_messages,
+        context_modifier: result.context_modifier,
+    })
+}
+
+/// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
+/// (an orchestrator has run the check already); only for types that override it.
+pub(super) async fn run_validated<T: Tool>(
+    tool: T,
+    ctx: ToolUseContext,
+) -> Result<ToolOutput, ToolError> {
+    if let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await {
+        return Err(ToolError::new(message));
+    }
+    run::<T>(tool, ctx).await
+}
+
+/// What an [`ErasedCall`] reads of its tool besides the hooks: the constants the defaults
+/// are made of.
+pub(super) struct CallFacts {
+    pub(super) name: &'static str,
+    pub(super) description: &'static str,
+    pub(super) read_only: DeclaredFlag,
+    pub(super) concurrency_safe: DeclaredFlag,
+    pub(super) destructive: DeclaredFlag,
+    pub(super) open_world: DeclaredFlag,
+    pub(super) hooks: HookFns,
+}
+
+/// One parsed call of a Rust tool type: its input, erased, and its type's table.
+pub(super) struct ErasedCall {
+    pub(super) facts: &'static CallFacts,
+    pub(super) input: Box<Input>,
+}
+
+impl ErasedCall {
+    fn hooks(&self) -> &'static HookFns {
+        &self.facts.hooks
+    }
+}
+
+impl ToolCall for ErasedCall {
+    fn is_read_only(&self) -> bool {
+        match self.hooks().is_read_only {
+            Some(hook) => hook(&*self.input),
+            None => self.facts.read_only.for_every_input(),
+        }
+    }
+
+    fn is_concurrency_safe(&self) -> bool {
+        match self.hooks().is_concurrency_safe {
+            Some(hook) => hook(&*self.input),
+            None => self.facts.concurrency_safe.for_every_input(),
+        }
+    }
+
+    fn is_destructive(&self) -> bool {
+        match self.hooks().is_destructive {
+            Some(hook) => hook(&*self.input),
+            None => self.facts.destructive.for_every_input(),
+        }
+    }
+
+    fn user_facing_name(&self) -> Cow<'_, str> {
+        match self.hooks().user_facing_name {
+            Some(hook) => hook(&*self.input),
+            None => Cow::Borrowed(self.facts.name),
+        }
+    }
+
+    fn description(&self) -> Cow<'_, str> {
+        match self.hooks().description {
+            Some(hook) => hook(&*self.input),
+            None => Cow::Borrowed(self.facts.description),
+        }
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        match self.hooks().interrupt_behavior {
+            Some(hook) => hook(&*self.input),
+            None => InterruptBehavior::Block,
+        }
+    }
+
+    fn is_open_world(&self) -> bool {
+        match self.hooks().is_open_world {
+            Some(hook) => hook(&*self.input),
+            None => self.facts.open_world.unless_declared_false(),
+        }
+    }
+
+    fn requires_user_interaction(&self) -> bool {
+        match self.hooks().requires_user_interaction {
+            Some(hook) => hook(&*self.input),
+            None => false,
+        }
+    }
+
+    fn is_search_or_read_command(&self) -> SearchOrRead {
+        match self.hooks().is_search_or_read_command {
+            Some(hook) => hook(&*self.input),
+            None => SearchOrRead::default(),
+        }
+    }
+
+    fn get_path(&self) -> Option<&std::path::Path> {
+        match self.hooks().get_path {
+            Some(hook) => hook(&*self.input),
+            None => None,
+        }
+    }
+
+    fn backfill_observable_input(&self, input: &mut Value) {
+        if let Some(hook) = self.hooks().backfill_observable_input {
+            hook(&*self.input, input);
+        }
+    }
+
+    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
+        match self.hooks().prepare_permission_matcher {
+            Some(hook) => hook(&*self.input),
+            None => None,
+        }
+    }
+
+    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
+        match self.hooks().to_auto_classifier_input {
+            Some(hook) => hook(&*self.input),
+            None => Cow::Borrowed(""),
+        }
+    }
+
+    /// `true` only for another call of the same tool type whose
+    /// [`Tool::inputs_equivalent`] says so.
+    fn inputs_equivalent(&self, other: &dyn ToolCall) -> bool {
+        let other: &dyn Any = other;
+        match (self.hooks().inputs_equivalent, other.downcast_ref::<Self>()) {
+            (Some(hook), Some(other))
+                if Any::type_id(&*self.input) == Any::type_id(&*other.input) =>
+            {
+                hook(&*self.input, &*other.input)
+            }
+            _ => false,
+        }
+    }
+
+    fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult> {
+        match self.hooks().validate_input {
+            Some(hook) => hook(&*self.input, ctx),
+            None => Box::pin(std::future::ready(ValidationResult::Ok)),
+        }
+    }
+
+    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult> {
+        match self.hooks().check_permissions {
+            Some(hook) => hook(&*self.input, ctx),
+            None => Box::pin(std::future::ready(PermissionResult::allow())),
+        }
+    }
+
+    fn render_tool_use_message(&self, input: &Value) -> String {
+        match self.hooks().render_tool_use_message {
+            Some(hook) => hook(&*self.input, input),
+            None => crate::render::tool_use_message(&self.user_facing_name(), input),
+        }
+    }
+
+    fn render_tool_use_progress_message(&self, progress: &str) -> String {
+        match self.hooks().render_tool_use_progress_message {
+            Some(hook) => hook(&*self.input, progress),
+            None => format!("{}: {progress}", self.user_facing_name()),
+        }
+    }
+
+    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
+        match self.hooks().render_tool_result_message {
+            Some(hook) => hook(&*self.input, content),
+            None => crate::render::result_summary(content),
+        }
+    }
+
+    fn render_tool_use_rejected_message(&self) -> String {
+        match self.hooks().render_tool_use_rejected_message {
+            Some(hook) => hook(&*self.input),
+            None => crate::render::rejected_message(&self.user_facing_name()),
+        }
+    }
+
+    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
+        match self.hooks().render_tool_use_error_message {
+            Some(hook) => hook(&*self.input, error),
+            None => crate::render::error_summary(&self.user_facing_name(), error),
+        }
+    }
+
+    fn call(
+        self: Box<Self>,
+        ctx: ToolUseContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        (self.hooks().call)(self.input, ctx)
+    }
+}

@@ -1,0 +1,265 @@
+//! `#[tool]` on `impl Tool for X` changes what a tool compiles to, never what it answers: the
+//! same tool with and without the attribute on its impl gives the same answer to every hook,
+//! whether the hook is overridden or left to its default.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tool_sdk::TypedTool;
+use tool_sdk::prelude::*;
+use tool_sdk::tool::{InterruptBehavior, SearchOrRead};
+
+/// Two tools, `$with` (attribute on the impl) and `$without`, that override the same hooks.
+macro_rules! twins {
+    ($with:ident, $without:ident, $name_with:literal, $name_without:literal, { $($hooks:tt)* }) => {
+        /// Writes a note, or reads one back.
+        #[tool(
+            name = $name_with,
+            max_result_size_chars = 1_000,
+            read_only = Self::reads,
+            concurrency_safe,
+            open_world = false
+        )]
+        #[derive(Deserialize, JsonSchema)]
+        struct $with {
+            /// The note's path.
+            path: String,
+            /// What to do: `read` or `write`.
+            action: String,
+        }
+
+        impl $with {
+            fn reads(&self) -> bool {
+                self.action == "read"
+            }
+        }
+
+        #[tool]
+        impl Tool for $with {
+            type Output = Vec<String>;
+            async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Vec<String>>, ToolError> {
+                Ok(ToolResult::new(vec![self.path, self.action]))
+            }
+            $($hooks)*
+        }
+
+        /// Writes a note, or reads one back.
+        #[tool(
+            name = $name_without,
+            max_result_size_chars = 1_000,
+            read_only = Self::reads,
+            concurrency_safe,
+            open_world = false
+        )]
+        #[derive(Deserialize, JsonSchema)]
+        struct $without {
+            /// The note's path.
+            path: String,
+            /// What to do: `read` or `write`.
+            action: String,
+        }
+
+        impl $without {
+            fn reads(&self) -> bool {
+                self.action == "read"
+            }
+        }
+
+        impl Tool for $without {
+            type Output = Vec<String>;
+            async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Vec<String>>, ToolError> {
+                Ok(ToolResult::new(vec![self.path, self.action]))
+            }
+            $($hooks)*
+        }
+    };
+}
+
+twins!(Bare, BarePlain, "Bare", "BarePlain", {});
+
+twins!(Hooked, HookedPlain, "Hooked", "HookedPlain", {
+    async fn validate_input(&self, _ctx: &ToolUseContext) -> ValidationResult {
+        if self.path.is_empty() {
+            ValidationResult::invalid("the path is empty")
+        } else {
+            ValidationResult::Ok
+        }
+    }
+    fn map_result(output: Vec<String>, tool_use_id: &str) -> ToolResultContent {
+        ToolResultContent::Text(format!("{tool_use_id}: {}", output.join(" ")))
+    }
+    fn prompt() -> Cow<'static, str> {
+        Cow::Borrowed("Notes.")
+    }
+    fn is_enabled() -> bool {
+        false
+    }
+    fn output_schema() -> Option<Value> {
+        Some(json!({"type": "array"}))
+    }
+    fn user_facing_name(&self) -> Cow<'_, str> {
+        Cow::Owned(format!("Note {}", self.path))
+    }
+    fn description(&self) -> Cow<'_, str> {
+        Cow::Owned(format!("{} {}", self.action, self.path))
+    }
+    fn inputs_equivalent(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+    fn is_open_world(&self) -> bool {
+        self.path.starts_with("http")
+    }
+    fn requires_user_interaction(&self) -> bool {
+        true
+    }
+    fn is_search_or_read_command(&self) -> SearchOrRead {
+        SearchOrRead {
+            is_search: false,
+            is_read: self.reads(),
+        }
+    }
+    fn get_path(&self) -> Option<&Path> {
+        Some(Path::new(&self.path))
+    }
+    fn backfill_observable_input(&self, input: &mut Value) {
+        input["reads"] = json!(self.reads());
+    }
+    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.path)
+    }
+});
+
+/// Every answer a registry and an orchestrator read from a tool and one parsed call of it,
+/// as text, with the tool's name taken out.
+async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
+    let name = tool.name().to_owned();
+    let mut out = vec![
+        format!("prompt {}", tool.prompt()),
+        format!("enabled {}", tool.is_enabled()),
+        format!("output schema {:?}", tool.output_schema()),
+    ];
+    match tool.parse_input(input.clone()) {
+        Err(error) => out.push(format!("parse error {error}")),
+        Ok(call) => {
+            let other = tool.parse_input(input.clone()).unwrap();
+            let mut observed = input.clone();
+            call.backfill_observable_input(&mut observed);
+            let error = ToolError::new("it broke");
+            out.extend([
+                format!("read-only {}", call.is_read_only()),
+                format!("concurrency-safe {}", call.is_concurrency_safe()),
+                format!("destructive {}", call.is_destructive()),
+                format!("user-facing name {}", call.user_facing_name()),
+                format!("description {}", call.description()),
+                format!("equivalent {}", call.inputs_equivalent(&*other)),
+                format!("interrupt {:?}", call.interrupt_behavior()),
+                format!("open world {}", call.is_open_world()),
+                format!("user interaction {}", call.requires_user_interaction()),
+                format!("search or read {:?}", call.is_search_or_read_command()),
+                format!("path {:?}", call.get_path()),
+                format!("observed {observed}"),
+                format!("matcher {}", call.prepare_permission_matcher().is_some()),
+                format!("classifier {}", call.to_auto_classifier_input()),
+                format!("render use {}", call.render_tool_use_message(&input)),
+                format!(
+                    "render progress {}",
+                    call.render_tool_use_progress_message("half")
+                ),
+                format!(
+                    "render result {}",
+                    call.render_tool_result_message(&ToolResultContent::Text("a\nb".into()))
+                ),
+                format!(
+                    "render rejected {}",
+                    call.render_tool_use_rejected_message()
+                ),
+                format!(
+                    "render error {}",
+                    call.render_tool_use_error_message(&error)
+                ),
+            ]);
+            let ctx = ToolUseContext::detached("toolu_1");
+            out.push(format!("validate {:?}", call.validate_input(&ctx).await));
+            out.push(format!(
+                "permissions {:?}",
+                call.check_permissions(&ctx).await
+            ));
+            let output = call.call(ctx).await.map(|output| output.content);
+            out.push(format!("call {output:?}"));
+        }
+    }
+    let dispatched = match tool.dispatch(input, ToolUseContext::detached("toolu_2")) {
+        Ok(future) => format!("{:?}", future.await.map(|output| output.content)),
+        Err(error) => format!("parse error {error}"),
+    };
+    out.push(format!("dispatch {dispatched}"));
+    out.into_iter()
+        .map(|line| line.replace(&name, "NAME"))
+        .collect()
+}
+
+async fn assert_same(with: TypedTool, without: TypedTool) {
+    for input in [
+        json!({"path": "notes/a.md", "action": "read"}),
+        json!({"path": "http://example.com", "action": "write"}),
+        json!({"path": "", "action": "write"}),
+        json!({"path": 3}),
+    ] {
+        assert_eq!(
+            answers(&with, input.clone()).await,
+            answers(&without, input).await
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tool_without_hooks_answers_the_same_with_the_attribute_on_its_impl() {
+    assert_same(
+        TypedTool::of::<Bare>(None),
+        TypedTool::of::<BarePlain>(None),
+    )
+    .await;
+    let answers = answers(
+        &TypedTool::of::<Bare>(None),
+        json!({"path": "notes/a.md", "action": "read"}),
+    )
+    .await;
+    assert!(
+        answers.contains(&"read-only true".to_owned()),
+        "{answers:?}"
+    );
+    assert!(
+        answers.contains(&"open world false".to_owned()),
+        "{answers:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl() {
+    assert_same(
+        TypedTool::of::<Hooked>(None),
+        TypedTool::of::<HookedPlain>(None),
+    )
+    .await;
+    let answers = answers(
+        &TypedTool::of::<Hooked>(None),
+        json!({"path": "", "action": "write"}),
+    )
+    .await;
+    // The overrides are what answered, not the defaults.
+    assert!(answers.contains(&"prompt Notes.".to_owned()), "{answers:?}");
+    assert!(
+        answers.contains(&"render rejected Note : rejected by the user, not run".to_owned()),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .any(|line| line.starts_with("dispatch Err") && line.contains("the path is empty")),
+        "{answers:?}"
+    );
+}
