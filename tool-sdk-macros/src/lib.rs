@@ -26,6 +26,14 @@ use proc_macro::TokenStream;
 /// doc comment is the description the model reads, its fields (with their doc comments) the
 /// input schema.
 ///
+/// **On `impl Tool for X`**, `#[tool]` takes no arguments. It leaves the block as written and
+/// records which optional hooks the block overrides (`validate_input`, `user_facing_name`,
+/// the `render_*` lines, ...), so the tool compiles only those: the others are answered from
+/// the tool's constants by code written once (`tool_sdk::overrides`). Without it the tool
+/// answers the same and compiles a copy of every hook, about 40 more functions per tool. A
+/// macro call inside the block may define any method, so then every hook counts as
+/// overridden. On any other `impl`, and with arguments, it is a compile error.
+///
 /// **Function form.** `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
 /// Result<T, E>`, where `Args: Deserialize + JsonSchema`, `T: Serialize` (or
 /// `ToolResult<T>`), and `E: Into<ToolError>`. `Args` must be a struct with named fields, as
@@ -195,15 +203,25 @@ use proc_macro::TokenStream;
 ///     }
 /// }
 ///
+/// #[tool]
 /// impl Tool for Bash {
 ///     type Output = String;
 ///     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
 ///         Ok(ToolResult::new(format!("would run {}", self.command)))
 ///     }
+///
+///     fn user_facing_name(&self) -> std::borrow::Cow<'_, str> {
+///         format!("Bash({})", self.command).into()
+///     }
 /// }
 ///
 /// let git = Bash { command: "git status".into() };
 /// assert!(git.is_read_only() && git.is_concurrency_safe() && !git.is_destructive());
+/// let call = tool_sdk::dyn_tool::<Bash>()
+///     .parse_input(serde_json::json!({"command": "git status"}))
+///     .unwrap();
+/// assert!(call.is_read_only());
+/// assert_eq!(call.user_facing_name(), "Bash(git status)");
 /// let rm = Bash { command: "rm -rf target".into() };
 /// assert!(!rm.is_read_only() && !rm.is_concurrency_safe());
 /// ```

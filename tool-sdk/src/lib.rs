@@ -13,6 +13,7 @@
 //!     pub b: i64,
 //! }
 //!
+//! #[tool]
 //! impl Tool for Add {
 //!     type Output = i64;
 //!     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {

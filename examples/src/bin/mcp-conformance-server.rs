@@ -46,6 +46,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SimpleText {}
 
+#[tool]
 impl Tool for SimpleText {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -67,6 +68,7 @@ impl Tool for SimpleText {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ImageContent {}
 
+#[tool]
 impl Tool for ImageContent {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -95,6 +97,7 @@ fn image_block(data: String) -> ResultBlock {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AudioContent {}
 
+#[tool]
 impl Tool for AudioContent {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -117,6 +120,7 @@ impl Tool for AudioContent {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EmbeddedResource {}
 
+#[tool]
 impl Tool for EmbeddedResource {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -149,6 +153,7 @@ fn text_resource(uri: &str, mime_type: &str, text: &str) -> Result<ResourceConte
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MultipleContentTypes {}
 
+#[tool]
 impl Tool for MultipleContentTypes {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -179,6 +184,7 @@ impl Tool for MultipleContentTypes {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ToolWithLogging {}
 
+#[tool]
 impl Tool for ToolWithLogging {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -216,6 +222,7 @@ impl Tool for ToolWithLogging {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ErrorHandling {}
 
+#[tool]
 impl Tool for ErrorHandling {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -237,6 +244,7 @@ impl Tool for ErrorHandling {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ToolWithProgress {}
 
+#[tool]
 impl Tool for ToolWithProgress {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -266,6 +274,7 @@ pub struct Sampling {
     pub prompt: String,
 }
 
+#[tool]
 impl Tool for Sampling {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -315,6 +324,7 @@ pub struct Elicitation {
     pub message: String,
 }
 
+#[tool]
 impl Tool for Elicitation {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -369,6 +379,7 @@ async fn elicit(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ElicitationDefaults {}
 
+#[tool]
 impl Tool for ElicitationDefaults {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -400,6 +411,7 @@ impl Tool for ElicitationDefaults {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ElicitationEnums {}
 
+#[tool]
 impl Tool for ElicitationEnums {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -475,6 +487,7 @@ fn json_schema_tool() -> Result<DynamicTool, String> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Reconnection {}
 
+#[tool]
 impl Tool for Reconnection {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -103,6 +103,7 @@ impl Bash {
     }
 }
 
+#[tool]
 impl Tool for Bash {
     type Output = String;
 

@@ -50,6 +50,7 @@ pub struct Edit {
     pub replace_all: bool,
 }
 
+#[tool]
 impl Tool for Edit {
     type Output = String;
 

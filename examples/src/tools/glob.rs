@@ -46,6 +46,7 @@ pub struct Glob {
     pub path: Option<String>,
 }
 
+#[tool]
 impl Tool for Glob {
     type Output = String;
 

@@ -85,6 +85,7 @@ pub struct Grep {
     pub multiline: Option<bool>,
 }
 
+#[tool]
 impl Tool for Grep {
     type Output = String;
 

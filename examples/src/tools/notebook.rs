@@ -90,6 +90,7 @@ fn edit_mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "string", "enum": ["replace", "insert", "delete"]})
 }
 
+#[tool]
 impl Tool for NotebookEdit {
     type Output = String;
 

@@ -61,6 +61,7 @@ pub struct Read {
     pub limit: Option<u64>,
 }
 
+#[tool]
 impl Tool for Read {
     type Output = String;
 

@@ -29,6 +29,7 @@ pub struct TaskStop {
     pub shell_id: String,
 }
 
+#[tool]
 impl Tool for TaskStop {
     type Output = Stopped;
 

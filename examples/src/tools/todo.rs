@@ -71,6 +71,7 @@ pub struct TodoWrite {
     pub todos: Vec<TodoItem>,
 }
 
+#[tool]
 impl Tool for TodoWrite {
     type Output = String;
 

@@ -38,6 +38,7 @@ pub struct Write {
     pub content: String,
 }
 
+#[tool]
 impl Tool for Write {
     type Output = String;
 

@@ -23,8 +23,27 @@ use crate::tool::{
     default_map_result_owned,
 };
 
-/// A parsed input of some tool type `T`, as [`ErasedCall`] holds it.
+/// A parsed input of some tool type `T`, as the hooks read it.
 pub(super) type Input = dyn Any + Send + Sync;
+
+/// A parsed input of some tool type `T`, as [`ErasedCall`] holds it: readable as [`Input`]
+/// (by upcasting) and runnable, so running it needs no downcast.
+pub(super) trait CallInput: Any + Send + Sync {
+    /// Runs the call ([`run`]).
+    fn run(
+        self: Box<Self>,
+        ctx: ToolUseContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
+
+impl<T: Tool> CallInput for T {
+    fn run(
+        self: Box<Self>,
+        ctx: ToolUseContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(run::<T>(*self, ctx))
+    }
+}
 
 /// `T`'s answers to the per-call hooks, one table per tool type: `Some` for the hooks `T`
 /// overrides, `None` where [`ErasedCall`] answers with the default. Each function reads its
@@ -53,8 +72,6 @@ pub(super) struct HookFns {
     render_tool_result_message: Option<fn(&Input, &ToolResultContent) -> String>,
     render_tool_use_rejected_message: Option<fn(&Input) -> String>,
     render_tool_use_error_message: Option<fn(&Input, &ToolError) -> String>,
-    /// Runs the call: always `T`'s own.
-    call: fn(Box<Input>, ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>,
 }
 
 /// The input as `T`.
@@ -134,19 +151,7 @@ impl HookFns {
             render_tool_use_error_message: hook!(set, RenderToolUseErrorMessage, |i, error| {
                 this::<T>(i).render_tool_use_error_message(error)
             }),
-            call: call_boxed::<T>,
         }
-    }
-}
-
-/// Runs a boxed input of `T`.
-fn call_boxed<T: Tool>(
-    input: Box<Input>,
-    ctx: ToolUseContext,
-) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-    match input.downcast::<T>() {
-        Ok(tool) => Box::pin(run::<T>(*tool, ctx)),
-        Err(_) => unreachable!("a tool's hook table is only given that tool's input"),
     }
 }
 
@@ -199,102 +204,107 @@ pub(super) struct CallFacts {
 /// One parsed call of a Rust tool type: its input, erased, and its type's table.
 pub(super) struct ErasedCall {
     pub(super) facts: &'static CallFacts,
-    pub(super) input: Box<Input>,
+    pub(super) input: Box<dyn CallInput>,
 }
 
 impl ErasedCall {
     fn hooks(&self) -> &'static HookFns {
         &self.facts.hooks
     }
+
+    /// The input, to be read by a hook.
+    fn input(&self) -> &Input {
+        &*self.input
+    }
 }
 
 impl ToolCall for ErasedCall {
     fn is_read_only(&self) -> bool {
         match self.hooks().is_read_only {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => self.facts.read_only.for_every_input(),
         }
     }
 
     fn is_concurrency_safe(&self) -> bool {
         match self.hooks().is_concurrency_safe {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => self.facts.concurrency_safe.for_every_input(),
         }
     }
 
     fn is_destructive(&self) -> bool {
         match self.hooks().is_destructive {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => self.facts.destructive.for_every_input(),
         }
     }
 
     fn user_facing_name(&self) -> Cow<'_, str> {
         match self.hooks().user_facing_name {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => Cow::Borrowed(self.facts.name),
         }
     }
 
     fn description(&self) -> Cow<'_, str> {
         match self.hooks().description {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => Cow::Borrowed(self.facts.description),
         }
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {
         match self.hooks().interrupt_behavior {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => InterruptBehavior::Block,
         }
     }
 
     fn is_open_world(&self) -> bool {
         match self.hooks().is_open_world {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => self.facts.open_world.unless_declared_false(),
         }
     }
 
     fn requires_user_interaction(&self) -> bool {
         match self.hooks().requires_user_interaction {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => false,
         }
     }
 
     fn is_search_or_read_command(&self) -> SearchOrRead {
         match self.hooks().is_search_or_read_command {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => SearchOrRead::default(),
         }
     }
 
     fn get_path(&self) -> Option<&std::path::Path> {
         match self.hooks().get_path {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => None,
         }
     }
 
     fn backfill_observable_input(&self, input: &mut Value) {
         if let Some(hook) = self.hooks().backfill_observable_input {
-            hook(&*self.input, input);
+            hook(self.input(), input);
         }
     }
 
     fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
         match self.hooks().prepare_permission_matcher {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => None,
         }
     }
 
     fn to_auto_classifier_input(&self) -> Cow<'_, str> {
         match self.hooks().to_auto_classifier_input {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => Cow::Borrowed(""),
         }
     }
@@ -304,10 +314,8 @@ impl ToolCall for ErasedCall {
     fn inputs_equivalent(&self, other: &dyn ToolCall) -> bool {
         let other: &dyn Any = other;
         match (self.hooks().inputs_equivalent, other.downcast_ref::<Self>()) {
-            (Some(hook), Some(other))
-                if Any::type_id(&*self.input) == Any::type_id(&*other.input) =>
-            {
-                hook(&*self.input, &*other.input)
+            (Some(hook), Some(other)) if self.input().type_id() == other.input().type_id() => {
+                hook(self.input(), other.input())
             }
             _ => false,
         }
@@ -315,49 +323,49 @@ impl ToolCall for ErasedCall {
 
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult> {
         match self.hooks().validate_input {
-            Some(hook) => hook(&*self.input, ctx),
+            Some(hook) => hook(self.input(), ctx),
             None => Box::pin(std::future::ready(ValidationResult::Ok)),
         }
     }
 
     fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult> {
         match self.hooks().check_permissions {
-            Some(hook) => hook(&*self.input, ctx),
+            Some(hook) => hook(self.input(), ctx),
             None => Box::pin(std::future::ready(PermissionResult::allow())),
         }
     }
 
     fn render_tool_use_message(&self, input: &Value) -> String {
         match self.hooks().render_tool_use_message {
-            Some(hook) => hook(&*self.input, input),
+            Some(hook) => hook(self.input(), input),
             None => crate::render::tool_use_message(&self.user_facing_name(), input),
         }
     }
 
     fn render_tool_use_progress_message(&self, progress: &str) -> String {
         match self.hooks().render_tool_use_progress_message {
-            Some(hook) => hook(&*self.input, progress),
+            Some(hook) => hook(self.input(), progress),
             None => format!("{}: {progress}", self.user_facing_name()),
         }
     }
 
     fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
         match self.hooks().render_tool_result_message {
-            Some(hook) => hook(&*self.input, content),
+            Some(hook) => hook(self.input(), content),
             None => crate::render::result_summary(content),
         }
     }
 
     fn render_tool_use_rejected_message(&self) -> String {
         match self.hooks().render_tool_use_rejected_message {
-            Some(hook) => hook(&*self.input),
+            Some(hook) => hook(self.input()),
             None => crate::render::rejected_message(&self.user_facing_name()),
         }
     }
 
     fn render_tool_use_error_message(&self, error: &ToolError) -> String {
         match self.hooks().render_tool_use_error_message {
-            Some(hook) => hook(&*self.input, error),
+            Some(hook) => hook(self.input(), error),
             None => crate::render::error_summary(&self.user_facing_name(), error),
         }
     }
@@ -366,6 +374,6 @@ impl ToolCall for ErasedCall {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        (self.hooks().call)(self.input, ctx)
+        self.input.run(ctx)
     }
 }

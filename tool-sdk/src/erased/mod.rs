@@ -24,10 +24,10 @@ use crate::overrides::Hook;
 use crate::result::ToolError;
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
-use call::{CallFacts, ErasedCall, HookFns, run, run_validated};
+use call::{CallFacts, CallInput, ErasedCall, HookFns, run, run_validated};
 
-/// Reads a checked input into a call of one tool type.
-type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn ToolCall>, InputError>;
+/// Reads a checked input of one tool type.
+type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
 
 /// Reads a checked input and returns the call as one future that checks and runs it.
 type DispatchFn = fn(
@@ -142,12 +142,9 @@ impl TypedFns {
 fn parse_call<T: Tool>(
     input: Value,
     check: &InputValidator,
-) -> Result<Box<dyn ToolCall>, InputError> {
+) -> Result<Box<dyn CallInput>, InputError> {
     match input::parse::<T>(input, check) {
-        Ok(parsed) => Ok(Box::new(ErasedCall {
-            facts: &FnsOf::<T>::FNS.call,
-            input: Box::new(parsed),
-        })),
+        Ok(parsed) => Ok(Box::new(parsed)),
         Err(error) => Err(error),
     }
 }
@@ -340,7 +337,11 @@ impl DynTool for TypedTool {
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        (self.fns.parse)(input, &self.schemas().input)
+        let input = (self.fns.parse)(input, &self.schemas().input)?;
+        Ok(Box::new(ErasedCall {
+            facts: &self.fns.call,
+            input,
+        }))
     }
 
     /// As the default, with one allocation (the future) rather than two.
