@@ -4,6 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ImplItem, ItemImpl};
 
@@ -32,12 +33,20 @@ pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
     quote!(#block)
 }
 
-/// Refuses arguments, and an impl that is not of a trait named `Tool`.
+/// Refuses arguments, a negative impl, and an impl that is not of a trait named `Tool` (the
+/// trait is recognised by its name, as written: through an alias such as `use tool_sdk::Tool
+/// as T`, the block is refused).
 fn check(args: &TokenStream, block: &ItemImpl) -> syn::Result<()> {
     if !args.is_empty() {
         return Err(syn::Error::new_spanned(
             args,
             "on `impl Tool for ...`, `#[tool]` takes no arguments: write `#[tool]` here and put the tool's keys (`name = \"...\"`, `max_result_size_chars = ...`) in `#[tool(...)]` on its input struct",
+        ));
+    }
+    if let Some(bang) = &block.modifiers.polarity {
+        return Err(syn::Error::new_spanned(
+            bang,
+            "`#[tool]` goes on `impl Tool for YourInput`, not on a negative impl; remove `#[tool]` from it",
         ));
     }
     let is_tool = block
@@ -58,20 +67,49 @@ fn check(args: &TokenStream, block: &ItemImpl) -> syn::Result<()> {
     Ok(())
 }
 
-/// `Overrides::NONE.with("validate_input")...`: the methods the block defines (`call` and
-/// names that are no hook are ignored by `with`). A macro call among the items may define any
-/// method, so then every hook counts as overridden.
+/// `Overrides::NONE.with("validate_input")...`: the methods the block defines, by their names
+/// without `r#` (`call` and names that are no hook are ignored by `with`). Whatever may still
+/// add or rename methods after this macro has read the block makes every hook count as
+/// overridden: a macro call among the items, or an attribute macro on the block that runs
+/// after this one (any attribute but the built-in ones below).
 fn overrides(block: &ItemImpl) -> TokenStream {
-    if block
+    let macro_item = block
         .items
         .iter()
-        .any(|item| matches!(item, ImplItem::Macro(_) | ImplItem::Verbatim(_)))
-    {
+        .any(|item| matches!(item, ImplItem::Macro(_) | ImplItem::Verbatim(_)));
+    if macro_item || block.attrs.iter().any(|attr| !is_built_in(attr)) {
         return quote!(#Private::Overrides::ALL);
     }
     let names = block.items.iter().filter_map(|item| match item {
-        ImplItem::Fn(method) if method.sig.ident != "call" => Some(method.sig.ident.to_string()),
+        ImplItem::Fn(method) => {
+            let name = method.sig.ident.unraw().to_string();
+            (name != "call").then_some(name)
+        }
         _ => None,
     });
     quote!(#Private::Overrides::NONE #(.with(#names))*)
+}
+
+/// An attribute the compiler itself reads, which cannot add or rename methods.
+fn is_built_in(attr: &syn::Attribute) -> bool {
+    const BUILT_IN: &[&str] = &[
+        "doc",
+        "cfg",
+        "cfg_attr",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "automatically_derived",
+        "diagnostic",
+        "rustfmt",
+        "clippy",
+        "deprecated",
+        "must_use",
+    ];
+    attr.path()
+        .segments
+        .first()
+        .is_some_and(|segment| BUILT_IN.iter().any(|name| segment.ident == name))
 }

@@ -31,8 +31,11 @@ use proc_macro::TokenStream;
 /// the `render_*` lines, ...), so the tool compiles only those: the others are answered from
 /// the tool's constants by code written once (`tool_sdk::overrides`). Without it the tool
 /// answers the same and compiles a copy of every hook, about 40 more functions per tool. A
-/// macro call inside the block may define any method, so then every hook counts as
-/// overridden. On any other `impl`, and with arguments, it is a compile error.
+/// macro call inside the block, or another attribute macro on it that runs after `#[tool]`,
+/// may define any method, so then every hook counts as overridden. The trait is recognised by
+/// its name as written (`Tool` or a path ending in `Tool`, not an alias such as `use
+/// tool_sdk::Tool as T`); on any other `impl`, a negative impl, and with arguments, it is a
+/// compile error.
 ///
 /// **Function form.** `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
 /// Result<T, E>`, where `Args: Deserialize + JsonSchema`, `T: Serialize` (or

@@ -550,3 +550,40 @@ fn impl_block_refuses_arguments_and_other_traits() {
     let out = expand(quote!(), quote!(impl Glob {}));
     assert!(out.contains("this `impl` is not of `Tool`"), "{out}");
 }
+
+#[test]
+fn impl_block_reads_raw_names_and_defers_to_later_attribute_macros() {
+    let out = expand(
+        quote!(),
+        quote! {
+            impl Tool for Glob {
+                type Output = String;
+                fn r#user_facing_name(&self) -> Cow<'_, str> {
+                    Cow::Borrowed("Glob")
+                }
+            }
+        },
+    );
+    assert!(out.contains(r#".with("user_facing_name")"#), "{out}");
+    // Another attribute macro runs after `#[tool]` and may add methods: every hook counts.
+    let out = expand(
+        quote!(),
+        quote! {
+            #[doc = "Glob's behaviour."]
+            #[async_trait]
+            impl Tool for Glob {}
+        },
+    );
+    assert!(out.contains("Overrides::ALL"), "{out}");
+    let out = expand(
+        quote!(),
+        quote! {
+            #[doc = "Glob's behaviour."]
+            #[allow(clippy::all)]
+            impl Tool for Glob {}
+        },
+    );
+    assert!(out.contains("Overrides::NONE;"), "{out}");
+    let out = expand(quote!(), quote!(impl !Tool for Glob {}));
+    assert!(out.contains("not on a negative impl"), "{out}");
+}

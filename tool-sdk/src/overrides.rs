@@ -144,13 +144,50 @@ mod tests {
     }
 
     #[test]
-    fn the_names_follow_the_hooks_in_order() {
-        assert_eq!(NAMES[Hook::IsReadOnly as usize], "is_read_only");
-        assert_eq!(NAMES[Hook::MapResult as usize], "map_result");
-        assert_eq!(NAMES[Hook::OutputSchema as usize], "output_schema");
-        assert_eq!(
-            NAMES[Hook::RenderToolUseErrorMessage as usize],
-            "render_tool_use_error_message"
-        );
+    fn each_hook_is_set_by_its_own_name_and_no_other() {
+        let hooks = [
+            (Hook::IsReadOnly, "is_read_only"),
+            (Hook::IsConcurrencySafe, "is_concurrency_safe"),
+            (Hook::IsDestructive, "is_destructive"),
+            (Hook::ValidateInput, "validate_input"),
+            (Hook::CheckPermissions, "check_permissions"),
+            (Hook::MapResult, "map_result"),
+            (Hook::Prompt, "prompt"),
+            (Hook::UserFacingName, "user_facing_name"),
+            (Hook::IsEnabled, "is_enabled"),
+            (Hook::Description, "description"),
+            (Hook::InputsEquivalent, "inputs_equivalent"),
+            (Hook::InterruptBehavior, "interrupt_behavior"),
+            (Hook::IsOpenWorld, "is_open_world"),
+            (Hook::RequiresUserInteraction, "requires_user_interaction"),
+            (Hook::IsSearchOrReadCommand, "is_search_or_read_command"),
+            (Hook::GetPath, "get_path"),
+            (Hook::BackfillObservableInput, "backfill_observable_input"),
+            (Hook::PreparePermissionMatcher, "prepare_permission_matcher"),
+            (Hook::ToAutoClassifierInput, "to_auto_classifier_input"),
+            (Hook::OutputSchema, "output_schema"),
+            (Hook::RenderToolUseMessage, "render_tool_use_message"),
+            (
+                Hook::RenderToolUseProgressMessage,
+                "render_tool_use_progress_message",
+            ),
+            (Hook::RenderToolResultMessage, "render_tool_result_message"),
+            (
+                Hook::RenderToolUseRejectedMessage,
+                "render_tool_use_rejected_message",
+            ),
+            (
+                Hook::RenderToolUseErrorMessage,
+                "render_tool_use_error_message",
+            ),
+        ];
+        assert_eq!(hooks.len(), NAMES.len());
+        for (hook, name) in hooks {
+            let set = Overrides::NONE.with(name);
+            assert!(set.has(hook), "{name}");
+            for (other, other_name) in hooks {
+                assert_eq!(set.has(other), other == hook, "{name} sets {other_name}");
+            }
+        }
     }
 }

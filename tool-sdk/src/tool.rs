@@ -276,11 +276,12 @@ impl<T: ToolOutputValue + ?Sized> Serialize for OutputRef<'_, T> {
 /// hooks with neutral defaults (SPEC §1.1).
 ///
 /// Implement it for a struct annotated with `#[tool(...)]`; the struct is the tool's input and
-/// must be `Deserialize` and `JsonSchema`.
+/// must be `Deserialize` and `JsonSchema`. `#[tool]` on the `impl Tool` block too makes the
+/// tool compile only the hooks the block overrides (see [`macro@crate::tool`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is annotated with `#[tool]` but does not implement `Tool`",
     label = "this tool has no `impl Tool`",
-    note = "add `impl Tool for {Self} {{ type Output = String; async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {{ ... }} }}` (names from `tool_sdk::prelude`)"
+    note = "add `#[tool] impl Tool for {Self} {{ type Output = String; async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {{ ... }} }}` (names from `tool_sdk::prelude`)"
 )]
 pub trait Tool: ToolSpec + ToolInput {
     /// What a successful call produces; turned into `tool_result` content by

@@ -131,6 +131,36 @@ twins!(Hooked, HookedPlain, "Hooked", "HookedPlain", {
     fn to_auto_classifier_input(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.path)
     }
+    async fn check_permissions(&self, _ctx: &ToolUseContext) -> PermissionResult {
+        if self.reads() {
+            PermissionResult::allow()
+        } else {
+            PermissionResult::Ask {
+                message: format!("write {}?", self.path),
+            }
+        }
+    }
+    fn prepare_permission_matcher(&self) -> Option<tool_sdk::PermissionMatcher> {
+        let path = self.path.clone();
+        Some(tool_sdk::PermissionMatcher::new(move |rule| {
+            path.starts_with(rule)
+        }))
+    }
+    fn render_tool_use_message(&self, input: &Value) -> String {
+        format!("use {input}")
+    }
+    fn render_tool_use_progress_message(&self, progress: &str) -> String {
+        format!("progress {progress}")
+    }
+    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
+        format!("result {}", content.text())
+    }
+    fn render_tool_use_rejected_message(&self) -> String {
+        "rejected".to_owned()
+    }
+    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
+        format!("error {}", error.to_model_text())
+    }
 });
 
 /// Every answer a registry and an orchestrator read from a tool and one parsed call of it,
@@ -162,7 +192,10 @@ async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
                 format!("search or read {:?}", call.is_search_or_read_command()),
                 format!("path {:?}", call.get_path()),
                 format!("observed {observed}"),
-                format!("matcher {}", call.prepare_permission_matcher().is_some()),
+                format!(
+                    "matcher {}",
+                    matcher_answers(call.prepare_permission_matcher())
+                ),
                 format!("classifier {}", call.to_auto_classifier_input()),
                 format!("render use {}", call.render_tool_use_message(&input)),
                 format!(
@@ -200,6 +233,217 @@ async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
     out.into_iter()
         .map(|line| line.replace(&name, "NAME"))
         .collect()
+}
+
+/// What a permission matcher says of a few rule contents, or `none`.
+fn matcher_answers(matcher: Option<tool_sdk::PermissionMatcher>) -> String {
+    matcher.map_or_else(
+        || "none".to_owned(),
+        |matcher| {
+            format!(
+                "{:?}",
+                ["notes", "http", ""].map(|rule| matcher.matches(rule))
+            )
+        },
+    )
+}
+
+/// The answers [`answers`] reads, asked of `T`'s own methods (the trait's defaults where `T`
+/// does not override them), for an input that parses.
+async fn direct<T: Tool + serde::de::DeserializeOwned>(input: Value) -> Vec<String> {
+    let call: T = serde_json::from_value(input.clone()).unwrap();
+    let other: T = serde_json::from_value(input.clone()).unwrap();
+    let mut observed = input.clone();
+    call.backfill_observable_input(&mut observed);
+    let error = ToolError::new("it broke");
+    let mut out = vec![
+        format!("prompt {}", T::prompt()),
+        format!("enabled {}", T::is_enabled()),
+        format!("output schema {:?}", T::output_schema().as_ref()),
+        format!("read-only {}", call.is_read_only()),
+        format!("concurrency-safe {}", call.is_concurrency_safe()),
+        format!("destructive {}", call.is_destructive()),
+        format!("user-facing name {}", call.user_facing_name()),
+        format!("description {}", call.description()),
+        format!("equivalent {}", call.inputs_equivalent(&other)),
+        format!("interrupt {:?}", call.interrupt_behavior()),
+        format!("open world {}", call.is_open_world()),
+        format!("user interaction {}", call.requires_user_interaction()),
+        format!("search or read {:?}", call.is_search_or_read_command()),
+        format!("path {:?}", call.get_path()),
+        format!("observed {observed}"),
+        format!(
+            "matcher {}",
+            matcher_answers(call.prepare_permission_matcher())
+        ),
+        format!("classifier {}", call.to_auto_classifier_input()),
+        format!("render use {}", call.render_tool_use_message(&input)),
+        format!(
+            "render progress {}",
+            call.render_tool_use_progress_message("half")
+        ),
+        format!(
+            "render result {}",
+            call.render_tool_result_message(&ToolResultContent::Text("a\nb".into()))
+        ),
+        format!(
+            "render rejected {}",
+            call.render_tool_use_rejected_message()
+        ),
+        format!(
+            "render error {}",
+            call.render_tool_use_error_message(&error)
+        ),
+    ];
+    let ctx = ToolUseContext::detached("toolu_1");
+    let validation = call.validate_input(&ctx).await;
+    out.push(format!("validate {validation:?}"));
+    out.push(format!(
+        "permissions {:?}",
+        call.check_permissions(&ctx).await
+    ));
+    let run = |call: T, id: &'static str| async move {
+        let ctx = ToolUseContext::detached(id);
+        call.call(&ctx)
+            .await
+            .map(|result| T::map_result(result.data, id))
+    };
+    out.push(format!("call {:?}", run(call, "toolu_1").await));
+    let dispatched = match validation {
+        ValidationResult::Invalid { message, .. } => Err(ToolError::new(message)),
+        ValidationResult::Ok => run(other, "toolu_2").await,
+    };
+    out.push(format!("dispatch {dispatched:?}"));
+    out
+}
+
+/// `T`'s erased answers are its own: every hook, overridden or left to its default.
+async fn assert_answers_are_its_own<T: Tool + serde::de::DeserializeOwned>(inputs: &[Value]) {
+    let tool = TypedTool::of::<T>(None);
+    for input in inputs {
+        let erased = answers(&tool, input.clone()).await;
+        let own: Vec<String> = direct::<T>(input.clone())
+            .await
+            .into_iter()
+            .map(|line| line.replace(T::NAME, "NAME"))
+            .collect();
+        assert_eq!(erased, own, "{} on {input}", T::NAME);
+    }
+}
+
+/// Every way a flag can be declared, with the attribute on the impl.
+#[tool(
+    name = "Flags",
+    max_result_size_chars = 1_000,
+    read_only,
+    concurrency_safe = false,
+    destructive = Self::deletes,
+    open_world = true,
+    idempotent
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Flags {
+    /// What to do.
+    action: String,
+}
+
+impl Flags {
+    fn deletes(&self) -> bool {
+        self.action == "delete"
+    }
+}
+
+#[tool]
+impl Tool for Flags {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.action))
+    }
+}
+
+/// No flag declared: every fail-closed default, `open_world` included.
+#[tool(name = "Undeclared", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Undeclared {
+    /// What to do.
+    action: String,
+}
+
+#[tool]
+impl Tool for Undeclared {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.action))
+    }
+}
+
+/// A hand-written `ToolSpec` (no `#[tool]` on the struct): its flag constants say one thing
+/// and its methods another, and the methods are what a call answers.
+#[derive(Deserialize, JsonSchema)]
+struct HandSpec {
+    /// What to do.
+    action: String,
+}
+
+impl ToolSpec for HandSpec {
+    const NAME: &'static str = "HandSpec";
+    const DESCRIPTION: &'static str = "Written by hand.";
+    const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(1_000);
+    const READ_ONLY: tool_sdk::DeclaredFlag = tool_sdk::DeclaredFlag::Always;
+    fn is_destructive(&self) -> bool {
+        self.action == "delete"
+    }
+}
+
+#[tool]
+impl Tool for HandSpec {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.action))
+    }
+}
+
+#[tokio::test]
+async fn every_answer_is_the_tools_own_whatever_it_overrides() {
+    let notes = [
+        json!({"path": "notes/a.md", "action": "read"}),
+        json!({"path": "http://example.com", "action": "write"}),
+        json!({"path": "", "action": "write"}),
+    ];
+    assert_answers_are_its_own::<Bare>(&notes).await;
+    assert_answers_are_its_own::<BarePlain>(&notes).await;
+    assert_answers_are_its_own::<Hooked>(&notes).await;
+    assert_answers_are_its_own::<HookedPlain>(&notes).await;
+    let actions = [json!({"action": "delete"}), json!({"action": "list"})];
+    assert_answers_are_its_own::<Flags>(&actions).await;
+    assert_answers_are_its_own::<Undeclared>(&actions).await;
+    assert_answers_are_its_own::<HandSpec>(&actions).await;
+    // The reference answers are what the declarations say.
+    let flags = answers(&TypedTool::of::<Flags>(None), actions[0].clone()).await;
+    for line in [
+        "read-only true",
+        "concurrency-safe false",
+        "destructive true",
+        "open world true",
+    ] {
+        assert!(flags.contains(&line.to_owned()), "{line}: {flags:?}");
+    }
+    let undeclared = answers(&TypedTool::of::<Undeclared>(None), actions[0].clone()).await;
+    for line in [
+        "read-only false",
+        "concurrency-safe false",
+        "destructive false",
+        "open world true",
+    ] {
+        assert!(
+            undeclared.contains(&line.to_owned()),
+            "{line}: {undeclared:?}"
+        );
+    }
+    let hand = answers(&TypedTool::of::<HandSpec>(None), actions[0].clone()).await;
+    for line in ["read-only false", "destructive true"] {
+        assert!(hand.contains(&line.to_owned()), "{line}: {hand:?}");
+    }
 }
 
 async fn assert_same(with: TypedTool, without: TypedTool) {
@@ -253,7 +497,11 @@ async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl(
     // The overrides are what answered, not the defaults.
     assert!(answers.contains(&"prompt Notes.".to_owned()), "{answers:?}");
     assert!(
-        answers.contains(&"render rejected Note : rejected by the user, not run".to_owned()),
+        answers.contains(&"render rejected rejected".to_owned()),
+        "{answers:?}"
+    );
+    assert!(
+        answers.contains(&"user-facing name Note ".to_owned()),
         "{answers:?}"
     );
     assert!(

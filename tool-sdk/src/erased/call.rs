@@ -19,7 +19,7 @@ use crate::overrides::Hook;
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::ToolError;
 use crate::tool::{
-    DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool,
+    DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool, ToolOutputValue,
     default_map_result_owned,
 };
 
@@ -41,7 +41,7 @@ impl<T: Tool> CallInput for T {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(run::<T>(*self, ctx))
+        Box::pin(run::<T>(*self, ctx, false))
     }
 }
 
@@ -155,15 +155,29 @@ impl HookFns {
     }
 }
 
-/// Runs one call of `T`: `T::call`, then `T::map_result` (or, when `T` does not override it,
-/// the default mapping, one copy per output type rather than per tool). The one state machine
-/// each tool type adds.
-pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
+/// Runs one call of `T`: its own [`Tool::validate_input`] first when `validate` (dispatch
+/// without an orchestrator, [`crate::DynTool::dispatch`]; an orchestrator has run the check
+/// already) and `T` overrides it, then `T::call`, then `T::map_result` (or, when `T` does not
+/// override it, the default mapping, one copy per output type rather than per tool). The one
+/// state machine each tool type adds, for both paths.
+pub(super) async fn run<T: Tool>(
+    tool: T,
+    ctx: ToolUseContext,
+    validate: bool,
+) -> Result<ToolOutput, ToolError> {
+    // A check on a constant: for a type that does not override the hook, the branch is dead
+    // after monomorphization and not compiled.
+    if validate
+        && const { T::__OVERRIDES.has(Hook::ValidateInput) }
+        && let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await
+    {
+        return Err(ToolError::new(message));
+    }
     let map: fn(T::Output, &str) -> ToolResultContent = const {
         if T::__OVERRIDES.has(Hook::MapResult) {
             T::map_result
         } else {
-            |output, _| default_map_result_owned(output)
+            default_map::<T::Output>
         }
     };
     let result = match tool.call(&ctx).await {
@@ -177,16 +191,11 @@ pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOut
     })
 }
 
-/// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
-/// (an orchestrator has run the check already); only for types that override it.
-pub(super) async fn run_validated<T: Tool>(
-    tool: T,
-    ctx: ToolUseContext,
-) -> Result<ToolOutput, ToolError> {
-    if let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await {
-        return Err(ToolError::new(message));
-    }
-    run::<T>(tool, ctx).await
+/// [`Tool::map_result`]'s default, generic over the output type only, so tools that share an
+/// output type share one copy.
+fn default_map<O: ToolOutputValue + 'static>(output: O, tool_use_id: &str) -> ToolResultContent {
+    let _ = tool_use_id;
+    default_map_result_owned(output)
 }
 
 /// What an [`ErasedCall`] reads of its tool besides the hooks: the constants the defaults

@@ -1,7 +1,7 @@
 //! The erasure layer: a Rust tool type `T` as a [`DynTool`].
 //!
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
-//! `T`'s own [`Tool`] methods, and mapping its output (`TypedFns`, `TypedCall`). The rest
+//! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, [`call`]). The rest
 //! (schemas and their caching, the schema check, the facts, boxing) is written once, here,
 //! over `serde_json::Value`, in the non-generic [`TypedTool`].
 
@@ -24,7 +24,7 @@ use crate::overrides::Hook;
 use crate::result::ToolError;
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
-use call::{CallFacts, CallInput, ErasedCall, HookFns, run, run_validated};
+use call::{CallFacts, CallInput, ErasedCall, HookFns, run};
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
@@ -107,11 +107,7 @@ impl<T: Tool> FnsOf<T> {
             None
         },
         parse: parse_call::<T>,
-        dispatch: if T::__OVERRIDES.has(Hook::ValidateInput) {
-            dispatch_call::<T, true>
-        } else {
-            dispatch_call::<T, false>
-        },
+        dispatch: dispatch_call::<T>,
     };
 }
 
@@ -149,17 +145,15 @@ fn parse_call<T: Tool>(
     }
 }
 
-/// Reads the input and returns the call's future; with `VALIDATE` (only for types that
-/// override [`Tool::validate_input`]) the future runs the type's own check first, as dispatch
-/// without an orchestrator must (an orchestrator has run it already).
-fn dispatch_call<T: Tool, const VALIDATE: bool>(
+/// Reads the input and returns the call's future, which runs the type's own check first, as
+/// dispatch without an orchestrator must ([`run`]).
+fn dispatch_call<T: Tool>(
     input: Value,
     check: &InputValidator,
     ctx: ToolUseContext,
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
     match input::parse::<T>(input, check) {
-        Ok(parsed) if VALIDATE => Ok(Box::pin(run_validated::<T>(parsed, ctx))),
-        Ok(parsed) => Ok(Box::pin(run::<T>(parsed, ctx))),
+        Ok(parsed) => Ok(Box::pin(run::<T>(parsed, ctx, true))),
         Err(error) => Err(error),
     }
 }
