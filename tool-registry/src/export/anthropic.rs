@@ -14,21 +14,32 @@ use super::captured::CachedTool;
 /// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference>): a host
 /// that sends tools with examples must send that header.
 pub(super) fn definition(tool: &CachedTool) -> Value {
+    assemble(
+        tool.name.clone(),
+        tool.description.clone(),
+        tool.input_schema.clone(),
+        tool.strict,
+        tool.examples.clone(),
+    )
+}
+
+/// [`definition`]'s object from its parts, moved in.
+fn assemble(
+    name: String,
+    description: String,
+    input_schema: Value,
+    strict: bool,
+    examples: Vec<Value>,
+) -> Value {
     let mut map = Map::new();
-    map.insert("name".to_owned(), Value::String(tool.name.clone()));
-    map.insert(
-        "description".to_owned(),
-        Value::String(tool.description.clone()),
-    );
-    map.insert("input_schema".to_owned(), tool.input_schema.clone());
-    if tool.strict {
+    map.insert("name".to_owned(), Value::String(name));
+    map.insert("description".to_owned(), Value::String(description));
+    map.insert("input_schema".to_owned(), input_schema);
+    if strict {
         map.insert("strict".to_owned(), Value::Bool(true));
     }
-    if !tool.examples.is_empty() {
-        map.insert(
-            "input_examples".to_owned(),
-            Value::Array(tool.examples.clone()),
-        );
+    if !examples.is_empty() {
+        map.insert("input_examples".to_owned(), Value::Array(examples));
     }
     Value::Object(map)
 }
@@ -38,7 +49,15 @@ pub(super) fn definition(tool: &CachedTool) -> Value {
 /// `strict: true` when the tool asks for it. For a session, render through
 /// [`super::SchemaCache`] instead.
 pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
-    definition(&CachedTool::capture(tool))
+    // Captured and moved, not cloned: the input schema is copied once, by the export.
+    let captured = CachedTool::capture(tool);
+    assemble(
+        captured.name,
+        captured.description,
+        captured.input_schema,
+        captured.strict,
+        captured.examples,
+    )
 }
 
 /// The `tools` array for a request, in pool order, rendered fresh (no cache).
