@@ -41,7 +41,7 @@ impl<T: Tool> CallInput for T {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(run::<T>(*self, ctx, false))
+        Box::pin(run::<T>(*self, ctx))
     }
 }
 
@@ -155,24 +155,10 @@ impl HookFns {
     }
 }
 
-/// Runs one call of `T`: its own [`Tool::validate_input`] first when `validate` (dispatch
-/// without an orchestrator, [`crate::DynTool::dispatch`]; an orchestrator has run the check
-/// already) and `T` overrides it, then `T::call`, then `T::map_result` (or, when `T` does not
-/// override it, the default mapping, one copy per output type rather than per tool). The one
-/// state machine each tool type adds, for both paths.
-pub(super) async fn run<T: Tool>(
-    tool: T,
-    ctx: ToolUseContext,
-    validate: bool,
-) -> Result<ToolOutput, ToolError> {
-    // A check on a constant: for a type that does not override the hook, the branch is dead
-    // after monomorphization and not compiled.
-    if validate
-        && const { T::__OVERRIDES.has(Hook::ValidateInput) }
-        && let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await
-    {
-        return Err(ToolError::new(message));
-    }
+/// Runs one call of `T`: `T::call`, then `T::map_result` (or, when `T` does not override it,
+/// the default mapping, one copy per output type rather than per tool). The one state machine
+/// each tool type adds.
+pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
     let map: fn(T::Output, &str) -> ToolResultContent = const {
         if T::__OVERRIDES.has(Hook::MapResult) {
             T::map_result
@@ -189,6 +175,21 @@ pub(super) async fn run<T: Tool>(
         new_messages: result.new_messages,
         context_modifier: result.context_modifier,
     })
+}
+
+/// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
+/// (an orchestrator has run the check already); compiled only for types that override the
+/// hook (or whose impl was not read by `#[tool]`). A separate function rather than a branch
+/// in [`run`]: a branch on a constant still puts the check's state in every tool's state
+/// machine, which made release builds measurably slower.
+pub(super) async fn run_validated<T: Tool>(
+    tool: T,
+    ctx: ToolUseContext,
+) -> Result<ToolOutput, ToolError> {
+    if let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await {
+        return Err(ToolError::new(message));
+    }
+    run::<T>(tool, ctx).await
 }
 
 /// [`Tool::map_result`]'s default, generic over the output type only, so tools that share an

@@ -24,7 +24,7 @@ use crate::overrides::Hook;
 use crate::result::ToolError;
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
-use call::{CallFacts, CallInput, ErasedCall, HookFns, run};
+use call::{CallFacts, CallInput, ErasedCall, HookFns, run, run_validated};
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
@@ -107,7 +107,11 @@ impl<T: Tool> FnsOf<T> {
             None
         },
         parse: parse_call::<T>,
-        dispatch: dispatch_call::<T>,
+        dispatch: if T::__OVERRIDES.has(Hook::ValidateInput) {
+            dispatch_call::<T, true>
+        } else {
+            dispatch_call::<T, false>
+        },
     };
 }
 
@@ -145,15 +149,17 @@ fn parse_call<T: Tool>(
     }
 }
 
-/// Reads the input and returns the call's future, which runs the type's own check first, as
-/// dispatch without an orchestrator must ([`run`]).
-fn dispatch_call<T: Tool>(
+/// Reads the input and returns the call's future; with `VALIDATE` (only for types that
+/// override [`Tool::validate_input`]) the future runs the type's own check first, as dispatch
+/// without an orchestrator must (an orchestrator has run it already).
+fn dispatch_call<T: Tool, const VALIDATE: bool>(
     input: Value,
     check: &InputValidator,
     ctx: ToolUseContext,
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
     match input::parse::<T>(input, check) {
-        Ok(parsed) => Ok(Box::pin(run::<T>(parsed, ctx, true))),
+        Ok(parsed) if VALIDATE => Ok(Box::pin(run_validated::<T>(parsed, ctx))),
+        Ok(parsed) => Ok(Box::pin(run::<T>(parsed, ctx))),
         Err(error) => Err(error),
     }
 }
