@@ -17,7 +17,7 @@ use crate::context::ToolUseContext;
 use crate::dyn_tool::{ToolCall, ToolOutput};
 use crate::overrides::Hook;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::result::ToolError;
+use crate::result::{ToolError, ToolResult};
 use crate::tool::{
     DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool, ToolOutputValue,
     default_map_result_owned,
@@ -155,33 +155,19 @@ impl HookFns {
     }
 }
 
-/// Runs one call of `T`: `T::call`, then `T::map_result` (or, when `T` does not override it,
-/// the default mapping, one copy per output type rather than per tool). The one state machine
-/// each tool type adds.
+/// Runs one call of `T`: `T::call`, then its result mapped ([`finish`]). The one state
+/// machine each tool type adds.
 pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
-    let map: fn(T::Output, &str) -> ToolResultContent = const {
-        if T::__OVERRIDES.has(Hook::MapResult) {
-            T::map_result
-        } else {
-            default_map::<T::Output>
-        }
-    };
-    let result = match tool.call(&ctx).await {
-        Ok(result) => result,
-        Err(error) => return Err(error),
-    };
-    Ok(ToolOutput {
-        content: map(result.data, ctx.tool_use_id()),
-        new_messages: result.new_messages,
-        context_modifier: result.context_modifier,
-    })
+    let result = tool.call(&ctx).await;
+    finish::<T>(result, &ctx)
 }
 
 /// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
 /// (an orchestrator has run the check already); compiled only for types that override the
-/// hook (or whose impl was not read by `#[tool]`). A separate function rather than a branch
-/// in [`run`]: a branch on a constant still puts the check's state in every tool's state
-/// machine, which made release builds measurably slower.
+/// hook (or whose impl was not read by `#[tool]`). Its own state machine, not a branch in
+/// [`run`] (a branch on a constant still puts the check's state in every tool's state
+/// machine, which made release builds measurably slower) and not a wrapper around `run`'s
+/// future (which made dispatch slower).
 pub(super) async fn run_validated<T: Tool>(
     tool: T,
     ctx: ToolUseContext,
@@ -189,7 +175,31 @@ pub(super) async fn run_validated<T: Tool>(
     if let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await {
         return Err(ToolError::new(message));
     }
-    run::<T>(tool, ctx).await
+    let result = tool.call(&ctx).await;
+    finish::<T>(result, &ctx)
+}
+
+/// A call's result as its output: the data through `T::map_result` (or, when `T` does not
+/// override it, the default mapping, one copy per output type rather than per tool).
+fn finish<T: Tool>(
+    result: Result<ToolResult<T::Output>, ToolError>,
+    ctx: &ToolUseContext,
+) -> Result<ToolOutput, ToolError> {
+    let map: fn(T::Output, &str) -> ToolResultContent = const {
+        if T::__OVERRIDES.has(Hook::MapResult) {
+            T::map_result
+        } else {
+            default_map::<T::Output>
+        }
+    };
+    match result {
+        Ok(result) => Ok(ToolOutput {
+            content: map(result.data, ctx.tool_use_id()),
+            new_messages: result.new_messages,
+            context_modifier: result.context_modifier,
+        }),
+        Err(error) => Err(error),
+    }
 }
 
 /// [`Tool::map_result`]'s default, generic over the output type only, so tools that share an
