@@ -30,7 +30,8 @@ use proc_macro::TokenStream;
 /// records which optional hooks the block overrides (`validate_input`, `user_facing_name`,
 /// the `render_*` lines, ...), so the tool compiles only those: the others are answered from
 /// the tool's constants by code written once (`tool_sdk::overrides`). Without it the tool
-/// answers the same and compiles a copy of every hook, about 40 more functions per tool. A
+/// answers the same and compiles a copy of every hook, about 65 more functions per tool
+/// (BENCHMARKS.md). A
 /// macro call inside the block, or another attribute macro on it that runs after `#[tool]`,
 /// may define any method, so then every hook counts as overridden. The trait is recognised by
 /// its name as written (`Tool` or a path ending in `Tool`, not an alias such as `use
