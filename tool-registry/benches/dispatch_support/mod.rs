@@ -30,6 +30,7 @@ pub struct Noop {
     pub text: String,
 }
 
+#[tool]
 impl Tool for Noop {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
