@@ -15,64 +15,50 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Overrides(u32);
 
-/// The hooks an [`Overrides`] set can hold, in bit order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Hook {
-    IsReadOnly,
-    IsConcurrencySafe,
-    IsDestructive,
-    ValidateInput,
-    CheckPermissions,
-    MapResult,
-    Prompt,
-    UserFacingName,
-    IsEnabled,
-    Description,
-    InputsEquivalent,
-    InterruptBehavior,
-    IsOpenWorld,
-    RequiresUserInteraction,
-    IsSearchOrReadCommand,
-    GetPath,
-    BackfillObservableInput,
-    PreparePermissionMatcher,
-    ToAutoClassifierInput,
-    OutputSchema,
-    RenderToolUseMessage,
-    RenderToolUseProgressMessage,
-    RenderToolResultMessage,
-    RenderToolUseRejectedMessage,
-    RenderToolUseErrorMessage,
+/// The [`Hook`] enum and its method names, from one list, so the two cannot disagree.
+macro_rules! hooks {
+    ($($hook:ident => $name:literal,)*) => {
+        /// The hooks an [`Overrides`] set can hold, in bit order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Hook {
+            $($hook,)*
+        }
+
+        /// The method name of each [`Hook`], indexed by its bit.
+        const NAMES: &[&str] = &[$($name,)*];
+    };
 }
 
-/// The method name of each [`Hook`], indexed by its bit.
-const NAMES: [&str; 25] = [
-    "is_read_only",
-    "is_concurrency_safe",
-    "is_destructive",
-    "validate_input",
-    "check_permissions",
-    "map_result",
-    "prompt",
-    "user_facing_name",
-    "is_enabled",
-    "description",
-    "inputs_equivalent",
-    "interrupt_behavior",
-    "is_open_world",
-    "requires_user_interaction",
-    "is_search_or_read_command",
-    "get_path",
-    "backfill_observable_input",
-    "prepare_permission_matcher",
-    "to_auto_classifier_input",
-    "output_schema",
-    "render_tool_use_message",
-    "render_tool_use_progress_message",
-    "render_tool_result_message",
-    "render_tool_use_rejected_message",
-    "render_tool_use_error_message",
-];
+hooks! {
+    IsReadOnly => "is_read_only",
+    IsConcurrencySafe => "is_concurrency_safe",
+    IsDestructive => "is_destructive",
+    ValidateInput => "validate_input",
+    CheckPermissions => "check_permissions",
+    MapResult => "map_result",
+    Prompt => "prompt",
+    UserFacingName => "user_facing_name",
+    IsEnabled => "is_enabled",
+    Description => "description",
+    InputsEquivalent => "inputs_equivalent",
+    InterruptBehavior => "interrupt_behavior",
+    IsOpenWorld => "is_open_world",
+    RequiresUserInteraction => "requires_user_interaction",
+    IsSearchOrReadCommand => "is_search_or_read_command",
+    GetPath => "get_path",
+    BackfillObservableInput => "backfill_observable_input",
+    PreparePermissionMatcher => "prepare_permission_matcher",
+    ToAutoClassifierInput => "to_auto_classifier_input",
+    OutputSchema => "output_schema",
+    RenderToolUseMessage => "render_tool_use_message",
+    RenderToolUseProgressMessage => "render_tool_use_progress_message",
+    RenderToolResultMessage => "render_tool_result_message",
+    RenderToolUseRejectedMessage => "render_tool_use_rejected_message",
+    RenderToolUseErrorMessage => "render_tool_use_error_message",
+}
+
+/// Every hook has a bit.
+const _: () = assert!(NAMES.len() <= u32::BITS as usize);
 
 impl Overrides {
     /// Every hook overridden: the answer for an impl nothing has read.
@@ -144,50 +130,14 @@ mod tests {
     }
 
     #[test]
-    fn each_hook_is_set_by_its_own_name_and_no_other() {
-        let hooks = [
-            (Hook::IsReadOnly, "is_read_only"),
-            (Hook::IsConcurrencySafe, "is_concurrency_safe"),
-            (Hook::IsDestructive, "is_destructive"),
-            (Hook::ValidateInput, "validate_input"),
-            (Hook::CheckPermissions, "check_permissions"),
-            (Hook::MapResult, "map_result"),
-            (Hook::Prompt, "prompt"),
-            (Hook::UserFacingName, "user_facing_name"),
-            (Hook::IsEnabled, "is_enabled"),
-            (Hook::Description, "description"),
-            (Hook::InputsEquivalent, "inputs_equivalent"),
-            (Hook::InterruptBehavior, "interrupt_behavior"),
-            (Hook::IsOpenWorld, "is_open_world"),
-            (Hook::RequiresUserInteraction, "requires_user_interaction"),
-            (Hook::IsSearchOrReadCommand, "is_search_or_read_command"),
-            (Hook::GetPath, "get_path"),
-            (Hook::BackfillObservableInput, "backfill_observable_input"),
-            (Hook::PreparePermissionMatcher, "prepare_permission_matcher"),
-            (Hook::ToAutoClassifierInput, "to_auto_classifier_input"),
-            (Hook::OutputSchema, "output_schema"),
-            (Hook::RenderToolUseMessage, "render_tool_use_message"),
-            (
-                Hook::RenderToolUseProgressMessage,
-                "render_tool_use_progress_message",
-            ),
-            (Hook::RenderToolResultMessage, "render_tool_result_message"),
-            (
-                Hook::RenderToolUseRejectedMessage,
-                "render_tool_use_rejected_message",
-            ),
-            (
-                Hook::RenderToolUseErrorMessage,
-                "render_tool_use_error_message",
-            ),
-        ];
-        assert_eq!(hooks.len(), NAMES.len());
-        for (hook, name) in hooks {
-            let set = Overrides::NONE.with(name);
-            assert!(set.has(hook), "{name}");
-            for (other, other_name) in hooks {
-                assert_eq!(set.has(other), other == hook, "{name} sets {other_name}");
-            }
+    fn each_name_sets_its_own_bit_and_no_other() {
+        for (bit, name) in NAMES.iter().enumerate() {
+            assert_eq!(Overrides::NONE.with(name), Overrides(1 << bit), "{name}");
         }
+        assert_eq!(NAMES[Hook::IsReadOnly as usize], "is_read_only");
+        assert_eq!(
+            NAMES[Hook::RenderToolUseErrorMessage as usize],
+            "render_tool_use_error_message"
+        );
     }
 }

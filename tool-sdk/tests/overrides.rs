@@ -163,6 +163,56 @@ twins!(Hooked, HookedPlain, "Hooked", "HookedPlain", {
     }
 });
 
+/// The answers of one parsed call to every per-call hook, as lines: the same method names
+/// whether `$call` is a `ToolCall` or the tool type itself. `$other` is a second call of the
+/// same input, for `inputs_equivalent`.
+macro_rules! per_call_answers {
+    ($call:expr, $other:expr, $input:expr) => {{
+        let call = &$call;
+        let input: &Value = &$input;
+        let mut observed = input.clone();
+        call.backfill_observable_input(&mut observed);
+        let error = ToolError::new("it broke");
+        let content = ToolResultContent::Text("a\nb".into());
+        [
+            format!("read-only {}", call.is_read_only()),
+            format!("concurrency-safe {}", call.is_concurrency_safe()),
+            format!("destructive {}", call.is_destructive()),
+            format!("user-facing name {}", call.user_facing_name()),
+            format!("description {}", call.description()),
+            format!("equivalent {}", call.inputs_equivalent($other)),
+            format!("interrupt {:?}", call.interrupt_behavior()),
+            format!("open world {}", call.is_open_world()),
+            format!("user interaction {}", call.requires_user_interaction()),
+            format!("search or read {:?}", call.is_search_or_read_command()),
+            format!("path {:?}", call.get_path()),
+            format!("observed {observed}"),
+            format!(
+                "matcher {}",
+                matcher_answers(call.prepare_permission_matcher())
+            ),
+            format!("classifier {}", call.to_auto_classifier_input()),
+            format!("render use {}", call.render_tool_use_message(input)),
+            format!(
+                "render progress {}",
+                call.render_tool_use_progress_message("half")
+            ),
+            format!(
+                "render result {}",
+                call.render_tool_result_message(&content)
+            ),
+            format!(
+                "render rejected {}",
+                call.render_tool_use_rejected_message()
+            ),
+            format!(
+                "render error {}",
+                call.render_tool_use_error_message(&error)
+            ),
+        ]
+    }};
+}
+
 /// Every answer a registry and an orchestrator read from a tool and one parsed call of it,
 /// as text, with the tool's name taken out.
 async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
@@ -176,45 +226,7 @@ async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
         Err(error) => out.push(format!("parse error {error}")),
         Ok(call) => {
             let other = tool.parse_input(input.clone()).unwrap();
-            let mut observed = input.clone();
-            call.backfill_observable_input(&mut observed);
-            let error = ToolError::new("it broke");
-            out.extend([
-                format!("read-only {}", call.is_read_only()),
-                format!("concurrency-safe {}", call.is_concurrency_safe()),
-                format!("destructive {}", call.is_destructive()),
-                format!("user-facing name {}", call.user_facing_name()),
-                format!("description {}", call.description()),
-                format!("equivalent {}", call.inputs_equivalent(&*other)),
-                format!("interrupt {:?}", call.interrupt_behavior()),
-                format!("open world {}", call.is_open_world()),
-                format!("user interaction {}", call.requires_user_interaction()),
-                format!("search or read {:?}", call.is_search_or_read_command()),
-                format!("path {:?}", call.get_path()),
-                format!("observed {observed}"),
-                format!(
-                    "matcher {}",
-                    matcher_answers(call.prepare_permission_matcher())
-                ),
-                format!("classifier {}", call.to_auto_classifier_input()),
-                format!("render use {}", call.render_tool_use_message(&input)),
-                format!(
-                    "render progress {}",
-                    call.render_tool_use_progress_message("half")
-                ),
-                format!(
-                    "render result {}",
-                    call.render_tool_result_message(&ToolResultContent::Text("a\nb".into()))
-                ),
-                format!(
-                    "render rejected {}",
-                    call.render_tool_use_rejected_message()
-                ),
-                format!(
-                    "render error {}",
-                    call.render_tool_use_error_message(&error)
-                ),
-            ]);
+            out.extend(per_call_answers!(call, &*other, input));
             let ctx = ToolUseContext::detached("toolu_1");
             out.push(format!("validate {:?}", call.validate_input(&ctx).await));
             out.push(format!(
@@ -253,48 +265,12 @@ fn matcher_answers(matcher: Option<tool_sdk::PermissionMatcher>) -> String {
 async fn direct<T: Tool + serde::de::DeserializeOwned>(input: Value) -> Vec<String> {
     let call: T = serde_json::from_value(input.clone()).unwrap();
     let other: T = serde_json::from_value(input.clone()).unwrap();
-    let mut observed = input.clone();
-    call.backfill_observable_input(&mut observed);
-    let error = ToolError::new("it broke");
     let mut out = vec![
         format!("prompt {}", T::prompt()),
         format!("enabled {}", T::is_enabled()),
         format!("output schema {:?}", T::output_schema().as_ref()),
-        format!("read-only {}", call.is_read_only()),
-        format!("concurrency-safe {}", call.is_concurrency_safe()),
-        format!("destructive {}", call.is_destructive()),
-        format!("user-facing name {}", call.user_facing_name()),
-        format!("description {}", call.description()),
-        format!("equivalent {}", call.inputs_equivalent(&other)),
-        format!("interrupt {:?}", call.interrupt_behavior()),
-        format!("open world {}", call.is_open_world()),
-        format!("user interaction {}", call.requires_user_interaction()),
-        format!("search or read {:?}", call.is_search_or_read_command()),
-        format!("path {:?}", call.get_path()),
-        format!("observed {observed}"),
-        format!(
-            "matcher {}",
-            matcher_answers(call.prepare_permission_matcher())
-        ),
-        format!("classifier {}", call.to_auto_classifier_input()),
-        format!("render use {}", call.render_tool_use_message(&input)),
-        format!(
-            "render progress {}",
-            call.render_tool_use_progress_message("half")
-        ),
-        format!(
-            "render result {}",
-            call.render_tool_result_message(&ToolResultContent::Text("a\nb".into()))
-        ),
-        format!(
-            "render rejected {}",
-            call.render_tool_use_rejected_message()
-        ),
-        format!(
-            "render error {}",
-            call.render_tool_use_error_message(&error)
-        ),
     ];
+    out.extend(per_call_answers!(call, &other, input));
     let ctx = ToolUseContext::detached("toolu_1");
     let validation = call.validate_input(&ctx).await;
     out.push(format!("validate {validation:?}"));

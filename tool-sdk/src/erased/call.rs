@@ -82,18 +82,6 @@ fn this<T: 'static>(input: &Input) -> &T {
     }
 }
 
-/// `Some(f)` when `hook` is in `set`, else `None`; in a `const`, so a hook left out is never
-/// compiled for the type.
-macro_rules! hook {
-    ($set:expr, $hook:ident, $f:expr) => {
-        if $set.has(Hook::$hook) {
-            Some($f)
-        } else {
-            None
-        }
-    };
-}
-
 impl HookFns {
     /// `T`'s table.
     pub(super) const fn of<T: Tool>() -> Self {

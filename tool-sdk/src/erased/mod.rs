@@ -5,6 +5,18 @@
 //! (schemas and their caching, the schema check, the facts, boxing) is written once, here,
 //! over `serde_json::Value`, in the non-generic [`TypedTool`].
 
+/// `Some(f)` when `hook` is in `set`, else `None`; in a `const`, so a hook left out is never
+/// compiled for the type.
+macro_rules! hook {
+    ($set:expr, $hook:ident, $f:expr) => {
+        if $set.has($crate::overrides::Hook::$hook) {
+            Some($f)
+        } else {
+            None
+        }
+    };
+}
+
 mod call;
 
 use std::any::TypeId;
@@ -91,21 +103,9 @@ impl<T: Tool> FnsOf<T> {
         examples: T::EXAMPLES,
         strict: T::STRICT,
         input_schema: T::__SCHEMA,
-        output_schema: if T::__OVERRIDES.has(Hook::OutputSchema) {
-            Some(T::output_schema)
-        } else {
-            None
-        },
-        prompt: if T::__OVERRIDES.has(Hook::Prompt) {
-            Some(T::prompt)
-        } else {
-            None
-        },
-        is_enabled: if T::__OVERRIDES.has(Hook::IsEnabled) {
-            Some(T::is_enabled)
-        } else {
-            None
-        },
+        output_schema: hook!(T::__OVERRIDES, OutputSchema, T::output_schema),
+        prompt: hook!(T::__OVERRIDES, Prompt, T::prompt),
+        is_enabled: hook!(T::__OVERRIDES, IsEnabled, T::is_enabled),
         parse: parse_call::<T>,
         dispatch: if T::__OVERRIDES.has(Hook::ValidateInput) {
             dispatch_call::<T, true>
