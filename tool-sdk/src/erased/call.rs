@@ -2,9 +2,9 @@
 //! every tool, answering each hook from the tool type's table of [`HookFns`].
 //!
 //! A hook the type overrides is a function pointer into the type's own method; a hook it does
-//! not override (per [`crate::overrides::Overrides`], filled in by `#[tool]` on the impl) is `None`, and
-//! [`ErasedCall`] answers with the trait's default from the tool's constants, so the tool type
-//! compiles no copy of it.
+//! not override (per [`crate::overrides::Overrides`], filled in by `#[tool]` on the impl) is
+//! `None`, and [`ErasedCall`] answers with the trait's default from the tool's constants, so
+//! the tool type compiles no copy of it.
 
 use std::any::Any;
 use std::borrow::Cow;

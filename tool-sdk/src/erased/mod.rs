@@ -1,9 +1,9 @@
 //! The erasure layer: a Rust tool type `T` as a [`DynTool`].
 //!
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
-//! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, `call::HookFns`). The rest
-//! (schemas and their caching, the schema check, the facts, boxing) is written once, here,
-//! over `serde_json::Value`, in the non-generic [`TypedTool`].
+//! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, `call::HookFns`).
+//! The rest (schemas and their caching, the schema check, the facts, boxing) is written once,
+//! here, over `serde_json::Value`, in the non-generic [`TypedTool`].
 
 /// `Some(f)` when `hook` is in `set`, else `None`; in a `const`, so a hook left out is never
 /// compiled for the type.
