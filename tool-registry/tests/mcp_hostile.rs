@@ -297,15 +297,28 @@ async fn a_stdio_child_gets_env_and_cwd_hears_cancellations_and_dies_with_its_co
     .await
     .expect("the cancelled call ends");
     assert!(turn.results[0].is_error, "{:?}", turn.results[0]);
-    let turn = run_turn(
-        &manager.tools(),
-        &[("t1", "mcp__probe__echo", json!({"text": "where"}))],
-        Extensions::new(),
-        None,
-    )
-    .await;
-    let answer: serde_json::Value = serde_json::from_str(&turn.results[0].text())
-        .unwrap_or_else(|_| panic!("{:?}", turn.results[0]));
+    // The cancellation is a notification, sent beside the cancelled call's end rather than
+    // before it, so the next call may reach the server first: ask again, for up to 5 s, until
+    // the server has read it.
+    let mut answer = serde_json::Value::Null;
+    for _ in 0..100 {
+        let turn = run_turn(
+            &manager.tools(),
+            &[("t1", "mcp__probe__echo", json!({"text": "where"}))],
+            Extensions::new(),
+            None,
+        )
+        .await;
+        answer = serde_json::from_str(&turn.results[0].text())
+            .unwrap_or_else(|_| panic!("{:?}", turn.results[0]));
+        if answer["cancelled"]
+            .as_array()
+            .is_some_and(|list| !list.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(
         answer["cwd"].as_str().map(std::path::PathBuf::from),
         Some(dir.path().canonicalize().unwrap())
