@@ -46,6 +46,7 @@ pub mod context;
 pub mod dyn_tool;
 pub mod erased;
 pub mod input;
+mod memo;
 #[doc(hidden)]
 pub mod overrides;
 pub mod permission;

@@ -10,10 +10,14 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{LazyLock, RwLock};
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
+
+use crate::memo::memoised;
 
 /// The input schema of `T`, normalised as described in the module docs.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
@@ -108,6 +112,22 @@ pub(crate) fn root_schema(fns: SchemaFns) -> Value {
         .into_generator();
     let _restore = RestoreRoot(ROOT.replace(Some(fns)));
     generator.into_root_schema_for::<Root>().to_value()
+}
+
+/// The type's output schema ([`crate::tool::output_schema_for`]): its root schema without
+/// `$schema` and `title`. Built once per type (by schemars' `schema_id`) in the process, since
+/// many tools share an output type (`String` most of all).
+pub(crate) fn output_schema_from(fns: SchemaFns) -> &'static Value {
+    static OUTPUTS: LazyLock<RwLock<HashMap<Cow<'static, str>, &'static Value>>> =
+        LazyLock::new(RwLock::default);
+    memoised(&OUTPUTS, (fns.schema_id)(), || {
+        let mut schema = root_schema(fns);
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+            map.remove("title");
+        }
+        schema
+    })
 }
 
 /// Calls `visit` on every subschema below `schema` (not on `schema` itself), as JSON Schema
@@ -254,36 +274,62 @@ fn strip_null_alternative(property: &mut Value) {
 /// that the schema stays true and [`non_object_root`] finds it: such an input can never be
 /// called, since every provider sends the arguments as one JSON object.
 pub fn normalize_root(schema: Value) -> Value {
-    let mut map = match schema {
+    let map = match schema {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    map.remove("$schema");
-    map.remove("title");
-    // The tool's description travels in the definition's `description`; a copy here (schemars
-    // puts the struct's doc comment at the root) would only repeat it.
-    map.remove("description");
-    if non_object_type(map.get("type")).is_some() {
-        return order_root_keys(map);
+    // One pass over the keys: `type`, `properties` and `required` go first so the schema reads
+    // like a hand-written one; the rest keep their order.
+    let (mut ty, mut properties, mut required) = (None, None, None);
+    let mut rest = Vec::with_capacity(map.len());
+    let (mut combined, mut unevaluated, mut additional) = (false, false, None);
+    for (key, value) in map {
+        match key.as_str() {
+            // The tool's description travels in the definition's `description`; a copy here
+            // (schemars puts the struct's doc comment at the root) would only repeat it.
+            "$schema" | "title" | "description" => {}
+            "type" => ty = Some(value),
+            "properties" => properties = Some(value),
+            "required" => required = Some(value),
+            _ => {
+                combined |= matches!(key.as_str(), "allOf" | "anyOf" | "oneOf");
+                unevaluated |= key == "unevaluatedProperties";
+                if key == "additionalProperties" {
+                    additional = Some(rest.len());
+                }
+                rest.push((key, value));
+            }
+        }
     }
-    map.insert("type".to_owned(), Value::String("object".to_owned()));
-    map.entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let combined = ["allOf", "anyOf", "oneOf"]
-        .iter()
-        .any(|keyword| map.contains_key(*keyword));
-    if combined {
+    let object = non_object_type(ty.as_ref()).is_none();
+    let mut ordered = Map::new();
+    if object {
+        ordered.insert("type".to_owned(), Value::String("object".to_owned()));
+        ordered.insert(
+            "properties".to_owned(),
+            properties.unwrap_or_else(|| Value::Object(Map::new())),
+        );
+    } else {
+        ordered.extend(ty.map(|ty| ("type".to_owned(), ty)));
+        ordered.extend(properties.map(|properties| ("properties".to_owned(), properties)));
+    }
+    ordered.extend(required.map(|required| ("required".to_owned(), required)));
+    let mut closing = None;
+    if object && combined {
         // A flattened enum: the keys of the branch that matches are known too, which only
         // `unevaluatedProperties` sees (`additionalProperties` would refuse every call).
-        if map.remove("additionalProperties") != Some(Value::Bool(true))
-            && !map.contains_key("unevaluatedProperties")
-        {
-            map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+        let open = additional
+            .map(|at| rest.remove(at).1)
+            .is_some_and(|value| value == Value::Bool(true));
+        if !open && !unevaluated {
+            closing = Some("unevaluatedProperties");
         }
-    } else if !map.contains_key("additionalProperties") {
-        map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    } else if object && additional.is_none() {
+        closing = Some("additionalProperties");
     }
-    order_root_keys(map)
+    ordered.extend(rest);
+    ordered.extend(closing.map(|key| (key.to_owned(), Value::Bool(false))));
+    Value::Object(ordered)
 }
 
 /// What the root of an input schema is when it is not an object schema: the JSON type its
@@ -305,18 +351,6 @@ fn non_object_type(ty: Option<&Value>) -> Option<String> {
         ),
         _ => None,
     }
-}
-
-/// Puts `type`, `properties`, `required` first so the schema reads like a hand-written one.
-fn order_root_keys(mut map: Map<String, Value>) -> Value {
-    let mut ordered = Map::new();
-    for key in ["type", "properties", "required"] {
-        if let Some(value) = map.remove(key) {
-            ordered.insert(key.to_owned(), value);
-        }
-    }
-    ordered.extend(map);
-    Value::Object(ordered)
 }
 
 /// The names an object schema's `required` keyword lists, in order; empty when it has none
@@ -470,5 +504,67 @@ mod tests {
         assert!(panicked.is_err());
         assert!(super::ROOT.get().is_none());
         assert_eq!(root_schema(SchemaFns::of::<Tree>()), generic_root::<Tree>());
+    }
+
+    #[test]
+    fn the_root_rules_order_the_keys_and_close_the_object_once() {
+        let cases = [
+            // `type`, `properties`, `required` first; closed at the end.
+            (
+                json!({"$schema": "x", "title": "T", "description": "d", "required": ["a"], "properties": {"a": {}}, "type": "object"}),
+                r#"{"type":"object","properties":{"a":{}},"required":["a"],"additionalProperties":false}"#,
+            ),
+            // An author's `additionalProperties` keeps its place; no `type` means an object.
+            (
+                json!({"minProperties": 1, "additionalProperties": true, "maxProperties": 3}),
+                r#"{"type":"object","properties":{},"minProperties":1,"additionalProperties":true,"maxProperties":3}"#,
+            ),
+            // A flattened enum closes with `unevaluatedProperties`.
+            (
+                json!({"oneOf": [{}], "additionalProperties": false, "type": ["object", "null"]}),
+                r#"{"type":"object","properties":{},"oneOf":[{}],"unevaluatedProperties":false}"#,
+            ),
+            // ... unless it is open, or closed already.
+            (
+                json!({"anyOf": [{}], "additionalProperties": true}),
+                r#"{"type":"object","properties":{},"anyOf":[{}]}"#,
+            ),
+            (
+                json!({"allOf": [{}], "unevaluatedProperties": {"type": "string"}}),
+                r#"{"type":"object","properties":{},"allOf":[{}],"unevaluatedProperties":{"type":"string"}}"#,
+            ),
+            // Another JSON type keeps its schema, with nothing added.
+            (
+                json!({"title": "S", "format": "uri", "type": "string"}),
+                r#"{"type":"string","format":"uri"}"#,
+            ),
+            (
+                json!(true),
+                r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+            ),
+        ];
+        for (schema, expected) in cases {
+            assert_eq!(
+                super::normalize_root(schema.clone()).to_string(),
+                expected,
+                "{schema}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_output_type_schema_is_built_once_and_shared() {
+        let first = super::output_schema_from(SchemaFns::of::<Vec<Tree>>());
+        let again = super::output_schema_from(SchemaFns::of::<Vec<Tree>>());
+        assert!(std::ptr::eq(first, again));
+        let mut expected = generic_root::<Vec<Tree>>();
+        let map = expected.as_object_mut().expect("an object schema");
+        map.remove("$schema");
+        map.remove("title");
+        assert_eq!(*first, expected);
+        assert_ne!(
+            *super::output_schema_from(SchemaFns::of::<Vec<String>>()),
+            *first
+        );
     }
 }

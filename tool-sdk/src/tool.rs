@@ -460,17 +460,7 @@ pub struct NoInput {}
 /// ([`crate::schema::normalize_root`] is not applied, since an output need not be an object;
 /// only `$schema` and `title` are dropped).
 pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
-    output_schema_from(SchemaFns::of::<T>())
-}
-
-/// [`output_schema_for`] from code that is not generic.
-fn output_schema_from(fns: SchemaFns) -> serde_json::Value {
-    let mut schema = crate::schema::root_schema(fns);
-    if let serde_json::Value::Object(map) = &mut schema {
-        map.remove("$schema");
-        map.remove("title");
-    }
-    schema
+    crate::schema::output_schema_from(SchemaFns::of::<T>()).clone()
 }
 
 /// What a call does when the user interrupts the turn (SPEC §5.5 `interruptBehavior`).

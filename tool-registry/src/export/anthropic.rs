@@ -5,7 +5,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
-use super::captured::CachedTool;
+use super::captured::{CachedTool, object_examples};
+use super::schema::export_input_schema;
 
 /// The base definition from a captured tool: `name`, `description`, `input_schema`,
 /// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
@@ -49,14 +50,14 @@ fn assemble(
 /// `strict: true` when the tool asks for it. For a session, render through
 /// [`super::SchemaCache`] instead.
 pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
-    // Captured and moved, not cloned: the input schema is copied once, by the export.
-    let captured = CachedTool::capture(tool);
+    // Read from the tool, not through a `CachedTool`: the input schema is copied once, by the
+    // export, and the output schema (which this target does not send) not at all.
     assemble(
-        captured.name,
-        captured.description,
-        captured.input_schema,
-        captured.strict,
-        captured.examples,
+        tool.name().to_owned(),
+        tool.prompt().into_owned(),
+        export_input_schema(tool.input_schema()),
+        tool.meta().strict,
+        object_examples(tool),
     )
 }
 

@@ -75,13 +75,7 @@ impl CachedTool {
             title: tool.meta().title.as_deref().map(str::to_owned),
             hints: ResolvedHints::of(tool),
             output_schema: tool.output_schema().cloned(),
-            examples: tool
-                .meta()
-                .examples
-                .iter()
-                .filter_map(|text| serde_json::from_str::<Value>(text).ok())
-                .filter(Value::is_object)
-                .collect(),
+            examples: object_examples(tool),
             strict_schema: OnceLock::new(),
         }
     }
@@ -95,4 +89,14 @@ impl CachedTool {
             .get_or_init(|| strict_schema(&self.name, &self.input_schema))
             .as_ref()
     }
+}
+
+/// `tool`'s declared example inputs that parse as JSON objects, in order ([`CachedTool::examples`]).
+pub(super) fn object_examples(tool: &dyn DynTool) -> Vec<Value> {
+    tool.meta()
+        .examples
+        .iter()
+        .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+        .filter(Value::is_object)
+        .collect()
 }

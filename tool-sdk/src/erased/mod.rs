@@ -32,6 +32,7 @@ use serde_json::Value;
 use crate::context::ToolUseContext;
 use crate::dyn_tool::{DefinitionSite, DynTool, ToolCall, ToolMeta, ToolOutput};
 use crate::input::{self, InputError, InputValidator};
+use crate::memo::memoised;
 use crate::overrides::Hook;
 use crate::result::ToolError;
 use crate::schema::{SchemaFns, input_schema_from};
@@ -254,9 +255,7 @@ impl TypedTool {
     }
 
     /// The type's schemas: this instance's, else the process-wide ones of its type (see
-    /// [`SCHEMAS`]), else built now and shared. They are built with no lock held (a schema
-    /// may be made from another tool's, which takes the lock itself); when two threads build
-    /// the same key at once, the first to insert wins and only its schemas are leaked.
+    /// [`SCHEMAS`]), else built now and shared ([`memoised`]).
     fn schemas(&self) -> &'static Schemas {
         self.schemas.get_or_init(|| {
             let key = (
@@ -264,29 +263,18 @@ impl TypedTool {
                 self.meta.coerce_input,
                 self.output_fallback.map(|schema| schema as usize),
             );
-            let shared = SCHEMAS
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .get(&key)
-                .copied();
-            if let Some(schemas) = shared {
-                return schemas;
-            }
-            let mut input = InputValidator::native(input_schema_from(self.fns.input_schema));
-            if self.meta.coerce_input {
-                input = input.with_coercion();
-            }
-            let output = self
-                .fns
-                .output_schema
-                .and_then(|schema| schema())
-                .or_else(|| self.output_fallback.and_then(|schema| schema()));
-            let built = Schemas { input, output };
-            SCHEMAS
-                .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .entry(key)
-                .or_insert_with(|| Box::leak(Box::new(built)))
+            memoised(&SCHEMAS, key, || {
+                let mut input = InputValidator::native(input_schema_from(self.fns.input_schema));
+                if self.meta.coerce_input {
+                    input = input.with_coercion();
+                }
+                let output = self
+                    .fns
+                    .output_schema
+                    .and_then(|schema| schema())
+                    .or_else(|| self.output_fallback.and_then(|schema| schema()));
+                Schemas { input, output }
+            })
         })
     }
 }
