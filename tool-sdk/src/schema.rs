@@ -222,13 +222,22 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 fn drop_optional_nulls(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
-            let required = required_names(map);
+            // `required` is taken out and put back (in place) rather than copied, so that its
+            // names are read while `properties` is changed.
+            let required = map.get_mut("required").map(Value::take);
+            let is_required = |name: &str| match &required {
+                Some(Value::Array(names)) => names.iter().any(|required| required == name),
+                _ => false,
+            };
             if let Some(Value::Object(properties)) = map.get_mut("properties") {
                 for (name, property) in properties.iter_mut() {
-                    if !required.contains(name) {
+                    if !is_required(name) {
                         strip_null_alternative(property);
                     }
                 }
+            }
+            if let (Some(required), Some(slot)) = (required, map.get_mut("required")) {
+                *slot = required;
             }
             for value in map.values_mut() {
                 drop_optional_nulls(value);

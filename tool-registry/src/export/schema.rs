@@ -35,10 +35,15 @@ pub fn export_input_schema(schema: &Value) -> Value {
 
 /// [`export_input_schema`]'s object, as a map.
 pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
-    let mut root = match schema {
-        Value::Object(map) => map.clone(),
-        _ => Map::new(),
-    };
+    match schema {
+        Value::Object(map) if is_export_shaped(map) => map.clone(),
+        Value::Object(map) => rewritten(map.clone()),
+        _ => rewritten(Map::new()),
+    }
+}
+
+/// [`export_input_object`] of a schema that is not export-shaped yet.
+fn rewritten(mut root: Map<String, Value>) -> Map<String, Value> {
     super::dialect::to_2020_12(&mut root);
     root.shift_remove("$schema");
     for keyword in ["allOf", "anyOf", "oneOf"] {
@@ -77,6 +82,29 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
     }
     ordered.extend(root);
     ordered
+}
+
+/// Whether `schema` is already what [`export_input_object`] makes of it, as every native
+/// tool's schema is ([`tool_sdk::schema::normalize_root`]): `type: "object"` then
+/// `properties` first, at least one field, and nothing the export rewrites (`$schema`, root
+/// combinators, `unevaluatedProperties`). Read from the keys in order, with no lookup.
+fn is_export_shaped(schema: &Map<String, Value>) -> bool {
+    let mut entries = schema.iter();
+    let (Some(("type", Value::String(ty))), Some(("properties", Value::Object(properties)))) = (
+        entries.next().map(|(key, value)| (key.as_str(), value)),
+        entries.next().map(|(key, value)| (key.as_str(), value)),
+    ) else {
+        return false;
+    };
+    let mut has_fields = !properties.is_empty();
+    for (key, value) in entries {
+        match key.as_str() {
+            "$schema" | "allOf" | "anyOf" | "oneOf" | "unevaluatedProperties" => return false,
+            "required" => has_fields |= value.as_array().is_some_and(|names| !names.is_empty()),
+            _ => {}
+        }
+    }
+    ty == "object" && has_fields
 }
 
 fn merge_branches(root: &mut Map<String, Value>, branches: &[Value], all_required: bool) {
@@ -169,5 +197,46 @@ fn one_property_of(schemas: Vec<Value>) -> Value {
             serde_json::json!({"type": "string", "enum": values})
         }
         _ => serde_json::json!({ "anyOf": schemas }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{export_input_object, is_export_shaped, rewritten};
+
+    #[test]
+    fn an_export_shaped_schema_is_copied_as_the_rewrite_would_make_it() {
+        let schemas = [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {}, "required": ["a"]}),
+            json!({"type": "object", "properties": {"a": {}}, "$defs": {"x": {}}, "description": "d"}),
+            // Not shaped: each goes through the rewrite.
+            json!({"properties": {"a": {}}, "type": "object"}),
+            json!({"type": "object", "properties": {}}),
+            json!({"type": "object", "properties": {"a": {}}, "oneOf": [{"properties": {"b": {}}}]}),
+            json!({"type": "object", "properties": {"a": {}}, "unevaluatedProperties": false}),
+            json!({"type": "object", "properties": {"a": {}}, "$schema": "http://json-schema.org/draft-07/schema#", "items": [{}]}),
+            json!({"type": ["object", "null"], "properties": {"a": {}}}),
+        ];
+        let mut shaped = 0;
+        for schema in schemas {
+            let Value::Object(map) = &schema else {
+                unreachable!()
+            };
+            let exported = Value::Object(export_input_object(&schema));
+            assert_eq!(exported, Value::Object(rewritten(map.clone())), "{schema}");
+            assert_eq!(
+                exported.to_string(),
+                Value::Object(rewritten(map.clone())).to_string(),
+                "key order of {schema}"
+            );
+            if is_export_shaped(map) {
+                shaped += 1;
+                assert_eq!(exported, schema);
+            }
+        }
+        assert_eq!(shaped, 3);
     }
 }
