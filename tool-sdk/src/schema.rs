@@ -221,6 +221,9 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 /// still accepts an explicit `null`. Applied to nested objects too.
 fn drop_optional_nulls(schema: &mut Value) {
     match schema {
+        Value::Object(map) if !map.keys().any(|key| key == "properties") => {
+            map.values_mut().for_each(drop_optional_nulls);
+        }
         Value::Object(map) => {
             // `required` is taken out and put back (in place) rather than copied, so that its
             // names are read while `properties` is changed.
