@@ -6,7 +6,8 @@
 //! `additionalProperties`, `items`, and annotations such as `description`) is checked by the
 //! allocation-free [`SchemaCheck`]; any other schema (enums, consts, bounds, formats, map
 //! patterns, `anyOf`/`oneOf`/`allOf`, `prefixItems`, `$ref`) by a compiled `jsonschema`
-//! validator, built on first use. Both answer the same questions for the schemas they take.
+//! validator. Each is built on first use, so listing a tool builds neither. Both answer the
+//! same questions for the schemas they take.
 
 use std::sync::OnceLock;
 
@@ -22,8 +23,9 @@ use super::policy;
 #[derive(Debug)]
 pub struct InputValidator {
     schema: Value,
-    /// The plain check, when the schema is plain.
-    plain: Option<SchemaCheck>,
+    /// Whether the schema is plain: checked by [`SchemaCheck`], built on the first check.
+    is_plain: bool,
+    plain_check: OnceLock<SchemaCheck>,
     /// A native tool's schema: `format` is asserted (the type's own reading refuses a
     /// malformed date or UUID too; imported tools: no, as JSON Schema's default), and an
     /// accepted input is handed over with integral floats as integers (policy rule 3).
@@ -37,10 +39,10 @@ impl InputValidator {
     /// The validator of a native (`#[tool]` or `T: Tool`) input schema: plain schemas take the
     /// fast path, `format` is asserted.
     pub fn native(schema: Value) -> Self {
-        let plain = is_plain(&schema).then(|| SchemaCheck::new(&schema));
         Self {
+            is_plain: is_plain(&schema),
+            plain_check: OnceLock::new(),
             schema,
-            plain,
             native: true,
             coerce: false,
             full: OnceLock::new(),
@@ -53,7 +55,8 @@ impl InputValidator {
     pub fn imported(schema: Value) -> Self {
         Self {
             schema,
-            plain: None,
+            is_plain: false,
+            plain_check: OnceLock::new(),
             native: false,
             coerce: false,
             full: OnceLock::new(),
@@ -108,10 +111,18 @@ impl InputValidator {
     }
 
     fn passes(&self, input: &Value) -> Result<bool, InputError> {
-        match &self.plain {
+        match self.plain() {
             Some(check) => Ok(input.is_object() && check.passes(input)),
             None => Ok(self.full()?.is_valid(input)),
         }
+    }
+
+    /// The plain check, when the schema is plain.
+    fn plain(&self) -> Option<&SchemaCheck> {
+        self.is_plain.then(|| {
+            self.plain_check
+                .get_or_init(|| SchemaCheck::new(&self.schema))
+        })
     }
 
     /// Reads `input` under the input policy and checks it: the input as the tool will read it
@@ -123,7 +134,7 @@ impl InputValidator {
         if self.passes(&input)? {
             // The plain check takes only integers where the schema says `integer`; the full
             // validator, as JSON Schema, also `3.0`, which the Rust type reads as `3`.
-            if self.native && self.plain.is_none() {
+            if self.native && !self.is_plain {
                 policy::integral_floats_as_integers(&mut input);
             }
             return Ok(input);
@@ -149,7 +160,7 @@ impl InputValidator {
                 received: json_type(input).to_owned(),
             }]);
         }
-        if let Some(check) = &self.plain {
+        if let Some(check) = self.plain() {
             return Ok(check.check(input).err().unwrap_or_default());
         }
         let mut issues = Vec::new();
