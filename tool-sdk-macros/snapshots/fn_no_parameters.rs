@@ -56,6 +56,17 @@ impl ::tool_sdk::__private::Tool for now {
     type Output = String;
     #[doc(hidden)]
     const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
+    #[doc(hidden)]
+    const __RUN: ::tool_sdk::__private::Option<::tool_sdk::__private::RunFn<Self>> = ::tool_sdk::__private::Option::Some(|
+        __tool,
+        __ctx|
+    {
+        ::tool_sdk::__private::Box::pin(async move {
+            let __result = <Self as ::tool_sdk::__private::Tool>::call(__tool, &__ctx)
+                .await;
+            ::tool_sdk::__private::finish::<Self>(__result, &__ctx)
+        })
+    });
     async fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,

@@ -13,7 +13,17 @@ use crate::paths::Private;
 /// The name of the constant the set goes in (a hidden item of `tool_sdk::Tool`).
 const OVERRIDES: &str = "__OVERRIDES";
 
-/// The block with `const __OVERRIDES` added, or the block unchanged and the error.
+/// The name of the constant the runner goes in (a hidden item of `tool_sdk::Tool`).
+const RUN: &str = "__RUN";
+
+/// The block with `const __OVERRIDES` and `const __RUN` added, or the block unchanged and
+/// the error.
+///
+/// `__RUN` is the call and its result mapping as one boxed future, written here, in the
+/// tool's own module: rustc compiles a closure's code with the module it is written in, so
+/// what depends on the call's body (the future wrapping it, its drop glue) is rebuilt with the
+/// tool's own code when the tool is edited, not in a unit of code the SDK's generic runner
+/// shares with every other tool.
 pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
     if let Err(error) = check(args, &block) {
         let error = error.to_compile_error();
@@ -30,7 +40,28 @@ pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
             const __OVERRIDES: #Private::Overrides = #set;
         ));
     }
+    let run_set = block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == RUN));
+    if !run_set {
+        block.items.push(ImplItem::Verbatim(run_const()));
+    }
     quote!(#block)
+}
+
+/// `const __RUN` of an `impl Tool` block (see [`generate`]); the fn form's impl has it too.
+pub(crate) fn run_const() -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        const __RUN: #Private::Option<#Private::RunFn<Self>> =
+            #Private::Option::Some(|__tool, __ctx| {
+                #Private::Box::pin(async move {
+                    let __result = <Self as #Private::Tool>::call(__tool, &__ctx).await;
+                    #Private::finish::<Self>(__result, &__ctx)
+                })
+            });
+    }
 }
 
 /// Refuses arguments, a negative impl, and an impl that is not of a trait named `Tool` (the

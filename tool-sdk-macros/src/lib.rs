@@ -31,7 +31,9 @@ use proc_macro::TokenStream;
 /// the `render_*` lines, ...), so the tool compiles only those: the others are answered from
 /// the tool's constants by code written once (`tool_sdk::overrides`). Without it the tool
 /// answers the same and compiles a copy of every hook, about 65 more functions per tool
-/// (BENCHMARKS.md). A
+/// (BENCHMARKS.md). It also adds the call's runner (the future that runs `call` and maps its
+/// result), written in the tool's own module, where rustc compiles it with the tool's code:
+/// an edit of one tool's `call` then rebuilds no code shared with other tools. A
 /// macro call inside the block, or another attribute macro on it that runs after `#[tool]`,
 /// may define any method, so then every hook counts as overridden. The trait is recognised by
 /// its name as written (`Tool` or a path ending in `Tool`, not an alias such as `use

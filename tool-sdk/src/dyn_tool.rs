@@ -13,7 +13,7 @@ use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::input::InputError;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::result::{ContextModifier, ToolError};
+use crate::result::{ToolError, ToolOutput};
 use crate::tool::{
     DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead,
 };
@@ -127,17 +127,6 @@ impl ToolMeta {
     pub fn matches_name(&self, name: &str) -> bool {
         self.name == name || self.aliases.iter().any(|alias| alias == name)
     }
-}
-
-/// What a successful call produced, already mapped to `tool_result` content.
-#[derive(Debug)]
-pub struct ToolOutput {
-    /// The `tool_result` content.
-    pub content: ToolResultContent,
-    /// Messages to append after the result.
-    pub new_messages: Vec<Value>,
-    /// A change to the host state for later calls.
-    pub context_modifier: Option<ContextModifier>,
 }
 
 /// A tool as a registry holds it: facts, schema, and a parser that yields a runnable call.

@@ -63,12 +63,12 @@ pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, 
 pub use context::{
     CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext, ToolUseId,
 };
-pub use dyn_tool::{DefinitionSite, DynTool, McpInfo, ToolCall, ToolMeta, ToolOutput};
+pub use dyn_tool::{DefinitionSite, DynTool, McpInfo, ToolCall, ToolMeta};
 pub use erased::{TypedTool, dyn_tool};
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
 pub use registration::ToolRegistration;
-pub use result::{ContextModifier, ToolError, ToolResult};
+pub use result::{ContextModifier, ToolError, ToolOutput, ToolResult};
 pub use tool::{
     DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, OutputRef, PermissionMatcher,
     SearchOrRead, Tool, ToolInput, ToolOutputValue, ToolSpec,
@@ -93,23 +93,26 @@ pub mod __private {
     pub use ::core::option::Option;
     pub use ::core::primitive::{bool, str, u32, usize};
     pub use ::core::result::Result;
+    pub use ::futures::future::BoxFuture;
     pub use ::inventory;
     pub use ::schemars::{JsonSchema, Schema, SchemaGenerator};
     pub use ::serde::{Deserialize, Deserializer};
     pub use ::serde_json::Value;
     pub use ::std::borrow::Cow;
+    pub use ::std::boxed::Box;
 
     pub use crate::compile_checks::{
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
+    pub use crate::erased::finish;
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,
         ToolRegistration, output_probe, output_schema_from,
     };
     pub use crate::result::{ToolError, ToolResult};
-    pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec};
+    pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, RunFn, Tool, ToolInput, ToolSpec};
 }
 
 /// The README's examples, run as doctests.

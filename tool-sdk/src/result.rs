@@ -5,14 +5,28 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
+use crate::blocks::ToolResultContent;
 use crate::context::Extensions;
+
+/// What a successful call produced, already mapped to `tool_result` content.
+#[derive(Debug)]
+pub struct ToolOutput {
+    /// The `tool_result` content.
+    pub content: ToolResultContent,
+    /// Messages to append after the result.
+    pub new_messages: Vec<Value>,
+    /// A change to the host state for later calls.
+    pub context_modifier: Option<ContextModifier>,
+}
 
 /// A successful call: the typed `data`, plus optional messages and a context change.
 pub struct ToolResult<T> {
     /// The tool's output; turned into `tool_result` content by `Tool::map_result`.
     pub data: T,
     /// Extra messages to append after the `tool_result` (raw Messages API message objects).
-    pub new_messages: Vec<serde_json::Value>,
+    pub new_messages: Vec<Value>,
     /// A change to the host state that later calls see (SPEC §5.2: applied after a concurrent
     /// batch in block order, at once after a serial call).
     pub context_modifier: Option<ContextModifier>,

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -12,7 +13,7 @@ use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::overrides::Overrides;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::result::{ToolError, ToolResult};
+use crate::result::{ToolError, ToolOutput, ToolResult};
 use crate::schema::SchemaFns;
 
 /// A tool's result-size limit, `max_result_size_chars` (SPEC §1.1, §9).
@@ -293,6 +294,13 @@ pub trait Tool: ToolSpec + ToolInput {
     #[doc(hidden)]
     const __OVERRIDES: Overrides = Overrides::ALL;
 
+    /// The call and its result mapping as one boxed future, written in the tool's own module
+    /// by `#[tool]` on the impl block, so that the code which depends on the call's body is
+    /// compiled with it (an edit of one tool then rebuilds no shared code); `None` (anything
+    /// else) runs it through the SDK's generic runner. Used by the SDK only.
+    #[doc(hidden)]
+    const __RUN: Option<RunFn<Self>> = None;
+
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).
     fn call(
@@ -462,6 +470,10 @@ pub struct NoInput {}
 pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
     crate::schema::output_schema_from(SchemaFns::of::<T>()).clone()
 }
+
+/// A tool type's call as one boxed future: [`Tool::__RUN`]. Used by the SDK only.
+#[doc(hidden)]
+pub type RunFn<T> = fn(T, ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 
 /// What a call does when the user interrupts the turn (SPEC §5.5 `interruptBehavior`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

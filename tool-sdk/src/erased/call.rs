@@ -14,12 +14,12 @@ use serde_json::Value;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::dyn_tool::{ToolCall, ToolOutput};
+use crate::dyn_tool::ToolCall;
 use crate::overrides::Hook;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::result::{ToolError, ToolResult};
+use crate::result::{ToolError, ToolOutput, ToolResult};
 use crate::tool::{
-    DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool, ToolOutputValue,
+    DeclaredFlag, InterruptBehavior, PermissionMatcher, RunFn, SearchOrRead, Tool, ToolOutputValue,
     default_map_result_owned,
 };
 
@@ -41,8 +41,25 @@ impl<T: Tool> CallInput for T {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(run::<T>(*self, ctx))
+        (const { runner::<T>() })(*self, ctx)
     }
+}
+
+/// How `T` is run: the runner `#[tool]` wrote in its module ([`Tool::__RUN`]), else
+/// [`boxed_run`]; chosen in a `const`, so only the chosen one is compiled.
+pub(super) const fn runner<T: Tool>() -> RunFn<T> {
+    match T::__RUN {
+        Some(run) => run,
+        None => boxed_run::<T>,
+    }
+}
+
+/// [`run`], boxed: the runner of a tool whose impl `#[tool]` did not read.
+fn boxed_run<T: Tool>(
+    tool: T,
+    ctx: ToolUseContext,
+) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    Box::pin(run::<T>(tool, ctx))
 }
 
 /// `T`'s answers to the per-call hooks, one table per tool type: `Some` for the hooks `T`
@@ -169,7 +186,7 @@ pub(super) async fn run_validated<T: Tool>(
 
 /// A call's result as its output: the data through `T::map_result` (or, when `T` does not
 /// override it, the default mapping, one copy per output type rather than per tool).
-fn finish<T: Tool>(
+pub fn finish<T: Tool>(
     result: Result<ToolResult<T::Output>, ToolError>,
     ctx: &ToolUseContext,
 ) -> Result<ToolOutput, ToolError> {

@@ -2,6 +2,8 @@
 //!
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
 //! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, `call::HookFns`).
+//! The future that runs a call is `T`'s own when `#[tool]` wrote it in `T`'s module
+//! ([`Tool::__RUN`]), else the generic `call::run`.
 //! The rest (schemas and their caching, the schema check, the facts, boxing) is written once,
 //! here, over `serde_json::Value`, in the non-generic [`TypedTool`].
 
@@ -30,14 +32,16 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::context::ToolUseContext;
-use crate::dyn_tool::{DefinitionSite, DynTool, ToolCall, ToolMeta, ToolOutput};
+use crate::dyn_tool::{DefinitionSite, DynTool, ToolCall, ToolMeta};
 use crate::input::{self, InputError, InputValidator};
 use crate::memo::memoised;
 use crate::overrides::Hook;
-use crate::result::ToolError;
+use crate::result::{ToolError, ToolOutput};
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
-use call::{CallFacts, CallInput, ErasedCall, HookFns, run, run_validated};
+use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated, runner};
+
+pub use call::finish;
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
@@ -160,7 +164,7 @@ fn dispatch_call<T: Tool, const VALIDATE: bool>(
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
     match input::parse::<T>(input, check) {
         Ok(parsed) if VALIDATE => Ok(Box::pin(run_validated::<T>(parsed, ctx))),
-        Ok(parsed) => Ok(Box::pin(run::<T>(parsed, ctx))),
+        Ok(parsed) => Ok((const { runner::<T>() })(parsed, ctx)),
         Err(error) => Err(error),
     }
 }
