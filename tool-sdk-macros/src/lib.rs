@@ -33,7 +33,7 @@ use proc_macro::TokenStream;
 /// answers the same and compiles a copy of every hook, about 65 more functions per tool
 /// (BENCHMARKS.md). It also adds the call's runner (the future that runs `call` and maps its
 /// result), written in the tool's own module, where rustc compiles it with the tool's code:
-/// an edit of one tool's `call` then rebuilds no code shared with other tools. A
+/// an edit of one tool's `call` then rebuilds none of the SDK's generic runner. A
 /// macro call inside the block, or another attribute macro on it that runs after `#[tool]`,
 /// may define any method, so then every hook counts as overridden. The trait is recognised by
 /// its name as written (`Tool` or a path ending in `Tool`, not an alias such as `use

@@ -115,12 +115,14 @@ pub(crate) fn root_schema(fns: SchemaFns) -> Value {
 }
 
 /// The type's output schema ([`crate::tool::output_schema_for`]): its root schema without
-/// `$schema` and `title`. Built once per type (by schemars' `schema_id`) in the process, since
-/// many tools share an output type (`String` most of all).
+/// `$schema` and `title`. Built once per type in the process and kept, since many tools share
+/// an output type (`String` most of all). The key is the type's `json_schema` function (its
+/// address): the same function always makes the same schema, whereas schemars' `schema_id`
+/// may be shared by two types (same name in one module, a hand-written impl's default).
 pub(crate) fn output_schema_from(fns: SchemaFns) -> &'static Value {
-    static OUTPUTS: LazyLock<RwLock<HashMap<Cow<'static, str>, &'static Value>>> =
+    static OUTPUTS: LazyLock<RwLock<HashMap<usize, &'static Value>>> =
         LazyLock::new(RwLock::default);
-    memoised(&OUTPUTS, (fns.schema_id)(), || {
+    memoised(&OUTPUTS, fns.json_schema as usize, || {
         let mut schema = root_schema(fns);
         if let Value::Object(map) = &mut schema {
             map.remove("$schema");
@@ -525,6 +527,12 @@ mod tests {
             (
                 json!({"$schema": "x", "title": "T", "description": "d", "required": ["a"], "properties": {"a": {}}, "type": "object"}),
                 r#"{"type":"object","properties":{"a":{}},"required":["a"],"additionalProperties":false}"#,
+            ),
+            // The other keys keep schemars' order, the closing keyword last (before this
+            // function was one pass, a removed key's place went to the last key).
+            (
+                json!({"$schema": "x", "type": "object", "properties": {"t": {"$ref": "#/$defs/T"}}, "required": ["t"], "title": "R", "$defs": {"T": {}}, "examples": []}),
+                r##"{"type":"object","properties":{"t":{"$ref":"#/$defs/T"}},"required":["t"],"$defs":{"T":{}},"examples":[],"additionalProperties":false}"##,
             ),
             // An author's `additionalProperties` keeps its place; no `type` means an object.
             (

@@ -295,9 +295,11 @@ pub trait Tool: ToolSpec + ToolInput {
     const __OVERRIDES: Overrides = Overrides::ALL;
 
     /// The call and its result mapping as one boxed future, written in the tool's own module
-    /// by `#[tool]` on the impl block, so that the code which depends on the call's body is
-    /// compiled with it (an edit of one tool then rebuilds no shared code); `None` (anything
-    /// else) runs it through the SDK's generic runner. Used by the SDK only.
+    /// by `#[tool]` on the impl block (and by the fn form), so that the code which depends on
+    /// the call's body is compiled with the tool's own (an edit of the tool then rebuilds none
+    /// of the SDK's generic runner); `None` (anything else) runs it through that runner. A
+    /// tool that overrides `validate_input` is dispatched through the runner that checks
+    /// first. Used by the SDK only.
     #[doc(hidden)]
     const __RUN: Option<RunFn<Self>> = None;
 
@@ -466,7 +468,8 @@ pub struct NoInput {}
 
 /// The output schema of `T`: its JSON Schema with the same root rules as input schemas
 /// ([`crate::schema::normalize_root`] is not applied, since an output need not be an object;
-/// only `$schema` and `title` are dropped).
+/// only `$schema` and `title` are dropped). Generated once per type in the process and kept;
+/// each call returns a copy.
 pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
     crate::schema::output_schema_from(SchemaFns::of::<T>()).clone()
 }

@@ -1,5 +1,5 @@
 //! Generated code names everything by absolute path: it compiles with the prelude's names
-//! shadowed and under strict lints.
+//! shadowed and under strict lints, on the input struct and on the `impl Tool` block.
 #![deny(unused_qualifications, missing_docs)]
 #![forbid(unsafe_code)]
 #![allow(dead_code)]
@@ -50,6 +50,7 @@ pub struct BashOutput {
     pub stdout: String,
 }
 
+#[tool]
 impl Tool for Bash {
     type Output = BashOutput;
     async fn call(

@@ -51,7 +51,7 @@ fn assemble(
 /// [`super::SchemaCache`] instead.
 pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
     // Read from the tool, not through a `CachedTool`: the input schema is copied once, by the
-    // export, and the output schema (which this target does not send) not at all.
+    // export, and the output schema (which this target does not send) is not copied.
     assemble(
         tool.name().to_owned(),
         tool.prompt().into_owned(),

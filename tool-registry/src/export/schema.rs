@@ -84,8 +84,8 @@ fn rewritten(mut root: Map<String, Value>) -> Map<String, Value> {
     ordered
 }
 
-/// Whether `schema` is already what [`export_input_object`] makes of it, as every native
-/// tool's schema is ([`tool_sdk::schema::normalize_root`]): `type: "object"` then
+/// Whether `schema` is already what [`export_input_object`] makes of it, as a native tool's
+/// schema with fields and no root combinators is ([`tool_sdk::schema::normalize_root`]): `type: "object"` then
 /// `properties` first, at least one field, and nothing the export rewrites (`$schema`, root
 /// combinators, `unevaluatedProperties`). Read from the keys in order, with no lookup.
 fn is_export_shaped(schema: &Map<String, Value>) -> bool {

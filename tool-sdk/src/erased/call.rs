@@ -29,7 +29,7 @@ pub(super) type Input = dyn Any + Send + Sync;
 /// A parsed input of some tool type `T`, as [`ErasedCall`] holds it: readable as [`Input`]
 /// (by upcasting) and runnable, so running it needs no downcast.
 pub(super) trait CallInput: Any + Send + Sync {
-    /// Runs the call ([`run`]).
+    /// Runs the call, through the tool's runner ([`runner`]).
     fn run(
         self: Box<Self>,
         ctx: ToolUseContext,
@@ -185,7 +185,9 @@ pub(super) async fn run_validated<T: Tool>(
 }
 
 /// A call's result as its output: the data through `T::map_result` (or, when `T` does not
-/// override it, the default mapping, one copy per output type rather than per tool).
+/// override it, the default mapping, one copy per output type rather than per tool). Public
+/// (hidden) for the runner `#[tool]` writes ([`Tool::__RUN`]); not meant to be called by hand.
+#[doc(hidden)]
 pub fn finish<T: Tool>(
     result: Result<ToolResult<T::Output>, ToolError>,
     ctx: &ToolUseContext,

@@ -41,6 +41,7 @@ use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
 use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated, runner};
 
+#[doc(hidden)]
 pub use call::finish;
 
 /// Reads a checked input of one tool type.
