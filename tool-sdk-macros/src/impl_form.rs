@@ -29,25 +29,25 @@ pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
         let error = error.to_compile_error();
         return quote!(#block #error);
     }
-    let already_set = block
-        .items
-        .iter()
-        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == OVERRIDES));
-    if !already_set {
+    if !defines_const(&block, OVERRIDES) {
         let set = overrides(&block);
         block.items.push(syn::parse_quote!(
             #[doc(hidden)]
             const __OVERRIDES: #Private::Overrides = #set;
         ));
     }
-    let run_set = block
-        .items
-        .iter()
-        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == RUN));
-    if !run_set {
+    if !defines_const(&block, RUN) {
         block.items.push(ImplItem::Verbatim(run_const()));
     }
     quote!(#block)
+}
+
+/// Whether the block already defines the constant `name` (the author's own is kept).
+fn defines_const(block: &ItemImpl, name: &str) -> bool {
+    block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == name))
 }
 
 /// `const __RUN` of an `impl Tool` block (see [`generate`]); the fn form's impl has it too.

@@ -474,7 +474,9 @@ pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
     crate::schema::output_schema_from(SchemaFns::of::<T>()).clone()
 }
 
-/// A tool type's call as one boxed future: [`Tool::__RUN`]. Used by the SDK only.
+/// A tool type's call as one boxed future ([`Tool::__RUN`]): takes the parsed input and the
+/// call's context, and the future yields the result already mapped to `tool_result` content
+/// ([`ToolOutput`]) or the call's error. Used by the SDK only.
 #[doc(hidden)]
 pub type RunFn<T> = fn(T, ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 
