@@ -1,16 +1,16 @@
 /// Adds two numbers.
-///
-///# Tool
-///
-///Registered with `#[tool]` as **`Add`**.
-///
-///| property | value |
-///|---|---|
-///| read-only | yes |
-///| concurrency-safe | yes |
-///| destructive | no (default, not declared) |
-///| result size limit | 1000 chars |
-///| deferred | no (default) |
+/**
+# Tool
+
+Registered with `#[tool]` as **`Add`**.
+
+| property | value |
+|---|---|
+| read-only | yes |
+| concurrency-safe | yes |
+| destructive | no (default, not declared) |
+| result size limit | 1000 chars |
+| deferred | no (default) |*/
 pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError> {
     Ok(input.a + input.b)
 }

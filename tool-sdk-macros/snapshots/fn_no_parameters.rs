@@ -1,16 +1,16 @@
 /// Reports the time.
-///
-///# Tool
-///
-///Registered with `#[tool]` as **`Now`**.
-///
-///| property | value |
-///|---|---|
-///| read-only | no (default, not declared) |
-///| concurrency-safe | no (default, not declared) |
-///| destructive | no (default, not declared) |
-///| result size limit | 100 chars |
-///| deferred | no (default) |
+/**
+# Tool
+
+Registered with `#[tool]` as **`Now`**.
+
+| property | value |
+|---|---|
+| read-only | no (default, not declared) |
+| concurrency-safe | no (default, not declared) |
+| destructive | no (default, not declared) |
+| result size limit | 100 chars |
+| deferred | no (default) |*/
 async fn now() -> Result<ToolResult<String>, String> {
     Ok(ToolResult::new("noon".to_owned()))
 }

@@ -2,18 +2,18 @@
 #[cfg(feature = "gated")]
 #[derive(Deserialize, JsonSchema)]
 #[schemars(description = "Only with the feature.")]
-///
-///# Tool
-///
-///Registered with `#[tool]` as **`Gated`**.
-///
-///| property | value |
-///|---|---|
-///| read-only | yes |
-///| concurrency-safe | no (default, not declared) |
-///| destructive | no (default, not declared) |
-///| result size limit | unbounded (never persisted) |
-///| deferred | no (default) |
+/**
+# Tool
+
+Registered with `#[tool]` as **`Gated`**.
+
+| property | value |
+|---|---|
+| read-only | yes |
+| concurrency-safe | no (default, not declared) |
+| destructive | no (default, not declared) |
+| result size limit | unbounded (never persisted) |
+| deferred | no (default) |*/
 pub struct Gated {}
 #[cfg(feature = "gated")]
 #[automatically_derived]

@@ -1,23 +1,23 @@
 /// Runs a shell command.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(description = "Runs a shell command.")]
-///
-///# Tool
-///
-///Registered with `#[tool]` as **`Bash`**.
-///
-///| property | value |
-///|---|---|
-///| aliases | `Shell` |
-///| read-only | per input: `Self::is_read_only_command` |
-///| concurrency-safe | per input: `Self::is_read_only_command` |
-///| destructive | no |
-///| result size limit | 30000 chars |
-///| search hint | execute shell commands |
-///| deferred | yes: loaded through ToolSearch |
-///| strict schema | yes |
-///| registered | when `crate::bash_enabled()` returns `true` at collection |
-///| registered | in test environments only |
+/**
+# Tool
+
+Registered with `#[tool]` as **`Bash`**.
+
+| property | value |
+|---|---|
+| aliases | `Shell` |
+| read-only | per input: `Self::is_read_only_command` |
+| concurrency-safe | per input: `Self::is_read_only_command` |
+| destructive | no |
+| result size limit | 30000 chars |
+| search hint | execute shell commands |
+| deferred | yes: loaded through ToolSearch |
+| strict schema | yes |
+| registered | when `crate::bash_enabled()` returns `true` at collection |
+| registered | in test environments only |*/
 pub struct Bash {
     /// The command.
     pub command: String,

@@ -1,18 +1,18 @@
 /// Finds files by name.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(description = "Finds files by name.")]
-///
-///# Tool
-///
-///Registered with `#[tool]` as **`Glob`**.
-///
-///| property | value |
-///|---|---|
-///| read-only | no (default, not declared) |
-///| concurrency-safe | no (default, not declared) |
-///| destructive | no (default, not declared) |
-///| result size limit | 100000 chars |
-///| deferred | no (default) |
+/**
+# Tool
+
+Registered with `#[tool]` as **`Glob`**.
+
+| property | value |
+|---|---|
+| read-only | no (default, not declared) |
+| concurrency-safe | no (default, not declared) |
+| destructive | no (default, not declared) |
+| result size limit | 100000 chars |
+| deferred | no (default) |*/
 pub struct Glob {
     /// The pattern.
     pub pattern: String,

@@ -3,8 +3,10 @@
 use crate::attr::{FlagValue, MaxSize};
 use crate::valid::Model;
 
-/// Markdown lines for the section, one `#[doc]` attribute each.
-pub(crate) fn tool_section(model: &Model<'_>) -> Vec<String> {
+/// The section's Markdown, one `#[doc]` attribute's value: its lines joined with newlines,
+/// starting with an empty one (one attribute rather than one per line: every attribute is
+/// read again by each derive on the struct).
+pub(crate) fn tool_section(model: &Model<'_>) -> String {
     let mut lines = vec![
         String::new(),
         "# Tool".to_owned(),
@@ -73,7 +75,7 @@ pub(crate) fn tool_section(model: &Model<'_>) -> Vec<String> {
             lines.push("```".to_owned());
         }
     }
-    lines
+    lines.join("\n")
 }
 
 fn flag_cell(flag: Option<&FlagValue>) -> String {

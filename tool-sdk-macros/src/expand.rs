@@ -1,7 +1,7 @@
 //! Code generation. Every check has already run, so nothing here can fail; the top-level
 //! [`tool`] reads as parse, check, then a list of `gen_*` calls.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, DeriveInput, ItemFn};
 
@@ -26,17 +26,17 @@ enum Item {
 /// unchanged, a stub `impl ToolSpec` (so the user's `impl Tool` keeps type-checking) and every
 /// error.
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match parse_item(item.clone()) {
-        Ok(item) => item,
+    let parsed = match parse_item(item.clone()) {
+        Ok(parsed) => parsed,
         Err(error) => {
             let error = error.to_compile_error();
             return quote!(#item #error);
         }
     };
-    let input = match &item {
+    let input = match &parsed {
         Item::Struct(derive) => AnnotatedItem::from_struct(derive),
         Item::Fn(function) => AnnotatedItem::from_fn(function),
-        Item::Impl(block) => return impl_form::generate(&args, block.clone()),
+        Item::Impl(block) => return impl_form::generate(&args, block, item),
     };
     let mut errors = darling::Error::accumulator();
     let args = ToolArgs::parse(args, &mut errors);
@@ -46,8 +46,8 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
         _ => None,
     };
     match (model, errors.finish()) {
-        (Some(model), Ok(())) => generate(&model),
-        (_, Err(error)) => fallback(&item, error),
+        (Some(model), Ok(())) => generate(&model, item),
+        (_, Err(error)) => fallback(&parsed, item, error),
         (None, Ok(())) => unreachable!("a failed stage always records an error"),
     }
 }
@@ -55,12 +55,13 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The item as a struct (or enum or union: `ast.rs` refuses those with a precise message) or
 /// an fn; anything else is refused here, spanned on its keyword.
 fn parse_item(item: TokenStream) -> syn::Result<Item> {
-    match syn::parse2::<syn::Item>(item.clone())? {
+    // A struct, enum or union is parsed once, as what a derive reads; anything else as an item.
+    if item_keyword_is(&item, &["struct", "enum", "union"]) {
+        return syn::parse2::<DeriveInput>(item).map(Item::Struct);
+    }
+    match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(function) => Ok(Item::Fn(function)),
         syn::Item::Impl(block) => Ok(Item::Impl(block)),
-        syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => {
-            syn::parse2::<DeriveInput>(item).map(Item::Struct)
-        }
         other => {
             let (what, span) = item_keyword(&other);
             Err(syn::Error::new(
@@ -71,6 +72,40 @@ fn parse_item(item: TokenStream) -> syn::Result<Item> {
             ))
         }
     }
+}
+
+/// Whether the item's keyword, after its outer attributes and visibility, is one of `keywords`.
+fn item_keyword_is(item: &TokenStream, keywords: &[&str]) -> bool {
+    let mut tokens = item.clone().into_iter();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Punct(pound) if pound.as_char() == '#' => {
+                tokens.next(); // the attribute's brackets
+            }
+            TokenTree::Ident(ident) if ident == "pub" => {}
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Parenthesis => {} // pub(..)
+            TokenTree::Ident(ident) => return keywords.iter().any(|keyword| ident == keyword),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The item's tokens as written, with `extra` between its outer attributes and the rest (its
+/// visibility and keyword): later attributes, which come after the author's own.
+fn after_outer_attributes(item: TokenStream, extra: TokenStream) -> TokenStream {
+    let mut tokens = item.into_iter().peekable();
+    let mut out = TokenStream::new();
+    while let Some(TokenTree::Punct(pound)) = tokens.peek() {
+        if pound.as_char() != '#' {
+            break;
+        }
+        out.extend(tokens.next()); // `#`
+        out.extend(tokens.next()); // `[...]`
+    }
+    out.extend(extra);
+    out.extend(tokens);
+    out
 }
 
 /// "a `const`" and the span of its keyword, for the item kinds `#[tool]` refuses.
@@ -91,12 +126,12 @@ fn item_keyword(item: &syn::Item) -> (&'static str, Span) {
     }
 }
 
-fn generate(model: &Model<'_>) -> TokenStream {
+fn generate(model: &Model<'_>, tokens: TokenStream) -> TokenStream {
     let cfg = cfg_attrs(model.input.attrs());
     let spec = gen_tool_spec(model);
     let registration = gen_registration(model);
     let item = match &model.input.item {
-        ToolItem::Struct(item) => gen_struct_with_docs(model, item),
+        ToolItem::Struct(item) => gen_struct_with_docs(model, item, tokens),
         ToolItem::Fn(function) => fn_form::generate(model, function, &cfg),
     };
     quote! {
@@ -117,24 +152,18 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
         .collect()
 }
 
-fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput) -> TokenStream {
+/// The struct as written (its tokens are passed on, not printed again from the syntax tree),
+/// with the schema metadata and the "Tool" docs section after its own attributes.
+fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
-    let attrs = &item.attrs;
-    let vis = &item.vis;
-    let ident = &item.ident;
-    let generics = &item.generics;
-    let syn::Data::Struct(data) = &item.data else {
-        unreachable!("ast.rs accepts only structs")
-    };
-    let fields = &data.fields;
-    let where_clause = &generics.where_clause;
-    let schema_metadata = schema_metadata(attrs);
-    quote! {
-        #(#attrs)*
-        #schema_metadata
-        #(#[doc = #docs])*
-        #vis struct #ident #generics #where_clause #fields
-    }
+    let schema_metadata = schema_metadata(&item.attrs);
+    after_outer_attributes(
+        tokens,
+        quote! {
+            #schema_metadata
+            #[doc = #docs]
+        },
+    )
 }
 
 fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
@@ -336,7 +365,8 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
     }
 }
 
-fn fallback(item: &Item, error: darling::Error) -> TokenStream {
+/// The item as written, the stub `impl ToolSpec` for a struct, and every error.
+fn fallback(item: &Item, tokens: TokenStream, error: darling::Error) -> TokenStream {
     // In source order, so a list of mistakes reads left to right.
     let mut all: Vec<darling::Error> = error.flatten().into_iter().collect();
     all.sort_by_key(|error| {
@@ -344,22 +374,17 @@ fn fallback(item: &Item, error: darling::Error) -> TokenStream {
         (start.line, start.column)
     });
     let errors = darling::Error::multiple(all).write_errors();
-    let item = match item {
-        Item::Struct(derive) => {
-            // Any non-generic item gets the stub (an enum too), so a user's `impl Tool` next
-            // to it adds no "`ToolSpec` is not satisfied" error to the primary one.
-            let stub = if derive.generics.params.is_empty() {
-                gen_stub_spec(&derive.ident, &cfg_attrs(&derive.attrs))
-            } else {
-                TokenStream::new()
-            };
-            quote!(#derive #stub)
+    let stub = match item {
+        // Any non-generic item gets the stub (an enum too), so a user's `impl Tool` next to it
+        // adds no "`ToolSpec` is not satisfied" error to the primary one.
+        Item::Struct(derive) if derive.generics.params.is_empty() => {
+            gen_stub_spec(&derive.ident, &cfg_attrs(&derive.attrs))
         }
-        Item::Fn(function) => quote!(#function),
-        Item::Impl(block) => quote!(#block),
+        _ => TokenStream::new(),
     };
     quote! {
-        #item
+        #tokens
+        #stub
         #errors
     }
 }

@@ -41,7 +41,7 @@ pub(crate) fn generate(
     let tool_impl = gen_tool_impl(function);
     quote! {
         #(#attrs)*
-        #(#[doc = #docs])*
+        #[doc = #docs]
         #vis #sig #block
 
         #(#cfg)*

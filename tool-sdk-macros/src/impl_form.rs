@@ -2,7 +2,7 @@
 //! so the tool compiles only those (`tool_sdk::overrides`). The attribute takes no arguments
 //! there: the tool's keys go on its input struct.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -16,30 +16,48 @@ const OVERRIDES: &str = "__OVERRIDES";
 /// The name of the constant the runner goes in (a hidden item of `tool_sdk::Tool`).
 const RUN: &str = "__RUN";
 
-/// The block with `const __OVERRIDES` and `const __RUN` added, or the block unchanged and
-/// the error.
+/// The block as written, with `const __OVERRIDES` and `const __RUN` added at the end of its
+/// body (its tokens are passed on, not printed again from the syntax tree), or the block
+/// unchanged and the error.
 ///
 /// `__RUN` is the call and its result mapping as one boxed future, written here, in the
 /// tool's own module: rustc compiles a closure's code with the module it is written in, so
 /// what depends on the call's body (the future wrapping it, its drop glue) is rebuilt with the
 /// tool's own code when the tool is edited, not in a unit of code the SDK's generic runner
 /// shares with every other tool.
-pub(crate) fn generate(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
-    if let Err(error) = check(args, &block) {
+pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream) -> TokenStream {
+    if let Err(error) = check(args, block) {
         let error = error.to_compile_error();
-        return quote!(#block #error);
+        return quote!(#tokens #error);
     }
-    if !defines_const(&block, OVERRIDES) {
-        let set = overrides(&block);
-        block.items.push(syn::parse_quote!(
+    let mut added = TokenStream::new();
+    if !defines_const(block, OVERRIDES) {
+        let set = overrides(block);
+        added.extend(quote!(
             #[doc(hidden)]
             const __OVERRIDES: #Private::Overrides = #set;
         ));
     }
-    if !defines_const(&block, RUN) {
-        block.items.push(ImplItem::Verbatim(run_const()));
+    if !defines_const(block, RUN) {
+        added.extend(run_const());
     }
-    quote!(#block)
+    append_to_body(tokens, added)
+}
+
+/// `tokens`, an item ending in its `{ ... }` body, with `added` at the end of the body.
+fn append_to_body(tokens: TokenStream, added: TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    match trees.last_mut() {
+        Some(TokenTree::Group(body)) if body.delimiter() == Delimiter::Brace => {
+            let mut stream = body.stream();
+            stream.extend(added);
+            let mut group = Group::new(Delimiter::Brace, stream);
+            group.set_span(body.span());
+            *body = group;
+        }
+        _ => unreachable!("syn parsed the tokens as an impl block, which ends with its body"),
+    }
+    trees.into_iter().collect()
 }
 
 /// Whether the block already defines the constant `name` (the author's own is kept).
