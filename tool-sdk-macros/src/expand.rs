@@ -59,6 +59,10 @@ fn parse_item(item: TokenStream) -> syn::Result<Item> {
     if item_keyword_is(&item, &["struct", "enum", "union"]) {
         return syn::parse2::<DeriveInput>(item).map(Item::Struct);
     }
+    // An impl block is read for its header and the names of its items, not its code.
+    if item_keyword_is(&item, &["impl"]) {
+        return syn::parse2::<syn::ItemImpl>(impl_form::outline(item)).map(Item::Impl);
+    }
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(function) => Ok(Item::Fn(function)),
         syn::Item::Impl(block) => Ok(Item::Impl(block)),

@@ -60,6 +60,34 @@ fn append_to_body(tokens: TokenStream, added: TokenStream) -> TokenStream {
     trees.into_iter().collect()
 }
 
+/// The impl block's tokens with every brace group at the top level of its body (the methods'
+/// bodies, a macro's braces, a constant's braced value) emptied: what [`generate`] reads (the
+/// header, each item's kind and name) parses the same, without parsing the code, whose
+/// tokens are passed on as written and left to the compiler.
+pub(crate) fn outline(tokens: TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    if let Some(TokenTree::Group(body)) = trees.last_mut()
+        && body.delimiter() == Delimiter::Brace
+    {
+        let items: TokenStream = body
+            .stream()
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                    let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+                    empty.set_span(group.span());
+                    TokenTree::Group(empty)
+                }
+                other => other,
+            })
+            .collect();
+        let mut outline = Group::new(Delimiter::Brace, items);
+        outline.set_span(body.span());
+        *body = outline;
+    }
+    trees.into_iter().collect()
+}
+
 /// Whether the block already defines the constant `name` (the author's own is kept).
 fn defines_const(block: &ItemImpl, name: &str) -> bool {
     block

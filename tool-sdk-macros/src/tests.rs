@@ -526,6 +526,36 @@ fn impl_block_records_the_hooks_it_overrides() {
     check_snapshot("impl_block", &out);
 }
 
+/// The methods' code is not parsed: a body `syn` could not read (here, tokens that are no Rust
+/// at all) is passed on as written, to be reported by the compiler, and the hooks are still
+/// read from the items' names. The expansion is compared as tokens, since it cannot be printed
+/// as Rust.
+#[test]
+fn impl_block_reads_names_not_code() {
+    let out = tool(
+        quote!(),
+        quote! {
+            impl Tool for Glob {
+                type Output = String;
+                async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                    this is not an expression ; ; at all
+                }
+                fn get_path(&self) -> Option<&std::path::Path> { None }
+                const LIMIT: usize = { 3 };
+            }
+        },
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(
+        out.contains("this is not an expression ; ; at all"),
+        "{out}"
+    );
+    assert!(out.contains("const LIMIT : usize = { 3 }"), "{out}");
+    assert!(out.contains(". with (\"get_path\")"), "{out}");
+    assert!(out.contains("const __RUN"), "{out}");
+}
+
 #[test]
 fn impl_block_with_a_macro_call_counts_every_hook() {
     let out = expand(
