@@ -1,7 +1,7 @@
 /// Only with the feature.
 #[cfg(feature = "gated")]
 #[derive(Deserialize, JsonSchema)]
-#[schemars(description = "Only with the feature.")]
+#[schemars(title = "", description = "Only with the feature.")]
 /**
 # Tool
 

@@ -1,6 +1,6 @@
 /// Runs a shell command.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(description = "Runs a shell command.")]
+#[schemars(title = "", description = "Runs a shell command.")]
 /**
 # Tool
 

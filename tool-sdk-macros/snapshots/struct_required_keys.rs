@@ -1,6 +1,6 @@
 /// Finds files by name.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(description = "Finds files by name.")]
+#[schemars(title = "", description = "Finds files by name.")]
 /**
 # Tool
 

@@ -148,10 +148,10 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
     } else {
         let doc = lines.join("\n");
         let (title, description) = title_and_description(&doc);
-        // With the section appended, the whole text starts with `#` exactly when the author's
-        // own is empty or does.
-        let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
-        if !has_title && section_makes_a_title {
+        // Written even when empty (schemars then writes no title): with both keys set,
+        // schemars evaluates no constant over the whole doc text, section included, at
+        // compile time, and the section's `# Tool` heading can never become the title.
+        if !has_title {
             keys.push(quote::quote!(title = #title));
         }
         if !has_description {
