@@ -13,11 +13,12 @@ use crate::impl_form;
 use crate::paths::{Private, private_at};
 use crate::valid::{Model, check};
 
-/// The item `#[tool]` was given, parsed as a struct or an fn.
+/// The item `#[tool]` was given, parsed as a struct (or enum or union), an fn or an impl
+/// block. What is emitted is always the item's own tokens, never this tree printed again.
 enum Item {
     Struct(DeriveInput),
     Fn(ItemFn),
-    /// `impl Tool for X`: see [`impl_form`].
+    /// `impl Tool for X`, its methods' bodies emptied ([`impl_form::outline`]).
     Impl(syn::ItemImpl),
 }
 
@@ -52,8 +53,8 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The item as a struct (or enum or union: `ast.rs` refuses those with a precise message) or
-/// an fn; anything else is refused here, spanned on its keyword.
+/// The item as a struct (or enum or union: `ast.rs` refuses those with a precise message), an
+/// fn or an impl block; anything else is refused here, spanned on its keyword.
 fn parse_item(item: TokenStream) -> syn::Result<Item> {
     // A struct, enum or union is parsed once, as what a derive reads; anything else as an item.
     if item_keyword_is(&item, &["struct", "enum", "union"]) {
@@ -63,9 +64,13 @@ fn parse_item(item: TokenStream) -> syn::Result<Item> {
     if item_keyword_is(&item, &["impl"]) {
         return syn::parse2::<syn::ItemImpl>(impl_form::outline(item)).map(Item::Impl);
     }
-    match syn::parse2::<syn::Item>(item)? {
+    match syn::parse2::<syn::Item>(item.clone())? {
         syn::Item::Fn(function) => Ok(Item::Fn(function)),
         syn::Item::Impl(block) => Ok(Item::Impl(block)),
+        // A shape the keyword scan does not know (syn does): read as a derive reads it.
+        syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => {
+            syn::parse2::<DeriveInput>(item).map(Item::Struct)
+        }
         other => {
             let (what, span) = item_keyword(&other);
             Err(syn::Error::new(
@@ -88,6 +93,8 @@ fn item_keyword_is(item: &TokenStream, keywords: &[&str]) -> bool {
             }
             TokenTree::Ident(ident) if ident == "pub" => {}
             TokenTree::Group(group) if group.delimiter() == Delimiter::Parenthesis => {} // pub(..)
+            // A `macro_rules!` `$vis:vis` arrives as an invisible group, empty or not.
+            TokenTree::Group(group) if group.delimiter() == Delimiter::None => {}
             TokenTree::Ident(ident) => return keywords.iter().any(|keyword| ident == keyword),
             _ => return false,
         }
@@ -369,7 +376,8 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
     }
 }
 
-/// The item as written, the stub `impl ToolSpec` for a struct, and every error.
+/// The item as written, every error and, for a non-generic struct (or enum or union), a stub
+/// `impl ToolSpec`.
 fn fallback(item: &Item, tokens: TokenStream, error: darling::Error) -> TokenStream {
     // In source order, so a list of mistakes reads left to right.
     let mut all: Vec<darling::Error> = error.flatten().into_iter().collect();

@@ -26,6 +26,32 @@ fn check_snapshot(name: &str, actual: &str) {
     );
 }
 
+/// A struct written by a `macro_rules!` with `$vis:vis`: rustc passes the visibility as an
+/// invisible group, empty when there is none.
+#[test]
+fn struct_with_visibility_from_a_declarative_macro() {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    for visibility in [quote!(), quote!(pub), quote!(pub(crate))] {
+        let mut item = quote! {
+            /// Finds files by name.
+            #[derive(Deserialize, JsonSchema)]
+        };
+        item.extend([TokenTree::Group(Group::new(Delimiter::None, visibility))]);
+        item.extend(quote!(
+            struct Glob {
+                pattern: String,
+            }
+        ));
+        let out = tool(
+            quote!(name = "Glob", max_result_size_chars = 100),
+            item.clone(),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{item}: {out}");
+        assert!(out.contains("ToolSpec for Glob"), "{item}: {out}");
+    }
+}
+
 #[test]
 fn struct_with_required_keys_only() {
     let out = expand(
