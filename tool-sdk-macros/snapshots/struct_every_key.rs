@@ -20,6 +20,7 @@ Registered with `#[tool]` as **`Bash`**.
 | registered | in test environments only |*/
 pub struct Bash {
     /// The command.
+    #[schemars(title = "", description = "The command.")]
     pub command: String,
 }
 #[automatically_derived]

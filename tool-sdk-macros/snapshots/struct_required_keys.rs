@@ -15,6 +15,7 @@ Registered with `#[tool]` as **`Glob`**.
 | deferred | no (default) |*/
 pub struct Glob {
     /// The pattern.
+    #[schemars(title = "", description = "The pattern.")]
     pub pattern: String,
 }
 #[automatically_derived]

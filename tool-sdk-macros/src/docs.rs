@@ -164,6 +164,46 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
     Some(quote::quote!(#[schemars(#(#keys),*)]))
 }
 
+/// `#[schemars(title = .., description = ..)]` for a field of a struct that derives
+/// `JsonSchema`, from the field's own doc comment, as schemars itself would compute them; the
+/// keys the author set are left out. With both keys present schemars evaluates no constant at
+/// compile time to split the comment (one per documented field otherwise). `None` when the
+/// field has no doc comment, when a value is not a string literal (schemars then splits it
+/// itself), or when the author set both keys.
+pub(crate) fn field_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+        let syn::Meta::NameValue(pair) = &attr.meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = &pair.value
+        else {
+            return None;
+        };
+        let text = text.value();
+        lines.push(text.strip_prefix(' ').map_or(text.clone(), str::to_owned));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let (title, description) = title_and_description(&lines.join("\n"));
+    let (has_title, has_description) = schemars_keys(attrs);
+    let mut keys = Vec::new();
+    if !has_title {
+        keys.push(quote::quote!(title = #title));
+    }
+    if !has_description {
+        keys.push(quote::quote!(description = #description));
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    Some(quote::quote!(#[schemars(#(#keys),*)]))
+}
+
 /// schemars' split of a doc comment: when the trimmed text starts with `#`, its first line
 /// without the `#`s is the title and the rest the description; otherwise no title.
 fn title_and_description(doc: &str) -> (String, String) {

@@ -1,13 +1,13 @@
 //! Code generation. Every check has already run, so nothing here can fail; the top-level
 //! [`tool`] reads as parse, check, then a list of `gen_*` calls.
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, DeriveInput, ItemFn};
 
 use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
-use crate::docs::{schema_metadata, tool_section};
+use crate::docs::{field_metadata, schema_metadata, tool_section};
 use crate::fn_form;
 use crate::impl_form;
 use crate::paths::{Private, private_at};
@@ -164,17 +164,61 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
 }
 
 /// The struct as written (its tokens are passed on, not printed again from the syntax tree),
-/// with the schema metadata and the "Tool" docs section after its own attributes.
+/// with the schema metadata and the "Tool" docs section after its own attributes and, when it
+/// derives `JsonSchema`, each documented field's metadata after the field's attributes.
 fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
     let schema_metadata = schema_metadata(&item.attrs);
-    after_outer_attributes(
+    let derives_json_schema = schema_metadata.is_some();
+    let tokens = after_outer_attributes(
         tokens,
         quote! {
             #schema_metadata
             #[doc = #docs]
         },
-    )
+    );
+    match &item.data {
+        syn::Data::Struct(syn::DataStruct {
+            fields: syn::Fields::Named(fields),
+            ..
+        }) if derives_json_schema => with_field_metadata(tokens, fields),
+        _ => tokens,
+    }
+}
+
+/// The struct's tokens with its `{ fields }` group written again from `fields`, each field
+/// with [`field_metadata`] after its own attributes; unchanged when no field gets any.
+fn with_field_metadata(tokens: TokenStream, fields: &syn::FieldsNamed) -> TokenStream {
+    let metadata: Vec<Option<TokenStream>> = fields
+        .named
+        .iter()
+        .map(|field| field_metadata(&field.attrs))
+        .collect();
+    if metadata.iter().all(Option::is_none) {
+        return tokens;
+    }
+    let written = fields.named.iter().zip(&metadata).map(|(field, metadata)| {
+        let syn::Field {
+            attrs,
+            vis,
+            ident,
+            colon_token,
+            ty,
+            ..
+        } = field;
+        quote!(#(#attrs)* #metadata #vis #ident #colon_token #ty)
+    });
+    let mut group = Group::new(Delimiter::Brace, quote!(#(#written),*));
+    group.set_span(fields.brace_token.span.join());
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    match trees.last_mut() {
+        Some(TokenTree::Group(body)) if body.delimiter() == Delimiter::Brace => {
+            *body = group;
+        }
+        // `struct S { .. } where ..;` is not Rust; a where clause comes before the braces.
+        _ => unreachable!("a struct with named fields ends with its braces"),
+    }
+    trees.into_iter().collect()
 }
 
 fn gen_tool_spec(model: &Model<'_>) -> TokenStream {

@@ -264,6 +264,94 @@ fn a_tool_used_as_a_field_keeps_its_docs_section_out_of_the_schema() {
     );
 }
 
+/// Field doc comments of every shape, for `#[tool]` to pass on as schemars reads them.
+macro_rules! field_docs {
+    ($(#[$attr:meta])*) => {
+        /// Documents its fields.
+        $(#[$attr])*
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code, clippy::empty_docs)] // an empty doc comment is one of the shapes
+        pub(crate) struct FieldDocs {
+            /// # Heading
+            ///
+            /// Body text,
+            /// on two lines.
+            headed: String,
+            /// Line one.
+            /// Line two.
+            plain: u32,
+            ///
+            empty: bool,
+            /// Own doc.
+            #[schemars(description = "The author's")]
+            described: String,
+            /// # Doc title
+            #[schemars(title = "The author's title")]
+            titled: String,
+            #[doc = concat!("Built ", "by a macro.")]
+            computed: String,
+            /// Renamed.
+            #[serde(rename = "renamed_key", default)]
+            renamed: Option<String>,
+            /// # Flat
+            ///
+            /// Flattened.
+            #[serde(flatten)]
+            flat: FlatPart,
+            undocumented: String,
+        }
+    };
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct FlatPart {
+    /// # Inner
+    inner: u8,
+}
+
+mod field_docs_tool {
+    use super::FlatPart;
+    use tool_sdk::prelude::*;
+    field_docs!(#[tool(name = "FieldDocs", max_result_size_chars = 1_000)]);
+    impl Tool for FieldDocs {
+        type Output = String;
+        async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+            Ok(ToolResult::new(String::new()))
+        }
+    }
+}
+
+mod field_docs_plain {
+    use super::FlatPart;
+    use tool_sdk::prelude::*;
+    field_docs!();
+}
+
+/// `#[tool]` writes each documented field's title and description itself (so schemars
+/// evaluates no constant to split the comment); the schema is exactly the one schemars makes
+/// from the same struct without `#[tool]`.
+#[test]
+fn field_doc_comments_give_the_schema_schemars_gives() {
+    let tool = TypedTool::of::<field_docs_tool::FieldDocs>(None);
+    let plain = tool_sdk::schema::input_schema_for::<field_docs_plain::FieldDocs>();
+    assert_eq!(tool.input_schema()["properties"], plain["properties"]);
+    assert_eq!(tool.input_schema()["required"], plain["required"]);
+    let properties = &plain["properties"];
+    assert_eq!(properties["headed"]["title"], "Heading");
+    assert_eq!(
+        properties["headed"]["description"],
+        "Body text,\non two lines."
+    );
+    assert_eq!(properties["plain"]["description"], "Line one.\nLine two.");
+    assert_eq!(properties["empty"].get("description"), None);
+    assert_eq!(properties["described"]["description"], "The author's");
+    assert_eq!(properties["titled"]["title"], "The author's title");
+    assert_eq!(properties["computed"]["description"], "Built by a macro.");
+    assert_eq!(properties["renamed_key"]["description"], "Renamed.");
+    assert_eq!(properties["inner"]["title"], "Inner");
+}
+
 /// What `#[tool]` cannot see through: the alias hides that the input is a string.
 type Text = String;
 
