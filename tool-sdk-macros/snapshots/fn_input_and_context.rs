@@ -117,14 +117,6 @@ impl ::tool_sdk::__private::ToolSpec for add {
     const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
     #[doc(hidden)]
     const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
-    #[inline]
-    fn is_read_only(&self) -> ::tool_sdk::__private::bool {
-        true
-    }
-    #[inline]
-    fn is_concurrency_safe(&self) -> ::tool_sdk::__private::bool {
-        true
-    }
 }
 const _: () = {
     ::tool_sdk::__private::inventory::submit! {

@@ -24,10 +24,6 @@ impl ::tool_sdk::__private::ToolSpec for Gated {
     const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
     #[doc(hidden)]
     const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
-    #[inline]
-    fn is_read_only(&self) -> ::tool_sdk::__private::bool {
-        true
-    }
 }
 #[cfg(feature = "gated")]
 const _: () = {

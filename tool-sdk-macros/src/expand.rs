@@ -337,15 +337,12 @@ fn gen_declared(flag: &FlagValue) -> TokenStream {
     }
 }
 
-/// An absent flag, or one declared `false`, keeps the trait's fail-closed default (`false`).
+/// A flag declared for every input (or absent) is answered by the trait's default method from
+/// the flag's constant; only a flag decided per input gets a method here.
 fn gen_flag(method: &str, flag: Option<&FlagValue>) -> TokenStream {
     let method = syn::Ident::new(method, Span::call_site());
     match flag {
-        None | Some(FlagValue::Const { value: false, .. }) => TokenStream::new(),
-        Some(FlagValue::Const { value: true, .. }) => quote! {
-            #[inline]
-            fn #method(&self) -> #Private::bool { true }
-        },
+        None | Some(FlagValue::Const { .. }) => TokenStream::new(),
         Some(FlagValue::Method(path)) => {
             // Coerced to a fn pointer spanned on the user's path, so a wrong signature reads
             // "expected fn pointer `fn(&Glob) -> bool`, found ..." under the whole path.

@@ -141,20 +141,23 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     #[doc(hidden)]
     const __FLAG_METHODS: Overrides = Overrides::ALL;
 
-    /// Whether this input only reads. Default `false` (assume it writes).
+    /// Whether this input only reads. Default: `true` when [`ToolSpec::READ_ONLY`] is
+    /// declared for every input ([`DeclaredFlag::Always`]), else `false` (assume it writes).
     fn is_read_only(&self) -> bool {
-        false
+        Self::READ_ONLY.for_every_input()
     }
 
     /// Whether this input may run in parallel with other concurrency-safe calls
-    /// (SPEC §5.1). Default `false`.
+    /// (SPEC §5.1). Default: `true` when [`ToolSpec::CONCURRENCY_SAFE`] is declared for every
+    /// input, else `false`.
     fn is_concurrency_safe(&self) -> bool {
-        false
+        Self::CONCURRENCY_SAFE.for_every_input()
     }
 
-    /// Whether this input destroys data (deletes, overwrites). Default `false`.
+    /// Whether this input destroys data (deletes, overwrites). Default: `true` when
+    /// [`ToolSpec::DESTRUCTIVE`] is declared for every input, else `false`.
     fn is_destructive(&self) -> bool {
-        false
+        Self::DESTRUCTIVE.for_every_input()
     }
 }
 

@@ -353,8 +353,9 @@ impl Tool for Undeclared {
     }
 }
 
-/// A hand-written `ToolSpec` (no `#[tool]` on the struct): its flag constants say one thing
-/// and its methods another, and the methods are what a call answers.
+/// A hand-written `ToolSpec` (no `#[tool]` on the struct): where a flag's constant says one
+/// thing and its method another, the method is what a call answers; a method left to its
+/// default answers what the constant declares.
 #[derive(Deserialize, JsonSchema)]
 struct HandSpec {
     /// What to do.
@@ -366,6 +367,10 @@ impl ToolSpec for HandSpec {
     const DESCRIPTION: &'static str = "Written by hand.";
     const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(1_000);
     const READ_ONLY: tool_sdk::DeclaredFlag = tool_sdk::DeclaredFlag::Always;
+    const CONCURRENCY_SAFE: tool_sdk::DeclaredFlag = tool_sdk::DeclaredFlag::Always;
+    fn is_read_only(&self) -> bool {
+        false
+    }
     fn is_destructive(&self) -> bool {
         self.action == "delete"
     }
@@ -417,7 +422,11 @@ async fn every_answer_is_the_tools_own_whatever_it_overrides() {
         );
     }
     let hand = answers(&TypedTool::of::<HandSpec>(None), actions[0].clone()).await;
-    for line in ["read-only false", "destructive true"] {
+    for line in [
+        "read-only false",
+        "concurrency-safe true",
+        "destructive true",
+    ] {
         assert!(hand.contains(&line.to_owned()), "{line}: {hand:?}");
     }
 }
