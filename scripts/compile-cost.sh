@@ -11,6 +11,10 @@
 #   and, on the 100-tool debug crates, the rebuild after editing one tool's body.
 # It prints the median of each figure, the marginal cost per tool ((T100 - T1) / 99) and the
 # number of LLVM functions (`define`s in the debug LLVM IR, one codegen unit) of each crate.
+# With --instructions, instead of all that: the instructions rustc executes for a clean debug
+# build of each 1-tool and 10-tool crate, counted by callgrind (repeatable to about 0.1%, however
+# busy the machine; wall and CPU times here vary by 10-30% from build to build), and the
+# instructions per added tool, (I10 - I1) / 9.
 # Last, the first render: a release example of each 100-tool crate that, in a fresh process,
 # collects the tools and renders their definitions (name, description, input schema) as one
 # JSON text, timed inside the process; run RENDERS times, interleaved, median reported
@@ -20,16 +24,18 @@
 #   hand  the static slice, each `schema()` called, serialized.
 # Not part of the test suite.
 #
-# Usage: scripts/compile-cost.sh [--reps R] [--renders N] [--render-only] [--sdk PATH_TO_tool-sdk]
-#                                [--kinds "sdk rmcp hand"] [WORK_DIR]
+# Usage: scripts/compile-cost.sh [--reps R] [--renders N] [--render-only | --instructions]
+#                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk rmcp hand"] [WORK_DIR]
 #   defaults: 3 rounds, 31 renders, this checkout's tool-sdk, all three crates, a fresh temp
 #   dir; --render-only skips the compile measurements.
-# Needs: cargo, python3, GNU time (/usr/bin/time). Works offline once the crates are cached.
+# Needs: cargo, python3, GNU time (/usr/bin/time); valgrind for --instructions. Works offline
+# once the crates are cached.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 reps=3
 renders=31
 render_only=0
+instructions=0
 kinds="sdk rmcp hand"
 sdk="$repo/tool-sdk"
 work=""
@@ -38,6 +44,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --renders) renders="$2"; shift 2 ;;
     --render-only) render_only=1; shift ;;
+    --instructions) instructions=1; shift ;;
     --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
     --kinds) kinds="$2"; shift 2 ;;
     *) work="$1"; shift ;;
@@ -246,7 +253,7 @@ schemars = "1.2"
         RENDER_HEAD + RENDER[kind].format(name=name) + RENDER_TAIL)
 
 for kind in ("sdk", "rmcp", "hand"):
-    for n in (1, 100):
+    for n in (1, 10, 100):
         crate(kind, n)
 PY
 
@@ -257,6 +264,50 @@ cpu() { # runs the command, appends "label cpu" to the log
 }
 
 echo "work dir: $work" >&2
+if [ "$instructions" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "--instructions needs valgrind" >&2; exit 1; }
+  wrap="$work/callgrind-rustc.sh"
+  cat > "$wrap" <<'SH'
+#!/usr/bin/env bash
+# RUSTC_WRAPPER: rustc under callgrind for the crate named in $CG_CRATE, plain rustc otherwise.
+prev=""
+for arg in "$@"; do
+  if [ "$prev" = "--crate-name" ] && [ "$arg" = "$CG_CRATE" ]; then
+    exec valgrind --tool=callgrind --callgrind-out-file="$CG_OUT" "$@" 2>>"$CG_OUT.log"
+  fi
+  prev="$arg"
+done
+exec "$@"
+SH
+  chmod +x "$wrap"
+  ilog="$work/instructions.txt"
+  : > "$ilog"
+  export CARGO_TARGET_DIR="$work/target-callgrind" RUSTC_WRAPPER="$wrap"
+  for kind in $kinds; do for n in 1 10; do
+    name="cost_${kind}_$n"
+    (cd "$work/$name" && CG_CRATE=none cargo build -q && cargo clean -q -p "$name" \
+      && CG_CRATE="$name" CG_OUT="$work/$name.callgrind" cargo build -q) \
+      || { echo "the callgrind build of $name failed" >&2; exit 1; }
+    echo "$kind $n $(awk '/^summary:/ {print $2}' "$work/$name.callgrind")" >> "$ilog"
+  done; done
+  python3 - "$ilog" <<'PY'
+import sys
+rows = {(k, int(n)): int(i) for k, n, i in (line.split() for line in open(sys.argv[1]))}
+kinds = [k for k in ["sdk", "rmcp", "hand"] if (k, 1) in rows]
+label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
+per = {k: (rows[k, 10] - rows[k, 1]) / 9 for k in kinds}
+print("instructions of rustc, clean debug build of the tool crate (callgrind)")
+print("| crate | 1 tool | 10 tools | per added tool | per added tool / hand-written | 100 tools, extrapolated / hand-written |")
+print("|---|---|---|---|---|---|")
+for k in kinds:
+    ratio = per[k] / per["hand"] if "hand" in per else float("nan")
+    at100 = ((rows[k, 1] + 99 * per[k]) / (rows["hand", 1] + 99 * per["hand"])
+             if "hand" in per else float("nan"))
+    print(f"| {label[k]} | {rows[k, 1] / 1e6:,.0f} M | {rows[k, 10] / 1e6:,.0f} M | "
+          f"{per[k] / 1e6:.1f} M | {ratio:.3f}x | {at100:.3f}x |")
+PY
+  exit 0
+fi
 if [ "$render_only" = 0 ]; then
 for kind in $kinds; do for n in 1 100; do
   (cd "$work/cost_${kind}_$n" && cargo build -q && cargo build -q --release) \
