@@ -150,8 +150,12 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
         let (title, description) = title_and_description(&doc);
         // Written even when empty (schemars then writes no title): with both keys set,
         // schemars evaluates no constant over the whole doc text, section included, at
-        // compile time, and the section's `# Tool` heading can never become the title.
-        if !has_title {
+        // compile time, and the section's `# Tool` heading can never become the title. Not
+        // when a `cfg_attr` (expanded only after this macro) may set one: then only where the
+        // section would make a title, the whole text starting with `#` exactly when the
+        // author's own is empty or does.
+        let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
+        if !has_title && (section_makes_a_title || !has_cfg_attr(attrs)) {
             keys.push(quote::quote!(title = #title));
         }
         if !has_description {
@@ -169,8 +173,12 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
 /// keys the author set are left out. With both keys present schemars evaluates no constant at
 /// compile time to split the comment (one per documented field otherwise). `None` when the
 /// field has no doc comment, when a value is not a string literal (schemars then splits it
-/// itself), or when the author set both keys.
+/// itself), when the author set both keys, or when the field has a `cfg_attr` (expanded only
+/// after this macro, it may add a doc line or a key).
 pub(crate) fn field_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
+    if has_cfg_attr(attrs) {
+        return None;
+    }
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
         let syn::Meta::NameValue(pair) = &attr.meta else {
@@ -202,6 +210,12 @@ pub(crate) fn field_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::To
         return None;
     }
     Some(quote::quote!(#[schemars(#(#keys),*)]))
+}
+
+/// Whether any attribute is a `cfg_attr`: an attribute macro sees it unexpanded, the derives
+/// after it see what it expands to.
+fn has_cfg_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| attr.path().is_ident("cfg_attr"))
 }
 
 /// schemars' split of a doc comment: when the trimmed text starts with `#`, its first line

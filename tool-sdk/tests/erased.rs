@@ -270,6 +270,7 @@ macro_rules! field_docs {
         /// Documents its fields.
         $(#[$attr])*
         #[derive(Deserialize, JsonSchema)]
+        #[cfg_attr(all(), schemars(title = "Field docs"))]
         #[allow(dead_code, clippy::empty_docs)] // an empty doc comment is one of the shapes
         pub(crate) struct FieldDocs {
             /// # Heading
@@ -299,6 +300,18 @@ macro_rules! field_docs {
             #[serde(flatten)]
             flat: FlatPart,
             undocumented: String,
+            /// Written.
+            #[cfg_attr(all(), doc = "Added by a cfg_attr.")]
+            conditional_doc: String,
+            /// Doc.
+            #[cfg_attr(all(), schemars(title = "From a cfg_attr"))]
+            conditional_title: String,
+            ///  Two spaces.
+            #[doc(hidden)]
+            spaced: String,
+            /** # Block
+            comment */
+            block: String,
         }
     };
 }
@@ -336,6 +349,8 @@ fn field_doc_comments_give_the_schema_schemars_gives() {
     let tool = TypedTool::of::<field_docs_tool::FieldDocs>(None);
     let plain = tool_sdk::schema::input_schema_for::<field_docs_plain::FieldDocs>();
     assert_eq!(tool.input_schema()["properties"], plain["properties"]);
+    // The root's title is dropped from input schemas; that this compiles shows `#[tool]`
+    // wrote no second `title` beside the one the struct's `cfg_attr` sets.
     assert_eq!(tool.input_schema()["required"], plain["required"]);
     let properties = &plain["properties"];
     assert_eq!(properties["headed"]["title"], "Heading");
@@ -350,6 +365,13 @@ fn field_doc_comments_give_the_schema_schemars_gives() {
     assert_eq!(properties["computed"]["description"], "Built by a macro.");
     assert_eq!(properties["renamed_key"]["description"], "Renamed.");
     assert_eq!(properties["inner"]["title"], "Inner");
+    assert_eq!(
+        properties["conditional_doc"]["description"],
+        "Written.\nAdded by a cfg_attr."
+    );
+    assert_eq!(properties["conditional_title"]["title"], "From a cfg_attr");
+    assert_eq!(properties["spaced"]["description"], "Two spaces.");
+    assert_eq!(properties["block"]["title"], "Block");
 }
 
 /// What `#[tool]` cannot see through: the alias hides that the input is a string.
