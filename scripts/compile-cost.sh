@@ -5,16 +5,12 @@
 #   hand  a minimal hand-written registry: a trait with NAME, a description, `schema()`
 #         (`schemars::schema_for!`) and `call(Value)` returning a boxed future through
 #         `serde_json::from_value`, a static slice of the tools and a linear lookup;
-# each for N = 1 and N = 100 (input `{a: String, b: Option<u32>, c: bool}` with doc comments,
+# each for N = 1, 10 and 100 (input `{a: String, b: Option<u32>, c: bool}` with doc comments,
 # the same async body). With every dependency prebuilt, it then runs REPS interleaved rounds of:
 #   clean debug build, clean release build (CPU = user + sys seconds, of the tool crate only),
 #   and, on the 100-tool debug crates, the rebuild after editing one tool's body.
 # It prints the median of each figure, the marginal cost per tool ((T100 - T1) / 99) and the
 # number of LLVM functions (`define`s in the debug LLVM IR, one codegen unit) of each crate.
-# With --instructions, instead of all that: the instructions rustc executes for a clean debug
-# build of each 1-tool and 10-tool crate, counted by callgrind (repeatable to about 0.1%, however
-# busy the machine; wall and CPU times here vary by 10-30% from build to build), and the
-# instructions per added tool, (I10 - I1) / 9.
 # Last, the first render: a release example of each 100-tool crate that, in a fresh process,
 # collects the tools and renders their definitions (name, description, input schema) as one
 # JSON text, timed inside the process; run RENDERS times, interleaved, median reported
@@ -22,6 +18,12 @@
 #         dev-dependency: the library builds above do not build it);
 #   rmcp  `Server::new()` + `ToolRouter::list_all()`, serialized;
 #   hand  the static slice, each `schema()` called, serialized.
+# With --instructions, none of the above: the instructions rustc executes for a clean debug
+# build of each 1-tool and 10-tool crate, counted by callgrind (the same tree twice: within
+# 0.01%, however busy the machine; times here vary by 10-30% from build to build), and the
+# instructions per added tool, (I10 - I1) / 9. It builds in its own target dir (the wrapper
+# changes every crate's fingerprint), so the dependencies are built once more; REPS and
+# RENDERS do not apply.
 # Not part of the test suite.
 #
 # Usage: scripts/compile-cost.sh [--reps R] [--renders N] [--render-only | --instructions]
@@ -285,10 +287,14 @@ SH
   export CARGO_TARGET_DIR="$work/target-callgrind" RUSTC_WRAPPER="$wrap"
   for kind in $kinds; do for n in 1 10; do
     name="cost_${kind}_$n"
+    out="$work/$name.callgrind"
+    rm -f "$out" "$out.log"
     (cd "$work/$name" && CG_CRATE=none cargo build -q && cargo clean -q -p "$name" \
-      && CG_CRATE="$name" CG_OUT="$work/$name.callgrind" cargo build -q) \
-      || { echo "the callgrind build of $name failed" >&2; exit 1; }
-    echo "$kind $n $(awk '/^summary:/ {print $2}' "$work/$name.callgrind")" >> "$ilog"
+      && CG_CRATE="$name" CG_OUT="$out" cargo build -q) \
+      || { echo "the callgrind build of $name failed; rustc's output: $out.log" >&2; exit 1; }
+    count=$(awk '/^summary:/ {print $2}' "$out" 2>/dev/null || true)
+    [ -n "$count" ] || { echo "no instruction count in $out; see $out.log" >&2; exit 1; }
+    echo "$kind $n $count" >> "$ilog"
   done; done
   python3 - "$ilog" <<'PY'
 import sys
@@ -300,11 +306,13 @@ print("instructions of rustc, clean debug build of the tool crate (callgrind)")
 print("| crate | 1 tool | 10 tools | per added tool | per added tool / hand-written | 100 tools, extrapolated / hand-written |")
 print("|---|---|---|---|---|---|")
 for k in kinds:
-    ratio = per[k] / per["hand"] if "hand" in per else float("nan")
-    at100 = ((rows[k, 1] + 99 * per[k]) / (rows["hand", 1] + 99 * per["hand"])
-             if "hand" in per else float("nan"))
+    if "hand" in per:
+        ratio = f"{per[k] / per['hand']:.3f}x"
+        at100 = f"{(rows[k, 1] + 99 * per[k]) / (rows['hand', 1] + 99 * per['hand']):.3f}x"
+    else:
+        ratio = at100 = "- (no hand-written crate in --kinds)"
     print(f"| {label[k]} | {rows[k, 1] / 1e6:,.0f} M | {rows[k, 10] / 1e6:,.0f} M | "
-          f"{per[k] / 1e6:.1f} M | {ratio:.3f}x | {at100:.3f}x |")
+          f"{per[k] / 1e6:.1f} M | {ratio} | {at100} |")
 PY
   exit 0
 fi
