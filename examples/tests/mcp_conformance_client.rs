@@ -4,6 +4,7 @@
 //! `mcp-conformance-client` binary. Any check the suite marks FAILURE fails the test, as does a
 //! WARNING other than the one the suite itself calls acceptable (a resumed SSE stream reconnecting
 //! up to a second after the server's `retry`, on a loaded machine), or a missing expected check.
+//! A FAILURE of that timing check alone is retried once, the scenario running by itself.
 //!
 //! Without the suite the test prints why and passes.
 
@@ -122,5 +123,29 @@ fn conformance_client_scenarios_pass() {
             .flat_map(|run| run.join().expect("a scenario thread"))
             .collect()
     });
+    // The retry-timing check measures wall time, and a reconnect on a loaded 2-core machine can
+    // land past the suite's "very late" bound for reasons outside the client. A failure of
+    // that check alone is retried once, with the scenario running by itself; any other
+    // problem, or the same failure twice, fails the test.
+    let problems = if !problems.is_empty() && problems.iter().all(|p| is_timing_problem(p)) {
+        eprintln!(
+            "sse-retry: retried alone after a timing failure:\n{}",
+            problems.join("\n")
+        );
+        let (scenario, expected) = SCENARIOS
+            .iter()
+            .find(|(scenario, _)| *scenario == "sse-retry")
+            .expect("the sse-retry scenario");
+        run_scenario(&node, &entry, scenario, expected)
+    } else {
+        problems
+    };
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Whether `problem` is the sse-retry scenario's timing check failing (or the suite's log
+/// that comes with it).
+fn is_timing_problem(problem: &str) -> bool {
+    problem.starts_with("sse-retry: ")
+        && (problem.contains(TIMING_CHECK) || problem.starts_with("sse-retry: the suite said"))
 }
