@@ -108,10 +108,80 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
     if !derives_json_schema(attrs) {
         return None;
     }
+    let (has_title, has_description) = schemars_keys(attrs);
+    match read_doc(attrs) {
+        Doc::Computed(parts) => {
+            let private = crate::paths::Private;
+            let split =
+                quote::quote!(#private::doc_title_and_description(::core::concat!(#(#parts),*)));
+            // An empty title is not written, so the author's title, or none, wins over the
+            // section's.
+            keys_attribute(
+                (!has_title).then(|| quote::quote!(#split.0)),
+                (!has_description).then(|| quote::quote!(#split.1)),
+            )
+        }
+        Doc::Text(doc) => {
+            let (title, description) = title_and_description(&doc);
+            // Written even when empty (schemars then writes no title): with both keys set,
+            // schemars evaluates no constant over the whole doc text, section included, at
+            // compile time, and the section's `# Tool` heading can never become the title. Not
+            // when a `cfg_attr` (expanded only after this macro) may set one: then only where
+            // the section would make a title, the whole text starting with `#` exactly when the
+            // author's own is empty or does.
+            let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
+            let write_title = !has_title && (section_makes_a_title || !has_cfg_attr(attrs));
+            keys_attribute(
+                write_title.then(|| quote::quote!(#title)),
+                (!has_description).then(|| quote::quote!(#description)),
+            )
+        }
+    }
+}
+
+/// `#[schemars(title = .., description = ..)]` for a field of a struct that derives
+/// `JsonSchema`, from the field's own doc comment, as schemars itself would compute them; the
+/// keys the author set are left out. With both keys present schemars evaluates no constant at
+/// compile time to split the comment (one per documented field otherwise). `None` when the
+/// field has no doc comment, when a value is not a string literal (schemars then splits it
+/// itself), when the author set both keys, or when the field has a `cfg_attr` (expanded only
+/// after this macro, it may add a doc line or a key).
+pub(crate) fn field_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
+    if has_cfg_attr(attrs) || !attrs.iter().any(is_doc_value) {
+        return None;
+    }
+    let Doc::Text(doc) = read_doc(attrs) else {
+        return None;
+    };
+    let (title, description) = title_and_description(&doc);
+    let (has_title, has_description) = schemars_keys(attrs);
+    keys_attribute(
+        (!has_title).then(|| quote::quote!(#title)),
+        (!has_description).then(|| quote::quote!(#description)),
+    )
+}
+
+/// A doc comment as schemars reads it: the `#[doc = ..]` values (list forms such as
+/// `#[doc(hidden)]` skipped), one leading space removed from each, joined with newlines.
+enum Doc {
+    /// Every value is a string literal: the joined text.
+    Text(String),
+    /// Some value is computed (`include_str!`, `concat!`): the values to `concat!`, with the
+    /// newlines between them.
+    Computed(Vec<proc_macro2::TokenStream>),
+}
+
+/// Whether `attr` is a `#[doc = ..]` value (not a list form such as `#[doc(hidden)]`).
+fn is_doc_value(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("doc") && matches!(attr.meta, syn::Meta::NameValue(_))
+}
+
+/// The item's doc comment, see [`Doc`].
+fn read_doc(attrs: &[syn::Attribute]) -> Doc {
     let mut lines = Vec::new();
     let mut parts = Vec::new();
     let mut computed = false;
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+    for attr in attrs.iter().filter(|attr| is_doc_value(attr)) {
         let syn::Meta::NameValue(pair) = &attr.meta else {
             continue;
         };
@@ -132,80 +202,21 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
             parts.push(quote::ToTokens::to_token_stream(&pair.value));
         }
     }
-    let (has_title, has_description) = schemars_keys(attrs);
-    let mut keys = Vec::new();
     if computed {
-        let private = crate::paths::Private;
-        let split =
-            quote::quote!(#private::doc_title_and_description(::core::concat!(#(#parts),*)));
-        // An empty title is not written, so the author's title, or none, wins over the section's.
-        if !has_title {
-            keys.push(quote::quote!(title = #split.0));
-        }
-        if !has_description {
-            keys.push(quote::quote!(description = #split.1));
-        }
+        Doc::Computed(parts)
     } else {
-        let doc = lines.join("\n");
-        let (title, description) = title_and_description(&doc);
-        // Written even when empty (schemars then writes no title): with both keys set,
-        // schemars evaluates no constant over the whole doc text, section included, at
-        // compile time, and the section's `# Tool` heading can never become the title. Not
-        // when a `cfg_attr` (expanded only after this macro) may set one: then only where the
-        // section would make a title, the whole text starting with `#` exactly when the
-        // author's own is empty or does.
-        let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
-        if !has_title && (section_makes_a_title || !has_cfg_attr(attrs)) {
-            keys.push(quote::quote!(title = #title));
-        }
-        if !has_description {
-            keys.push(quote::quote!(description = #description));
-        }
+        Doc::Text(lines.join("\n"))
     }
-    if keys.is_empty() {
-        return None;
-    }
-    Some(quote::quote!(#[schemars(#(#keys),*)]))
 }
 
-/// `#[schemars(title = .., description = ..)]` for a field of a struct that derives
-/// `JsonSchema`, from the field's own doc comment, as schemars itself would compute them; the
-/// keys the author set are left out. With both keys present schemars evaluates no constant at
-/// compile time to split the comment (one per documented field otherwise). `None` when the
-/// field has no doc comment, when a value is not a string literal (schemars then splits it
-/// itself), when the author set both keys, or when the field has a `cfg_attr` (expanded only
-/// after this macro, it may add a doc line or a key).
-pub(crate) fn field_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
-    if has_cfg_attr(attrs) {
-        return None;
-    }
-    let mut lines = Vec::new();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
-        let syn::Meta::NameValue(pair) = &attr.meta else {
-            continue;
-        };
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(text),
-            ..
-        }) = &pair.value
-        else {
-            return None;
-        };
-        let text = text.value();
-        lines.push(text.strip_prefix(' ').map_or(text.clone(), str::to_owned));
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    let (title, description) = title_and_description(&lines.join("\n"));
-    let (has_title, has_description) = schemars_keys(attrs);
-    let mut keys = Vec::new();
-    if !has_title {
-        keys.push(quote::quote!(title = #title));
-    }
-    if !has_description {
-        keys.push(quote::quote!(description = #description));
-    }
+/// `#[schemars(title = .., description = ..)]` with the keys given; `None` when neither is.
+fn keys_attribute(
+    title: Option<proc_macro2::TokenStream>,
+    description: Option<proc_macro2::TokenStream>,
+) -> Option<proc_macro2::TokenStream> {
+    let title = title.map(|value| quote::quote!(title = #value));
+    let description = description.map(|value| quote::quote!(description = #value));
+    let keys: Vec<_> = title.into_iter().chain(description).collect();
     if keys.is_empty() {
         return None;
     }
