@@ -245,7 +245,7 @@ fn title_and_description(doc: &str) -> (String, String) {
 }
 
 /// Whether a `#[derive(...)]` on the item lists `JsonSchema` (by any path ending in it).
-fn derives_json_schema(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn derives_json_schema(attrs: &[syn::Attribute]) -> bool {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("derive"))

@@ -1,13 +1,14 @@
 //! Code generation. Every check has already run, so nothing here can fail; the top-level
 //! [`tool`] reads as parse, check, then a list of `gen_*` calls.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, DeriveInput, ItemFn};
 
 use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
-use crate::docs::{field_metadata, schema_metadata, tool_section};
+use crate::body::rewrite_body;
+use crate::docs::{derives_json_schema, field_metadata, schema_metadata, tool_section};
 use crate::fn_form;
 use crate::impl_form;
 use crate::paths::{Private, private_at};
@@ -169,7 +170,6 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
 fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
     let schema_metadata = schema_metadata(&item.attrs);
-    let derives_json_schema = schema_metadata.is_some();
     let tokens = after_outer_attributes(
         tokens,
         quote! {
@@ -181,7 +181,7 @@ fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStre
         syn::Data::Struct(syn::DataStruct {
             fields: syn::Fields::Named(fields),
             ..
-        }) if derives_json_schema => with_field_metadata(tokens, fields),
+        }) if derives_json_schema(&item.attrs) => with_field_metadata(tokens, fields),
         _ => tokens,
     }
 }
@@ -208,17 +208,9 @@ fn with_field_metadata(tokens: TokenStream, fields: &syn::FieldsNamed) -> TokenS
         } = field;
         quote!(#(#attrs)* #metadata #vis #ident #colon_token #ty)
     });
-    let mut group = Group::new(Delimiter::Brace, quote!(#(#written),*));
-    group.set_span(fields.brace_token.span.join());
-    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
-    match trees.last_mut() {
-        Some(TokenTree::Group(body)) if body.delimiter() == Delimiter::Brace => {
-            *body = group;
-        }
-        // `struct S { .. } where ..;` is not Rust; a where clause comes before the braces.
-        _ => unreachable!("a struct with named fields ends with its braces"),
-    }
-    trees.into_iter().collect()
+    let written = quote!(#(#written),*);
+    rewrite_body(tokens, |_| written)
+        .unwrap_or_else(|_| unreachable!("a struct with named fields ends with its braces"))
 }
 
 fn gen_tool_spec(model: &Model<'_>) -> TokenStream {

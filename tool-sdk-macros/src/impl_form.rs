@@ -2,12 +2,13 @@
 //! so the tool compiles only those (`tool_sdk::overrides`). The attribute takes no arguments
 //! there: the tool's keys go on its input struct.
 
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ImplItem, ItemImpl};
 
+use crate::body::{braces, rewrite_body};
 use crate::paths::Private;
 
 /// The name of the constant the set goes in (a hidden item of `tool_sdk::Tool`).
@@ -46,18 +47,13 @@ pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream
 
 /// `tokens`, an item ending in its `{ ... }` body, with `added` at the end of the body.
 fn append_to_body(tokens: TokenStream, added: TokenStream) -> TokenStream {
-    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
-    match trees.last_mut() {
-        Some(TokenTree::Group(body)) if body.delimiter() == Delimiter::Brace => {
-            let mut stream = body.stream();
-            stream.extend(added);
-            let mut group = Group::new(Delimiter::Brace, stream);
-            group.set_span(body.span());
-            *body = group;
-        }
-        _ => unreachable!("syn parsed the tokens as an impl block, which ends with its body"),
-    }
-    trees.into_iter().collect()
+    rewrite_body(tokens, |mut items| {
+        items.extend(added);
+        items
+    })
+    .unwrap_or_else(|_| {
+        unreachable!("syn parsed the tokens as an impl block, which ends with its body")
+    })
 }
 
 /// The impl block's tokens with every brace group at the top level of its body (the methods'
@@ -65,27 +61,19 @@ fn append_to_body(tokens: TokenStream, added: TokenStream) -> TokenStream {
 /// header, each item's kind and name) parses the same, without parsing the code, whose
 /// tokens are passed on as written and left to the compiler.
 pub(crate) fn outline(tokens: TokenStream) -> TokenStream {
-    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
-    if let Some(TokenTree::Group(body)) = trees.last_mut()
-        && body.delimiter() == Delimiter::Brace
-    {
-        let items: TokenStream = body
-            .stream()
+    let emptied = |items: TokenStream| {
+        items
             .into_iter()
             .map(|tree| match tree {
                 TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
-                    let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
-                    empty.set_span(group.span());
-                    TokenTree::Group(empty)
+                    TokenTree::Group(braces(TokenStream::new(), group.span()))
                 }
                 other => other,
             })
-            .collect();
-        let mut outline = Group::new(Delimiter::Brace, items);
-        outline.set_span(body.span());
-        *body = outline;
-    }
-    trees.into_iter().collect()
+            .collect()
+    };
+    // Tokens that are no impl block are left for syn to report.
+    rewrite_body(tokens, emptied).unwrap_or_else(|tokens| tokens)
 }
 
 /// Whether the block already defines the constant `name` (the author's own is kept).

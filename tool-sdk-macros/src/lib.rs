@@ -5,6 +5,7 @@
 
 mod ast;
 mod attr;
+mod body;
 mod docs;
 mod expand;
 mod fn_form;
