@@ -64,7 +64,11 @@ impl ::tool_sdk::__private::Tool for now {
         ::tool_sdk::__private::Box::pin(async move {
             let __result = <Self as ::tool_sdk::__private::Tool>::call(__tool, &__ctx)
                 .await;
-            ::tool_sdk::__private::finish::<Self>(__result, &__ctx)
+            ::tool_sdk::__private::finish(
+                __result,
+                &__ctx,
+                const { ::tool_sdk::__private::map_fn::<Self>() },
+            )
         })
     });
     async fn call(

@@ -92,7 +92,7 @@ pub(crate) fn run_const() -> TokenStream {
             #Private::Option::Some(|__tool, __ctx| {
                 #Private::Box::pin(async move {
                     let __result = <Self as #Private::Tool>::call(__tool, &__ctx).await;
-                    #Private::finish::<Self>(__result, &__ctx)
+                    #Private::finish(__result, &__ctx, const { #Private::map_fn::<Self>() })
                 })
             });
     }

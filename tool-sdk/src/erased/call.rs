@@ -164,7 +164,7 @@ impl HookFns {
 /// machine each tool type adds.
 pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
     let result = tool.call(&ctx).await;
-    finish::<T>(result, &ctx)
+    finish(result, &ctx, const { map_fn::<T>() })
 }
 
 /// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
@@ -181,24 +181,19 @@ pub(super) async fn run_validated<T: Tool>(
         return Err(ToolError::new(message));
     }
     let result = tool.call(&ctx).await;
-    finish::<T>(result, &ctx)
+    finish(result, &ctx, const { map_fn::<T>() })
 }
 
-/// A call's result as its output: the data through `T::map_result` (or, when `T` does not
-/// override it, the default mapping, one copy per output type rather than per tool). Public
-/// (hidden) for the runner `#[tool]` writes ([`Tool::__RUN`]); not meant to be called by hand.
+/// A call's result as its output: the data through `map` ([`map_fn`] of the tool type).
+/// Generic over the output type only, so tools that share an output type share one copy.
+/// Public (hidden) for the runner `#[tool]` writes ([`Tool::__RUN`]); not meant to be called
+/// by hand.
 #[doc(hidden)]
-pub fn finish<T: Tool>(
-    result: Result<ToolResult<T::Output>, ToolError>,
+pub fn finish<O>(
+    result: Result<ToolResult<O>, ToolError>,
     ctx: &ToolUseContext,
+    map: fn(O, &str) -> ToolResultContent,
 ) -> Result<ToolOutput, ToolError> {
-    let map: fn(T::Output, &str) -> ToolResultContent = const {
-        if T::__OVERRIDES.has(Hook::MapResult) {
-            T::map_result
-        } else {
-            default_map::<T::Output>
-        }
-    };
     match result {
         Ok(result) => Ok(ToolOutput {
             content: map(result.data, ctx.tool_use_id()),
@@ -206,6 +201,19 @@ pub fn finish<T: Tool>(
             context_modifier: result.context_modifier,
         }),
         Err(error) => Err(error),
+    }
+}
+
+/// How `T`'s output becomes result content: `T::map_result` when `T` overrides it, else the
+/// default mapping, one copy per output type rather than per tool. Evaluated in a `const`
+/// by its callers, so only the chosen function is compiled. Public (hidden) for the runner
+/// `#[tool]` writes; not meant to be called by hand.
+#[doc(hidden)]
+pub const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
+    if T::__OVERRIDES.has(Hook::MapResult) {
+        T::map_result
+    } else {
+        default_map::<T::Output>
     }
 }
 

@@ -42,7 +42,7 @@ use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
 use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated, runner};
 
 #[doc(hidden)]
-pub use call::finish;
+pub use call::{finish, map_fn};
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;

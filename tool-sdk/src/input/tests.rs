@@ -471,10 +471,12 @@ struct Outer {
     inner: Inner,
 }
 
-/// A struct is read from an object or an array and refused otherwise, with serde_json's
-/// words, whatever the value: past a check that accepts any object, so that serde meets it.
+/// A struct is read from an object and refused otherwise, with serde_json's words, whatever
+/// the value: past a check that accepts any object, so that serde meets it. serde_json also
+/// reads a struct from an array of its fields; the typed reader refuses one, in serde_json's
+/// words for any other kind of value.
 #[test]
-fn a_struct_is_read_and_refused_as_serde_json_reads_it() {
+fn a_struct_is_read_from_an_object_and_refused_as_serde_json_refuses() {
     let check = InputValidator::native(json!({"type": "object"}));
     for inner in [
         json!(5),
@@ -491,6 +493,14 @@ fn a_struct_is_read_and_refused_as_serde_json_reads_it() {
     ] {
         let input = json!({ "inner": inner });
         let ours = parse::<InputOf<Outer>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+        if inner.is_array() {
+            let expected = super::serde_text::classify(
+                "inner",
+                "invalid type: sequence, expected struct Inner",
+            );
+            assert_eq!(ours.unwrap_err().issues(), [expected], "{input}");
+            continue;
+        }
         match (ours, serde_json::from_value::<Outer>(input.clone())) {
             (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
             (Err(ours), Err(reference)) => {
@@ -500,4 +510,16 @@ fn a_struct_is_read_and_refused_as_serde_json_reads_it() {
             (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
         }
     }
+}
+
+/// Under the struct's own schema, an array where a struct is expected never reaches serde:
+/// the schema check refuses it as it refuses any other value of the wrong type.
+#[test]
+fn a_struct_sent_as_an_array_is_refused_by_its_schema() {
+    let check = InputValidator::native(serde_json::to_value(schemars::schema_for!(Outer)).unwrap());
+    let error = parse::<InputOf<Outer>>(json!({"inner": [7]}), &check).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `inner` must be of type `object`, but a value of type `array` was provided"
+    );
 }

@@ -158,10 +158,12 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         })
     }
 
-    /// As serde_json: a struct is read from an object or an array, and anything else is
-    /// refused here, with serde_json's wording. Written out so that a
-    /// struct's visitor is not instantiated for the scalar kinds it never accepts (its
-    /// `visit_bool`, `visit_u64`, ... defaults), which saves a copy of each per tool type.
+    /// A struct is read from an object only; anything else is refused here, with serde_json's
+    /// wording. serde_json also reads a struct from an array of its fields in order, but no
+    /// schema of a named struct allows an array (schemars writes `"type": "object"`), so the
+    /// input check has refused one before serde reads it. Written out so that a struct's
+    /// visitor is instantiated for objects only: not its `visit_seq`, nor the `visit_bool`,
+    /// `visit_u64`, ... defaults, which saves a copy of each per tool type.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -169,7 +171,6 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         match self.value {
-            Value::Array(items) => visit_array(items, self.trail, visitor),
             Value::Object(map) => visit_object(map, self.trail, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
         }
@@ -230,26 +231,51 @@ fn visit_object<'de, V: Visitor<'de>>(
     trail: &Trail,
     visitor: V,
 ) -> Result<V::Value, serde_json::Error> {
-    let len = map.len();
-    let mut access = Entries {
-        entries: map.into_iter(),
-        value: None,
-        trail,
-    };
+    let mut access = Entries::new(map, trail);
     // As serde_json: a visitor that stops early has refused the rest of the object. (A
-    // `match` rather than `?`, as in `visit_array`.)
+    // `match` rather than `?`, as in `visit_array`; the length check is `Entries::finish`, so
+    // that each visitor type adds only the call.)
     match visitor.visit_map(&mut access) {
-        Ok(value) if access.entries.len() == 0 => Ok(value),
-        Ok(_) => Err(de::Error::invalid_length(len, &"fewer elements in map")),
+        Ok(value) => match access.finish() {
+            None => Ok(value),
+            Some(error) => Err(error),
+        },
         Err(error) => Err(error),
     }
 }
 
 struct Entries<'t> {
     entries: serde_json::map::IntoIter,
+    /// How many entries the object had.
+    len: usize,
     /// The value of the key just read, and the key.
     value: Option<(String, Value)>,
     trail: &'t Trail,
+}
+
+impl<'t> Entries<'t> {
+    fn new(map: Map<String, Value>, trail: &'t Trail) -> Self {
+        Self {
+            len: map.len(),
+            entries: map.into_iter(),
+            value: None,
+            trail,
+        }
+    }
+
+    /// Takes the next entry, keeps its key and value for `next_value_seed`, and returns the
+    /// key; `None` past the last entry. Not generic, so each key type adds only its read.
+    fn advance(&mut self) -> Option<&str> {
+        let (key, value) = self.entries.next()?;
+        let (key, _) = self.value.insert((key, value));
+        Some(key)
+    }
+
+    /// serde_json's refusal of an object the visitor stopped reading early.
+    fn finish(self) -> Option<serde_json::Error> {
+        (self.entries.len() != 0)
+            .then(|| de::Error::invalid_length(self.len, &"fewer elements in map"))
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Entries<'_> {
@@ -260,12 +286,13 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Self::Error> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
-        };
-        let read = seed.deserialize(Key(&key))?;
-        self.value = Some((key, value));
-        Ok(Some(read))
+        match self.advance() {
+            Some(key) => match seed.deserialize(Key(key)) {
+                Ok(read) => Ok(Some(read)),
+                Err(error) => Err(error),
+            },
+            None => Ok(None),
+        }
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(
