@@ -53,12 +53,18 @@ impl ::tool_sdk::__private::Tool for add {
     #[doc(hidden)]
     const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     #[doc(hidden)]
-    const __RUN: ::tool_sdk::__private::Option<::tool_sdk::__private::RunFn<Self>> = ::tool_sdk::__private::Option::Some(|
-        __tool,
-        __ctx|
-    {
+    fn __run(
+        self,
+        __ctx: ::tool_sdk::__private::ToolUseContext,
+    ) -> ::tool_sdk::__private::BoxFuture<
+        'static,
+        ::tool_sdk::__private::Result<
+            ::tool_sdk::__private::ToolOutput,
+            ::tool_sdk::__private::ToolError,
+        >,
+    > {
         ::tool_sdk::__private::Box::pin(async move {
-            let __result = <Self as ::tool_sdk::__private::Tool>::call(__tool, &__ctx)
+            let __result = <Self as ::tool_sdk::__private::Tool>::call(self, &__ctx)
                 .await;
             ::tool_sdk::__private::finish(
                 __result,
@@ -66,7 +72,7 @@ impl ::tool_sdk::__private::Tool for add {
                 const { ::tool_sdk::__private::map_fn::<Self>() },
             )
         })
-    });
+    }
     async fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,

@@ -14,12 +14,18 @@ impl Tool for Glob {
         .with("get_path")
         .with("validate_input");
     #[doc(hidden)]
-    const __RUN: ::tool_sdk::__private::Option<::tool_sdk::__private::RunFn<Self>> = ::tool_sdk::__private::Option::Some(|
-        __tool,
-        __ctx|
-    {
+    fn __run(
+        self,
+        __ctx: ::tool_sdk::__private::ToolUseContext,
+    ) -> ::tool_sdk::__private::BoxFuture<
+        'static,
+        ::tool_sdk::__private::Result<
+            ::tool_sdk::__private::ToolOutput,
+            ::tool_sdk::__private::ToolError,
+        >,
+    > {
         ::tool_sdk::__private::Box::pin(async move {
-            let __result = <Self as ::tool_sdk::__private::Tool>::call(__tool, &__ctx)
+            let __result = <Self as ::tool_sdk::__private::Tool>::call(self, &__ctx)
                 .await;
             ::tool_sdk::__private::finish(
                 __result,
@@ -27,5 +33,5 @@ impl Tool for Glob {
                 const { ::tool_sdk::__private::map_fn::<Self>() },
             )
         })
-    });
+    }
 }

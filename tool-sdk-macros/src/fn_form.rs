@@ -163,7 +163,7 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             ),
         }
     );
-    let run = crate::impl_form::run_const();
+    let run = crate::impl_form::run_method();
     quote! {
         #[automatically_derived]
         impl #Private::Tool for #ident {

@@ -14,18 +14,19 @@ use crate::paths::Private;
 /// The name of the constant the set goes in (a hidden item of `tool_sdk::Tool`).
 const OVERRIDES: &str = "__OVERRIDES";
 
-/// The name of the constant the runner goes in (a hidden item of `tool_sdk::Tool`).
-const RUN: &str = "__RUN";
+/// The name of the method the runner is (a hidden item of `tool_sdk::Tool`).
+const RUN: &str = "__run";
 
-/// The block as written, with `const __OVERRIDES` and `const __RUN` added at the end of its
+/// The block as written, with `const __OVERRIDES` and `fn __run` added at the end of its
 /// body (its tokens are passed on, not printed again from the syntax tree), or the block
 /// unchanged and the error.
 ///
-/// `__RUN` is the call and its result mapping as one boxed future, written here, in the
-/// tool's own module: rustc compiles a closure's code with the module it is written in, so
-/// what depends on the call's body (the future wrapping it, its drop glue) is rebuilt with the
-/// tool's own code when the tool is edited, not in a unit of code the SDK's generic runner
-/// shares with every other tool.
+/// `__run` is the call and its result mapping as one boxed future, written here, in the
+/// tool's own impl: rustc compiles a method with its self type, so what depends on the call's
+/// body (the future wrapping it, its drop glue) is rebuilt with the tool's own code when the
+/// tool is edited, not in a unit of code the SDK's generic runner shares with every other
+/// tool. A method rather than a constant holding a closure: a constant's code is written into
+/// the crate's metadata for other crates to use, a method's is not.
 pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream) -> TokenStream {
     if let Err(error) = check(args, block) {
         let error = error.to_compile_error();
@@ -39,8 +40,8 @@ pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream
             const __OVERRIDES: #Private::Overrides = #set;
         ));
     }
-    if !defines_const(block, RUN) {
-        added.extend(run_const());
+    if !defines_fn(block, RUN) {
+        added.extend(run_method());
     }
     append_to_body(tokens, added)
 }
@@ -84,17 +85,27 @@ fn defines_const(block: &ItemImpl, name: &str) -> bool {
         .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == name))
 }
 
-/// `const __RUN` of an `impl Tool` block (see [`generate`]); the fn form's impl has it too.
-pub(crate) fn run_const() -> TokenStream {
+/// Whether the block already defines the method `name` (the author's own is kept).
+fn defines_fn(block: &ItemImpl, name: &str) -> bool {
+    block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Fn(method) if method.sig.ident == name))
+}
+
+/// `fn __run` of an `impl Tool` block (see [`generate`]); the fn form's impl has it too.
+pub(crate) fn run_method() -> TokenStream {
     quote! {
         #[doc(hidden)]
-        const __RUN: #Private::Option<#Private::RunFn<Self>> =
-            #Private::Option::Some(|__tool, __ctx| {
-                #Private::Box::pin(async move {
-                    let __result = <Self as #Private::Tool>::call(__tool, &__ctx).await;
-                    #Private::finish(__result, &__ctx, const { #Private::map_fn::<Self>() })
-                })
-            });
+        fn __run(
+            self,
+            __ctx: #Private::ToolUseContext,
+        ) -> #Private::BoxFuture<'static, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
+            #Private::Box::pin(async move {
+                let __result = <Self as #Private::Tool>::call(self, &__ctx).await;
+                #Private::finish(__result, &__ctx, const { #Private::map_fn::<Self>() })
+            })
+        }
     }
 }
 

@@ -47,6 +47,7 @@ pub mod dyn_tool;
 pub mod erased;
 pub mod input;
 mod memo;
+mod output;
 #[doc(hidden)]
 pub mod overrides;
 pub mod permission;
@@ -105,14 +106,16 @@ pub mod __private {
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::erased::{finish, map_fn};
+    pub use crate::output::finish;
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,
         ToolRegistration, output_probe, output_schema_from,
     };
-    pub use crate::result::{ToolError, ToolResult};
-    pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, RunFn, Tool, ToolInput, ToolSpec};
+    pub use crate::result::{ToolError, ToolOutput, ToolResult};
+    pub use crate::tool::{
+        DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec, map_fn,
+    };
 }
 
 /// The README's examples, run as doctests.

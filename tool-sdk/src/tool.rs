@@ -6,12 +6,13 @@ use std::future::Future;
 
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::overrides::Overrides;
+use crate::output::finish;
+pub use crate::output::{OutputRef, ToolOutputValue, default_map_result, default_map_result_owned};
+use crate::overrides::{Hook, Overrides};
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::{ToolError, ToolOutput, ToolResult};
 use crate::schema::SchemaFns;
@@ -247,40 +248,6 @@ impl<T: ToolInput> JsonSchema for InputOf<T> {
     }
 }
 
-/// What a tool's [`Tool::Output`] must be: [`Serialize`], so [`Tool::map_result`]'s default
-/// can turn it into text. Implemented for every such type, through one `do_not_recommend`
-/// blanket impl (as for [`ToolInput`]), so a missing derive is reported as "`Paths` is a
-/// tool's output: add `#[derive(Serialize)]` to it". [`OutputRef`] turns it back into
-/// `Serialize` for generic code.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is a tool's output: add `#[derive(Serialize)]` to it",
-    label = "`{Self}` needs `Serialize`",
-    note = "a successful call's output is serialized into the `tool_result` the model reads; `Serialize` comes with `tool_sdk::prelude`"
-)]
-pub trait ToolOutputValue {
-    /// `Serialize::serialize`.
-    #[doc(hidden)]
-    fn __serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
-}
-
-#[diagnostic::do_not_recommend]
-impl<T: Serialize + ?Sized> ToolOutputValue for T {
-    fn __serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Serialize::serialize(self, serializer)
-    }
-}
-
-/// A borrowed [`ToolOutputValue`] as `Serialize` again, for generic code over `T: Tool`:
-/// `serde_json::to_value(OutputRef(&output))`.
-#[derive(Debug)]
-pub struct OutputRef<'a, T: ?Sized>(pub &'a T);
-
-impl<T: ToolOutputValue + ?Sized> Serialize for OutputRef<'_, T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.__serialize(serializer)
-    }
-}
-
 /// The behaviour of a tool: the one method an author must write, [`Tool::call`], and optional
 /// hooks with neutral defaults (SPEC §1.1).
 ///
@@ -302,14 +269,21 @@ pub trait Tool: ToolSpec + ToolInput {
     #[doc(hidden)]
     const __OVERRIDES: Overrides = Overrides::ALL;
 
-    /// The call and its result mapping as one boxed future, written in the tool's own module
-    /// by `#[tool]` on the impl block (and by the fn form), so that the code which depends on
-    /// the call's body is compiled with the tool's own (an edit of the tool then rebuilds none
-    /// of the SDK's generic runner); `None` (anything else) runs it through that runner. A
-    /// tool that overrides `validate_input` is dispatched through the runner that checks
+    /// Runs the call and maps its result, as one boxed future: the parsed input and the call's
+    /// context in, the result already mapped to `tool_result` content ([`ToolOutput`]) or the
+    /// call's error out. `#[tool]` on the impl block (and the fn form) writes it in the tool's
+    /// own impl, so that the code which depends on the call's body is compiled with the tool's
+    /// own and is not part of the crate's metadata (a method, unlike a constant holding a
+    /// closure, is not encoded for other crates); anything else runs the SDK's generic runner.
+    /// A tool that overrides `validate_input` is dispatched through the runner that checks
     /// first. Used by the SDK only.
     #[doc(hidden)]
-    const __RUN: Option<RunFn<Self>> = None;
+    fn __run(self, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let result = self.call(&ctx).await;
+            finish(result, &ctx, const { map_fn::<Self>() })
+        })
+    }
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).
@@ -482,12 +456,6 @@ pub fn output_schema_for<T: JsonSchema>() -> serde_json::Value {
     crate::schema::output_schema_from(SchemaFns::of::<T>()).clone()
 }
 
-/// A tool type's call as one boxed future ([`Tool::__RUN`]): takes the parsed input and the
-/// call's context, and the future yields the result already mapped to `tool_result` content
-/// ([`ToolOutput`]) or the call's error. Used by the SDK only.
-#[doc(hidden)]
-pub type RunFn<T> = fn(T, ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
-
 /// What a call does when the user interrupts the turn (SPEC §5.5 `interruptBehavior`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum InterruptBehavior {
@@ -564,27 +532,15 @@ impl std::fmt::Debug for PermissionMatcher {
     }
 }
 
-/// [`default_map_result`] for an owned output: a `String` output becomes the text as it is,
-/// moved (no copy, no serialisation); anything else is serialised as [`default_map_result`]
-/// does. [`Tool::map_result`]'s default.
-pub fn default_map_result_owned<T: ToolOutputValue + 'static>(output: T) -> ToolResultContent {
-    let mut slot = Some(output);
-    if let Some(text) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<String>>() {
-        return ToolResultContent::Text(text.take().unwrap_or_default());
-    }
-    slot.as_ref().map_or_else(
-        || ToolResultContent::Text(String::new()),
-        |output| default_map_result(&OutputRef(output)),
-    )
-}
-
-/// The default result mapping: strings as they are, other values as compact JSON.
-pub fn default_map_result<T: Serialize + ?Sized>(output: &T) -> ToolResultContent {
-    match serde_json::to_value(output) {
-        Ok(serde_json::Value::String(text)) => ToolResultContent::Text(text),
-        Ok(value) => ToolResultContent::Text(value.to_string()),
-        Err(error) => {
-            ToolResultContent::Text(format!("(the output could not be serialised: {error})"))
-        }
+/// How `T`'s output becomes result content: `T::map_result` when `T` overrides it, else the
+/// default mapping, one copy per output type rather than per tool. Evaluated in a `const` by
+/// its callers, so only the chosen function is compiled. Public (hidden) for the runner
+/// `#[tool]` writes ([`Tool::__run`]); not meant to be called by hand.
+#[doc(hidden)]
+pub const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
+    if T::__OVERRIDES.has(Hook::MapResult) {
+        T::map_result
+    } else {
+        crate::output::default_map::<T::Output>
     }
 }

@@ -54,7 +54,7 @@ fn impl_block_reads_names_not_code() {
     );
     assert!(out.contains("const LIMIT : usize = { 3 }"), "{out}");
     assert!(out.contains(". with (\"get_path\")"), "{out}");
-    assert!(out.contains("const __RUN"), "{out}");
+    assert!(out.contains("fn __run"), "{out}");
 }
 
 #[test]

@@ -15,13 +15,10 @@ use serde_json::Value;
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::dyn_tool::ToolCall;
-use crate::overrides::Hook;
+use crate::output::finish;
 use crate::permission::{PermissionResult, ValidationResult};
-use crate::result::{ToolError, ToolOutput, ToolResult};
-use crate::tool::{
-    DeclaredFlag, InterruptBehavior, PermissionMatcher, RunFn, SearchOrRead, Tool, ToolOutputValue,
-    default_map_result_owned,
-};
+use crate::result::{ToolError, ToolOutput};
+use crate::tool::{DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool, map_fn};
 
 /// A parsed input of some tool type `T`, as the hooks read it.
 pub(super) type Input = dyn Any + Send + Sync;
@@ -41,25 +38,8 @@ impl<T: Tool> CallInput for T {
         self: Box<Self>,
         ctx: ToolUseContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        (const { runner::<T>() })(*self, ctx)
+        T::__run(*self, ctx)
     }
-}
-
-/// How `T` is run: the runner `#[tool]` wrote in its module ([`Tool::__RUN`]), else
-/// [`boxed_run`]; chosen in a `const`, so only the chosen one is compiled.
-pub(super) const fn runner<T: Tool>() -> RunFn<T> {
-    match T::__RUN {
-        Some(run) => run,
-        None => boxed_run::<T>,
-    }
-}
-
-/// [`run`], boxed: the runner of a tool whose impl `#[tool]` did not read.
-fn boxed_run<T: Tool>(
-    tool: T,
-    ctx: ToolUseContext,
-) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-    Box::pin(run::<T>(tool, ctx))
 }
 
 /// `T`'s answers to the per-call hooks, one table per tool type: `Some` for the hooks `T`
@@ -160,19 +140,12 @@ impl HookFns {
     }
 }
 
-/// Runs one call of `T`: `T::call`, then its result mapped ([`finish`]). The one state
-/// machine each tool type adds.
-pub(super) async fn run<T: Tool>(tool: T, ctx: ToolUseContext) -> Result<ToolOutput, ToolError> {
-    let result = tool.call(&ctx).await;
-    finish(result, &ctx, const { map_fn::<T>() })
-}
-
-/// [`run`] after `T`'s own [`Tool::validate_input`], for dispatch without an orchestrator
-/// (an orchestrator has run the check already); compiled only for types that override the
-/// hook (or whose impl was not read by `#[tool]`). Its own state machine, not a branch in
-/// [`run`] (a branch on a constant still puts the check's state in every tool's state
-/// machine, which made release builds measurably slower) and not a wrapper around `run`'s
-/// future (which made dispatch slower).
+/// [`Tool::__run`] after `T`'s own [`Tool::validate_input`], for dispatch without an
+/// orchestrator (an orchestrator has run the check already); compiled only for types that
+/// override the hook (or whose impl was not read by `#[tool]`). Its own state machine, not a
+/// branch in the runner (a branch on a constant still puts the check's state in every tool's
+/// state machine, which made release builds measurably slower) and not a wrapper around the
+/// runner's future (which made dispatch slower).
 pub(super) async fn run_validated<T: Tool>(
     tool: T,
     ctx: ToolUseContext,
@@ -182,46 +155,6 @@ pub(super) async fn run_validated<T: Tool>(
     }
     let result = tool.call(&ctx).await;
     finish(result, &ctx, const { map_fn::<T>() })
-}
-
-/// A call's result as its output: the data through `map` ([`map_fn`] of the tool type).
-/// Generic over the output type only, so tools that share an output type share one copy.
-/// Public (hidden) for the runner `#[tool]` writes ([`Tool::__RUN`]); not meant to be called
-/// by hand.
-#[doc(hidden)]
-pub fn finish<O>(
-    result: Result<ToolResult<O>, ToolError>,
-    ctx: &ToolUseContext,
-    map: fn(O, &str) -> ToolResultContent,
-) -> Result<ToolOutput, ToolError> {
-    match result {
-        Ok(result) => Ok(ToolOutput {
-            content: map(result.data, ctx.tool_use_id()),
-            new_messages: result.new_messages,
-            context_modifier: result.context_modifier,
-        }),
-        Err(error) => Err(error),
-    }
-}
-
-/// How `T`'s output becomes result content: `T::map_result` when `T` overrides it, else the
-/// default mapping, one copy per output type rather than per tool. Evaluated in a `const`
-/// by its callers, so only the chosen function is compiled. Public (hidden) for the runner
-/// `#[tool]` writes; not meant to be called by hand.
-#[doc(hidden)]
-pub const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
-    if T::__OVERRIDES.has(Hook::MapResult) {
-        T::map_result
-    } else {
-        default_map::<T::Output>
-    }
-}
-
-/// [`Tool::map_result`]'s default, generic over the output type only, so tools that share an
-/// output type share one copy.
-fn default_map<O: ToolOutputValue + 'static>(output: O, tool_use_id: &str) -> ToolResultContent {
-    let _ = tool_use_id;
-    default_map_result_owned(output)
 }
 
 /// What an [`ErasedCall`] reads of its tool besides the hooks: the constants the defaults

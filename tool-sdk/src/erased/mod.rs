@@ -2,8 +2,8 @@
 //!
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
 //! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, `call::HookFns`).
-//! The future that runs a call is `T`'s own when `#[tool]` wrote it in `T`'s module
-//! ([`Tool::__RUN`]), else the generic `call::run`.
+//! The future that runs a call is `T`'s own when `#[tool]` wrote it in `T`'s impl
+//! ([`Tool::__run`]), else the generic `call::run`.
 //! The rest (schemas and their caching, the schema check, the facts, boxing) is written once,
 //! here, over `serde_json::Value`, in the non-generic [`TypedTool`].
 
@@ -39,10 +39,9 @@ use crate::overrides::Hook;
 use crate::result::{ToolError, ToolOutput};
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
-use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated, runner};
+use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated};
 
 #[doc(hidden)]
-pub use call::{finish, map_fn};
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
@@ -165,7 +164,7 @@ fn dispatch_call<T: Tool, const VALIDATE: bool>(
 ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
     match input::parse::<T>(input, check) {
         Ok(parsed) if VALIDATE => Ok(Box::pin(run_validated::<T>(parsed, ctx))),
-        Ok(parsed) => Ok((const { runner::<T>() })(parsed, ctx)),
+        Ok(parsed) => Ok(T::__run(parsed, ctx)),
         Err(error) => Err(error),
     }
 }
