@@ -2,18 +2,10 @@
 #[cfg(feature = "gated")]
 #[derive(Deserialize, JsonSchema)]
 #[schemars(title = "", description = "Only with the feature.")]
-/**
-# Tool
-
-Registered with `#[tool]` as **`Gated`**.
-
-| property | value |
-|---|---|
-| read-only | yes |
-| concurrency-safe | no (default, not declared) |
-| destructive | no (default, not declared) |
-| result size limit | unbounded (never persisted) |
-| deferred | no (default) |*/
+#[cfg_attr(
+    doc,
+    doc = "\n# Tool\n\nRegistered with `#[tool]` as **`Gated`**.\n\n| property | value |\n|---|---|\n| read-only | yes |\n| concurrency-safe | no (default, not declared) |\n| destructive | no (default, not declared) |\n| result size limit | unbounded (never persisted) |\n| deferred | no (default) |"
+)]
 pub struct Gated {}
 #[cfg(feature = "gated")]
 #[automatically_derived]

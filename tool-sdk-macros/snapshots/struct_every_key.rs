@@ -1,23 +1,10 @@
 /// Runs a shell command.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(title = "", description = "Runs a shell command.")]
-/**
-# Tool
-
-Registered with `#[tool]` as **`Bash`**.
-
-| property | value |
-|---|---|
-| aliases | `Shell` |
-| read-only | per input: `Self::is_read_only_command` |
-| concurrency-safe | per input: `Self::is_read_only_command` |
-| destructive | no |
-| result size limit | 30000 chars |
-| search hint | execute shell commands |
-| deferred | yes: loaded through ToolSearch |
-| strict schema | yes |
-| registered | when `crate::bash_enabled()` returns `true` at collection |
-| registered | in test environments only |*/
+#[cfg_attr(
+    doc,
+    doc = "\n# Tool\n\nRegistered with `#[tool]` as **`Bash`**.\n\n| property | value |\n|---|---|\n| aliases | `Shell` |\n| read-only | per input: `Self::is_read_only_command` |\n| concurrency-safe | per input: `Self::is_read_only_command` |\n| destructive | no |\n| result size limit | 30000 chars |\n| search hint | execute shell commands |\n| deferred | yes: loaded through ToolSearch |\n| strict schema | yes |\n| registered | when `crate::bash_enabled()` returns `true` at collection |\n| registered | in test environments only |"
+)]
 pub struct Bash {
     /// The command.
     #[schemars(title = "", description = "The command.")]

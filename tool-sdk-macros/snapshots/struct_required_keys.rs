@@ -1,18 +1,10 @@
 /// Finds files by name.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(title = "", description = "Finds files by name.")]
-/**
-# Tool
-
-Registered with `#[tool]` as **`Glob`**.
-
-| property | value |
-|---|---|
-| read-only | no (default, not declared) |
-| concurrency-safe | no (default, not declared) |
-| destructive | no (default, not declared) |
-| result size limit | 100000 chars |
-| deferred | no (default) |*/
+#[cfg_attr(
+    doc,
+    doc = "\n# Tool\n\nRegistered with `#[tool]` as **`Glob`**.\n\n| property | value |\n|---|---|\n| read-only | no (default, not declared) |\n| concurrency-safe | no (default, not declared) |\n| destructive | no (default, not declared) |\n| result size limit | 100000 chars |\n| deferred | no (default) |"
+)]
 pub struct Glob {
     /// The pattern.
     #[schemars(title = "", description = "The pattern.")]

@@ -4,8 +4,8 @@ use crate::attr::{FlagValue, MaxSize};
 use crate::valid::Model;
 
 /// The section's Markdown, one `#[doc]` attribute's value: its lines joined with newlines,
-/// starting with an empty one (one attribute rather than one per line: every attribute is
-/// read again by each derive on the struct).
+/// starting with an empty one. On a struct it is written for rustdoc only (see
+/// `expand::gen_struct_with_docs`).
 pub(crate) fn tool_section(model: &Model<'_>) -> String {
     let mut lines = vec![
         String::new(),
@@ -94,9 +94,10 @@ fn path_text(path: &syn::Path) -> String {
 }
 
 /// `#[schemars(title = .., description = ..)]` holding only the item's own doc comment, for a
-/// struct that derives `JsonSchema`: schemars reads every `#[doc]` attribute, so without this
-/// the "Tool" section above would reach the schema the model reads wherever the struct is used
-/// as a field of another input. The doc comment is read as schemars reads it: list-form
+/// struct that derives `JsonSchema`. Without it, schemars' derive emits a constant that splits
+/// the doc comment at compile time; and under rustdoc, where the "Tool" section above is part
+/// of the doc comment, the section would reach the schema. The doc comment is read as schemars
+/// reads it: list-form
 /// attributes such as `#[doc(hidden)]` are skipped, and the `#[doc = ..]` values are joined
 /// with newlines. The title and description are split as schemars splits them (a first line
 /// starting with `#` is the title): here when every value is a string literal, and otherwise

@@ -166,7 +166,9 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
 
 /// The struct as written (its tokens are passed on, not printed again from the syntax tree),
 /// with the schema metadata and the "Tool" docs section after its own attributes and, when it
-/// derives `JsonSchema`, each documented field's metadata after the field's attributes.
+/// derives `JsonSchema`, each documented field's metadata after the field's attributes. The
+/// section is `#[cfg_attr(doc, doc = ..)]`: rustdoc shows it, while a build removes it before
+/// the derives read the struct, so neither they nor the schema ever carry its text.
 fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
     let schema_metadata = schema_metadata(&item.attrs);
@@ -174,7 +176,7 @@ fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStre
         tokens,
         quote! {
             #schema_metadata
-            #[doc = #docs]
+            #[cfg_attr(doc, doc = #docs)]
         },
     );
     match &item.data {

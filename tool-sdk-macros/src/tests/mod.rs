@@ -329,7 +329,7 @@ fn examples_become_a_constant_and_a_docs_block() {
     );
     assert!(
         out.contains(
-            "\nExample inputs (exported as Anthropic `input_examples`):\n\n```json\n{\"pattern\": \"fn main\"}\n```\n\n```json\n{\"pattern\": \"TODO\", \"glob\": \"*.rs\"}\n```*/\n"
+            r#"\nExample inputs (exported as Anthropic `input_examples`):\n\n```json\n{\"pattern\": \"fn main\"}\n```\n\n```json\n{\"pattern\": \"TODO\", \"glob\": \"*.rs\"}\n```""#
         ),
         "{out}"
     );
