@@ -169,11 +169,22 @@ fn dispatch_call<T: Tool, const VALIDATE: bool>(
     }
 }
 
-/// What a tool's schemas are, built together on first use and kept: the input schema with
-/// its validator, and the output schema.
+/// What a tool's schemas are, kept once built: the input schema with its validator, built on
+/// first use, and the output schema, built only when first asked for (rendering definitions
+/// for a model API reads the input schema only).
 struct Schemas {
     input: InputValidator,
-    output: Option<Value>,
+    /// [`Tool::output_schema`] when overridden, then the registration's fallback.
+    output_fns: [Option<fn() -> Option<Value>>; 2],
+    output: OnceLock<Option<Value>>,
+}
+
+impl Schemas {
+    fn output(&self) -> Option<&Value> {
+        self.output
+            .get_or_init(|| self.output_fns.iter().flatten().find_map(|schema| schema()))
+            .as_ref()
+    }
 }
 
 /// What decides a [`TypedTool`]'s schemas: its type, whether input coercion is on, and the
@@ -272,12 +283,11 @@ impl TypedTool {
                 if self.meta.coerce_input {
                     input = input.with_coercion();
                 }
-                let output = self
-                    .fns
-                    .output_schema
-                    .and_then(|schema| schema())
-                    .or_else(|| self.output_fallback.and_then(|schema| schema()));
-                Schemas { input, output }
+                Schemas {
+                    input,
+                    output_fns: [self.fns.output_schema, self.output_fallback],
+                    output: OnceLock::new(),
+                }
             })
         })
     }
@@ -325,7 +335,7 @@ impl DynTool for TypedTool {
     }
 
     fn output_schema(&self) -> Option<&Value> {
-        self.schemas().output.as_ref()
+        self.schemas().output()
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
