@@ -95,9 +95,9 @@ fn path_text(path: &syn::Path) -> String {
 
 /// `#[schemars(title = .., description = ..)]` holding only the item's own doc comment, for a
 /// struct that derives `JsonSchema`. Without it, schemars' derive emits a constant that splits
-/// the doc comment at compile time; and under rustdoc, where the "Tool" section above is part
-/// of the doc comment, the section would reach the schema. The doc comment is read as schemars
-/// reads it: list-form
+/// the doc comment at compile time; and wherever the "Tool" section above is part of the doc
+/// comment (under rustdoc, and on a struct with no doc comment of its own) the section would
+/// reach the schema. The doc comment is read as schemars reads it: list-form
 /// attributes such as `#[doc(hidden)]` are skipped, and the `#[doc = ..]` values are joined
 /// with newlines. The title and description are split as schemars splits them (a first line
 /// starting with `#` is the title): here when every value is a string literal, and otherwise
@@ -125,11 +125,12 @@ pub(crate) fn schema_metadata(attrs: &[syn::Attribute]) -> Option<proc_macro2::T
         Doc::Text(doc) => {
             let (title, description) = title_and_description(&doc);
             // Written even when empty (schemars then writes no title): with both keys set,
-            // schemars evaluates no constant over the whole doc text, section included, at
-            // compile time, and the section's `# Tool` heading can never become the title. Not
-            // when a `cfg_attr` (expanded only after this macro) may set one: then only where
-            // the section would make a title, the whole text starting with `#` exactly when the
-            // author's own is empty or does.
+            // schemars evaluates no constant over the doc text at compile time, and the
+            // section's `# Tool` heading (read by the derive where the section is a plain
+            // `#[doc]`: on a struct with no doc comment of its own, and under rustdoc) can
+            // never become the title. Not when a `cfg_attr` (expanded only after this macro)
+            // may set one: then only where the section would make a title, the whole text
+            // starting with `#` exactly when the author's own is empty or does.
             let section_makes_a_title = doc.trim_ascii().is_empty() || !title.is_empty();
             let write_title = !has_title && (section_makes_a_title || !has_cfg_attr(attrs));
             keys_attribute(

@@ -168,15 +168,22 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
 /// with the schema metadata and the "Tool" docs section after its own attributes and, when it
 /// derives `JsonSchema`, each documented field's metadata after the field's attributes. The
 /// section is `#[cfg_attr(doc, doc = ..)]`: rustdoc shows it, while a build removes it before
-/// the derives read the struct, so neither they nor the schema ever carry its text.
+/// the derives read the struct, so they do not read its text again on every build. On a struct
+/// with no doc comment of its own (its description given as `description = ".."`) it is a
+/// plain `#[doc]`, which documents the struct for `missing_docs` too.
 fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
     let schema_metadata = schema_metadata(&item.attrs);
+    let section = if item.attrs.iter().any(|attr| attr.path().is_ident("doc")) {
+        quote!(#[cfg_attr(doc, doc = #docs)])
+    } else {
+        quote!(#[doc = #docs])
+    };
     let tokens = after_outer_attributes(
         tokens,
         quote! {
             #schema_metadata
-            #[cfg_attr(doc, doc = #docs)]
+            #section
         },
     );
     match &item.data {

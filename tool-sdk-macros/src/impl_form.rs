@@ -26,7 +26,7 @@ const RUN: &str = "__run";
 /// body (the future wrapping it, its drop glue) is rebuilt with the tool's own code when the
 /// tool is edited, not in a unit of code the SDK's generic runner shares with every other
 /// tool. A method rather than a constant holding a closure: a constant's code is written into
-/// the crate's metadata for other crates to use, a method's is not.
+/// the crate's metadata for other crates to use, a method of a non-generic impl is not.
 pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream) -> TokenStream {
     if let Err(error) = check(args, block) {
         let error = error.to_compile_error();
@@ -159,7 +159,7 @@ fn overrides(block: &ItemImpl) -> TokenStream {
     let names = block.items.iter().filter_map(|item| match item {
         ImplItem::Fn(method) => {
             let name = method.sig.ident.unraw().to_string();
-            (name != "call").then_some(name)
+            (name != "call" && name != RUN).then_some(name)
         }
         _ => None,
     });

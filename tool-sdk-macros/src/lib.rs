@@ -64,11 +64,12 @@ use proc_macro::TokenStream;
 /// defaults, registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
 /// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
 /// undeclared defaults marked, result size limit, search hint, deferral). The section is for
-/// rustdoc only: a struct deriving `JsonSchema` also gets `#[schemars(description = ..)]`
-/// (and `title` when its doc comment starts with `#`) holding just its own doc comment (read as
-/// schemars reads it: `#[doc(hidden)]` skipped, a computed `#[doc = include_str!(..)]` split at
-/// compile time), so where
-/// the struct is a field of another input, the model reads what it would without `#[tool]`.
+/// rustdoc only (`#[cfg_attr(doc, ..)]`; a plain `#[doc]` on a struct with no doc comment of its
+/// own, which it then documents): a struct deriving `JsonSchema` also gets
+/// `#[schemars(description = ..)]` (and `title` when its doc comment starts with `#`) holding
+/// just its own doc comment (read as schemars reads it: `#[doc(hidden)]` skipped, a computed
+/// `#[doc = include_str!(..)]` split at compile time), so where the struct is a field of another
+/// input, the model reads what it would without `#[tool]`.
 /// Mistakes are compile errors on the token to change, all reported at once.
 ///
 /// # Keys

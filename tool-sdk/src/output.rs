@@ -9,9 +9,9 @@ use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::result::{ToolError, ToolOutput, ToolResult};
 
-/// What a tool's [`Tool::Output`] must be: [`Serialize`], so [`Tool::map_result`]'s default
+/// What a tool's [`Tool::Output`](crate::Tool::Output) must be: [`Serialize`], so [`Tool::map_result`](crate::Tool::map_result)'s default
 /// can turn it into text. Implemented for every such type, through one `do_not_recommend`
-/// blanket impl (as for [`ToolInput`]), so a missing derive is reported as "`Paths` is a
+/// blanket impl (as for [`ToolInput`](crate::ToolInput)), so a missing derive is reported as "`Paths` is a
 /// tool's output: add `#[derive(Serialize)]` to it". [`OutputRef`] turns it back into
 /// `Serialize` for generic code.
 #[diagnostic::on_unimplemented(
@@ -45,7 +45,7 @@ impl<T: ToolOutputValue + ?Sized> Serialize for OutputRef<'_, T> {
 
 /// [`default_map_result`] for an owned output: a `String` output becomes the text as it is,
 /// moved (no copy, no serialisation); anything else is serialised as [`default_map_result`]
-/// does. [`Tool::map_result`]'s default.
+/// does. [`Tool::map_result`](crate::Tool::map_result)'s default.
 pub fn default_map_result_owned<T: ToolOutputValue + 'static>(output: T) -> ToolResultContent {
     let mut slot = Some(output);
     if let Some(text) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<String>>() {

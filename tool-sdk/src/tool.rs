@@ -273,8 +273,9 @@ pub trait Tool: ToolSpec + ToolInput {
     /// context in, the result already mapped to `tool_result` content ([`ToolOutput`]) or the
     /// call's error out. `#[tool]` on the impl block (and the fn form) writes it in the tool's
     /// own impl, so that the code which depends on the call's body is compiled with the tool's
-    /// own and is not part of the crate's metadata (a method, unlike a constant holding a
-    /// closure, is not encoded for other crates); anything else runs the SDK's generic runner.
+    /// own and, for a non-generic impl, is not part of the crate's metadata (such a method,
+    /// unlike a constant holding a closure, is not encoded for other crates); anything else
+    /// runs this default, the SDK's generic runner.
     /// A tool that overrides `validate_input` is dispatched through the runner that checks
     /// first. Used by the SDK only.
     #[doc(hidden)]

@@ -84,6 +84,23 @@ pub async fn now() -> std::result::Result<String, ToolError> {
     Ok("noon".to_owned())
 }
 
+// No doc comment of its own: the description key, and the generated docs section, document
+// it (`missing_docs` is denied above).
+#[tool(name = "Ping", description = "Answers pong.", max_result_size_chars = 100)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Ping {}
+
+#[tool]
+impl Tool for Ping {
+    type Output = String;
+    async fn call(
+        self,
+        _ctx: &ToolUseContext,
+    ) -> std::result::Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("pong".to_owned()))
+    }
+}
+
 fn always() -> bool {
     true
 }
@@ -92,4 +109,5 @@ fn main() {
     assert_eq!(<Bash as ToolSpec>::NAME, "Bash");
     assert_eq!(<add as ToolSpec>::NAME, "Add");
     assert_eq!(<now as ToolSpec>::NAME, "Now");
+    assert_eq!(<Ping as ToolSpec>::DESCRIPTION, "Answers pong.");
 }

@@ -57,6 +57,29 @@ fn impl_block_reads_names_not_code() {
     assert!(out.contains("fn __run"), "{out}");
 }
 
+/// A runner the author wrote is kept, and no second one is added; it is no hook.
+#[test]
+fn impl_block_keeps_an_authors_runner() {
+    let out = expand(
+        quote!(),
+        quote! {
+            impl Tool for Glob {
+                type Output = String;
+                async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                    todo!()
+                }
+                fn __run(self, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+                    mine(self, ctx)
+                }
+            }
+        },
+    )
+    .to_string();
+    assert_eq!(out.matches("fn __run").count(), 1, "{out}");
+    assert!(out.contains("mine(self, ctx)"), "{out}");
+    assert!(out.contains("Overrides::NONE;"), "{out}");
+}
+
 #[test]
 fn impl_block_with_a_macro_call_counts_every_hook() {
     let out = expand(

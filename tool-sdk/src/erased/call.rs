@@ -26,7 +26,7 @@ pub(super) type Input = dyn Any + Send + Sync;
 /// A parsed input of some tool type `T`, as [`ErasedCall`] holds it: readable as [`Input`]
 /// (by upcasting) and runnable, so running it needs no downcast.
 pub(super) trait CallInput: Any + Send + Sync {
-    /// Runs the call, through the tool's runner ([`runner`]).
+    /// Runs the call, through the tool's runner ([`Tool::__run`]).
     fn run(
         self: Box<Self>,
         ctx: ToolUseContext,

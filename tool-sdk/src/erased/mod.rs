@@ -3,7 +3,7 @@
 //! What is generic over `T` is only what must be: reading the input into `T`, the calls into
 //! the [`Tool`] methods `T` overrides, and mapping its output (`TypedFns`, `call::HookFns`).
 //! The future that runs a call is `T`'s own when `#[tool]` wrote it in `T`'s impl
-//! ([`Tool::__run`]), else the generic `call::run`.
+//! ([`Tool::__run`]), else the trait's default, generic over `T`.
 //! The rest (schemas and their caching, the schema check, the facts, boxing) is written once,
 //! here, over `serde_json::Value`, in the non-generic [`TypedTool`].
 
@@ -40,8 +40,6 @@ use crate::result::{ToolError, ToolOutput};
 use crate::schema::{SchemaFns, input_schema_from};
 use crate::tool::{DeclaredFlag, MaxResultSize, Tool};
 use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated};
-
-#[doc(hidden)]
 
 /// Reads a checked input of one tool type.
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
@@ -170,8 +168,8 @@ fn dispatch_call<T: Tool, const VALIDATE: bool>(
 }
 
 /// What a tool's schemas are, kept once built: the input schema with its validator, built on
-/// first use, and the output schema, built only when first asked for (rendering definitions
-/// for a model API reads the input schema only).
+/// first use, and the output schema, built only when first asked for (a registry and a fresh
+/// render for a model API that sends no output schema read the input schema only).
 struct Schemas {
     input: InputValidator,
     /// [`Tool::output_schema`] when overridden, then the registration's fallback.

@@ -471,10 +471,10 @@ struct Outer {
     inner: Inner,
 }
 
-/// A struct is read from an object and refused otherwise, with serde_json's words, whatever
-/// the value: past a check that accepts any object, so that serde meets it. serde_json also
-/// reads a struct from an array of its fields; the typed reader refuses one, in serde_json's
-/// words for any other kind of value.
+/// A struct is read from an object and refused otherwise, as serde_json refuses it (the same
+/// issue), whatever the value: past a check that accepts any object, so that serde meets it.
+/// serde_json also reads a struct from an array of its fields; the typed reader refuses one,
+/// as it refuses any other value that is not an object.
 #[test]
 fn a_struct_is_read_from_an_object_and_refused_as_serde_json_refuses() {
     let check = InputValidator::native(json!({"type": "object"}));
@@ -509,6 +509,35 @@ fn a_struct_is_read_from_an_object_and_refused_as_serde_json_refuses() {
             }
             (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
         }
+    }
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct FilePath {
+    root: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Located {
+    at: FilePath,
+}
+
+/// A refused struct is an object expected, whatever its name says (`FilePath` is no string).
+#[test]
+fn a_refused_struct_is_an_object_expected_whatever_its_name() {
+    let check = InputValidator::native(json!({"type": "object"}));
+    for (value, kind) in [
+        (json!(5), "number"),
+        (json!(["a"]), "array"),
+        (json!("a"), "string"),
+    ] {
+        let error = parse::<InputOf<Located>>(json!({ "at": value }), &check).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "Parameter `at` must be of type `object`, but a value of type `{kind}` was provided"
+            )
+        );
     }
 }
 

@@ -158,12 +158,15 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         })
     }
 
-    /// A struct is read from an object only; anything else is refused here, with serde_json's
-    /// wording. serde_json also reads a struct from an array of its fields in order, but no
-    /// schema of a named struct allows an array (schemars writes `"type": "object"`), so the
-    /// input check has refused one before serde reads it. Written out so that a struct's
-    /// visitor is instantiated for objects only: not its `visit_seq`, nor the `visit_bool`,
-    /// `visit_u64`, ... defaults, which saves a copy of each per tool type.
+    /// A struct is read from an object only; anything else is refused here as a value of the
+    /// wrong type (the issue says an object is expected, whatever the struct is called).
+    /// serde_json also reads a struct from an array of its fields in order; the schema
+    /// schemars derives for a struct says `"type": "object"`, so the input check refuses such
+    /// an array before serde reads it, and only a schema the author wrote instead
+    /// (`#[schemars(with = ..)]`, a hand-written `JsonSchema`) can let one through, to be
+    /// refused here. Written out so that a struct's visitor is instantiated for objects only:
+    /// not its `visit_seq`, nor the `visit_bool`, `visit_u64`, ... defaults, which saves a copy
+    /// of each per tool type.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -172,7 +175,7 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
     ) -> Result<V::Value, Self::Error> {
         match self.value {
             Value::Object(map) => visit_object(map, self.trail, visitor),
-            other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+            other => Err(not_an_object(&other)),
         }
     }
 
@@ -186,6 +189,13 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map identifier
     }
+}
+
+/// The refusal of `value` where a struct (a JSON object) is expected. Its wording names no
+/// struct, so that the issue it becomes says "object" whatever the struct is called (a struct
+/// named `FilePath` is no string).
+fn not_an_object(value: &Value) -> serde_json::Error {
+    de::Error::invalid_type(unexpected(value), &"a struct, written as an object")
 }
 
 /// What serde_json calls `value` in its refusals.
