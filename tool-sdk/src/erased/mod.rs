@@ -167,13 +167,16 @@ fn dispatch_call<T: Tool, const VALIDATE: bool>(
     }
 }
 
+/// A function that gives an output schema, or `None` for none.
+type OutputSchemaFn = fn() -> Option<Value>;
+
 /// What a tool's schemas are, kept once built: the input schema with its validator, built on
 /// first use, and the output schema, built only when first asked for (a registry and a fresh
 /// render for a model API that sends no output schema read the input schema only).
 struct Schemas {
     input: InputValidator,
     /// [`Tool::output_schema`] when overridden, then the registration's fallback.
-    output_fns: [Option<fn() -> Option<Value>>; 2],
+    output_fns: [Option<OutputSchemaFn>; 2],
     output: OnceLock<Option<Value>>,
 }
 
