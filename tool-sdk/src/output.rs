@@ -9,11 +9,12 @@ use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::result::{ToolError, ToolOutput, ToolResult};
 
-/// What a tool's [`Tool::Output`](crate::Tool::Output) must be: [`Serialize`], so [`Tool::map_result`](crate::Tool::map_result)'s default
-/// can turn it into text. Implemented for every such type, through one `do_not_recommend`
-/// blanket impl (as for [`ToolInput`](crate::ToolInput)), so a missing derive is reported as "`Paths` is a
-/// tool's output: add `#[derive(Serialize)]` to it". [`OutputRef`] turns it back into
-/// `Serialize` for generic code.
+/// What a tool's [`Tool::Output`](crate::Tool::Output) must be: [`Serialize`], so
+/// [`Tool::map_result`](crate::Tool::map_result)'s default can turn it into text. Implemented
+/// for every such type, through one `do_not_recommend` blanket impl (as for
+/// [`ToolInput`](crate::ToolInput)), so a missing derive is reported as "`Paths` is a tool's
+/// output: add `#[derive(Serialize)]` to it". [`OutputRef`] turns it back into `Serialize` for
+/// generic code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a tool's output: add `#[derive(Serialize)]` to it",
     label = "`{Self}` needs `Serialize`",
