@@ -83,6 +83,7 @@ pub(crate) fn default_map<O: ToolOutputValue + 'static>(
 /// [`crate::tool::map_fn`]). Public (hidden) for the runner `#[tool]` writes
 /// ([`crate::Tool::__run`]); not meant to be called by hand.
 #[doc(hidden)]
+#[inline]
 pub fn finish<O>(
     result: Result<ToolResult<O>, ToolError>,
     ctx: &ToolUseContext,

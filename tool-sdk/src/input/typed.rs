@@ -264,6 +264,7 @@ struct Entries<'t> {
 }
 
 impl<'t> Entries<'t> {
+    #[inline]
     fn new(map: Map<String, Value>, trail: &'t Trail) -> Self {
         Self {
             len: map.len(),
@@ -275,6 +276,7 @@ impl<'t> Entries<'t> {
 
     /// Takes the next entry, keeps its key and value for `next_value_seed`, and returns the
     /// key; `None` past the last entry. Not generic, so each key type adds only its read.
+    #[inline]
     fn advance(&mut self) -> Option<&str> {
         let (key, value) = self.entries.next()?;
         let (key, _) = self.value.insert((key, value));
@@ -282,6 +284,7 @@ impl<'t> Entries<'t> {
     }
 
     /// serde_json's refusal of an object the visitor stopped reading early.
+    #[inline]
     fn finish(self) -> Option<serde_json::Error> {
         (self.entries.len() != 0)
             .then(|| de::Error::invalid_length(self.len, &"fewer elements in map"))
