@@ -80,7 +80,8 @@ pub(crate) fn default_map<O: ToolOutputValue + 'static>(
 }
 
 /// A call's result as its output: the data through `map` (the tool type's
-/// [`crate::tool::map_fn`]). Public (hidden) for the runner `#[tool]` writes
+/// [`crate::tool::map_fn`]). `#[inline]` so that an optimised build turns `map`, a constant at
+/// every call site, into a direct call. Public (hidden) for the runner `#[tool]` writes
 /// ([`crate::Tool::__run`]); not meant to be called by hand.
 #[doc(hidden)]
 #[inline]

@@ -263,6 +263,10 @@ struct Entries<'t> {
     trail: &'t Trail,
 }
 
+/// The steps of reading an object that do not depend on the key or value types: one copy in a
+/// debug build, shared by every tool type; `#[inline]` so that an optimised build inlines them
+/// into each generic caller in the tool's crate (as calls into tool-sdk, they cost dispatch
+/// about 30 ns a call: BENCHMARKS.md, "Dispatch after the lean-core changes").
 impl<'t> Entries<'t> {
     #[inline]
     fn new(map: Map<String, Value>, trail: &'t Trail) -> Self {
