@@ -174,7 +174,7 @@ enum Doc {
 }
 
 /// Whether `attr` is a `#[doc = ..]` value (not a list form such as `#[doc(hidden)]`).
-fn is_doc_value(attr: &syn::Attribute) -> bool {
+pub(crate) fn is_doc_value(attr: &syn::Attribute) -> bool {
     attr.path().is_ident("doc") && matches!(attr.meta, syn::Meta::NameValue(_))
 }
 

@@ -8,7 +8,9 @@ use syn::{Attribute, DeriveInput, ItemFn};
 use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 use crate::body::rewrite_body;
-use crate::docs::{derives_json_schema, field_metadata, schema_metadata, tool_section};
+use crate::docs::{
+    derives_json_schema, field_metadata, is_doc_value, schema_metadata, tool_section,
+};
 use crate::fn_form;
 use crate::impl_form;
 use crate::paths::{Private, private_at};
@@ -174,7 +176,7 @@ pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
 fn gen_struct_with_docs(model: &Model<'_>, item: &DeriveInput, tokens: TokenStream) -> TokenStream {
     let docs = tool_section(model);
     let schema_metadata = schema_metadata(&item.attrs);
-    let section = if item.attrs.iter().any(|attr| attr.path().is_ident("doc")) {
+    let section = if item.attrs.iter().any(is_doc_value) {
         quote!(#[cfg_attr(doc, doc = #docs)])
     } else {
         quote!(#[doc = #docs])
