@@ -14,8 +14,10 @@
 # Last, the first render: a release example of each 100-tool crate that, in a fresh process,
 # collects the tools and renders their definitions (name, description, input schema) as one
 # JSON text, timed inside the process; run RENDERS times, interleaved, median reported
-#   sdk   `ToolRegistry::collect()` + `tool_registry::anthropic_tools` (tool-registry as a
-#         dev-dependency: the library builds above do not build it);
+#   sdk   `ToolRegistry::collect()` + `tool_registry::anthropic_tools_json`, the text written
+#         from the tools (tool-registry as a dev-dependency: the library builds above do not
+#         build it); also reported, "sdk, as a Value": `anthropic_tools(..).to_string()`,
+#         which first copies every schema into a new `serde_json::Value`;
 #   rmcp  `Server::new()` + `ToolRouter::list_all()`, serialized;
 #   hand  the static slice, each `schema()` called, serialized.
 # With --instructions, none of the above: the instructions rustc executes for a clean debug
@@ -169,6 +171,10 @@ fn main() {
 RENDER = {
     "sdk": '''    use {name} as _;
     let registry = tool_registry::ToolRegistry::collect().expect("the tools collect");
+    let text = tool_registry::anthropic_tools_json(registry.tools());
+''',
+    "sdkv": '''    use {name} as _;
+    let registry = tool_registry::ToolRegistry::collect().expect("the tools collect");
     let text = tool_registry::anthropic_tools(registry.tools()).to_string();
 ''',
     "rmcp": '''    let server = {name}::Server::new();
@@ -253,6 +259,9 @@ schemars = "1.2"
     os.makedirs(os.path.join(root, "examples"), exist_ok=True)
     open(os.path.join(root, "examples", "first_render.rs"), "w").write(
         RENDER_HEAD + RENDER[kind].format(name=name) + RENDER_TAIL)
+    if kind == "sdk":
+        open(os.path.join(root, "examples", "first_render_value.rs"), "w").write(
+            RENDER_HEAD + RENDER["sdkv"].format(name=name) + RENDER_TAIL)
 
 for kind in ("sdk", "rmcp", "hand"):
     for n in (1, 10, 100):
@@ -362,7 +371,14 @@ for kind in $kinds; do
     || { echo "build of the first_render example of cost_${kind}_100 failed" >&2; exit 1; }
   cp "$CARGO_TARGET_DIR/release/examples/first_render" "$work/first_render_$kind"
 done
-for run in $(seq 1 "$renders"); do for kind in $kinds; do
+render_kinds="$kinds"
+if [[ " $kinds " == *" sdk "* ]]; then
+  (cd "$work/cost_sdk_100" && cargo build -q --release --example first_render_value) \
+    || { echo "build of the first_render_value example of cost_sdk_100 failed" >&2; exit 1; }
+  cp "$CARGO_TARGET_DIR/release/examples/first_render_value" "$work/first_render_sdkv"
+  render_kinds="$kinds sdkv"
+fi
+for run in $(seq 1 "$renders"); do for kind in $render_kinds; do
   echo "$kind render 100 $("$work/first_render_$kind" | awk '{print $1 / 1e6}')" >> "$log"
 done; done
 
@@ -373,7 +389,9 @@ def med(kind, what, n):
     xs = [float(r[3]) for r in rows if r[:3] == [kind, what, str(n)]]
     return statistics.median(xs) if xs else float("nan")
 kinds = [k for k in ["sdk", "rmcp", "hand"] if any(r[0] == k for r in rows)]
-label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
+label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry",
+         "sdkv": "#[tool], as a Value"}
+rendered = kinds + (["sdkv"] if any(r[0] == "sdkv" for r in rows) else [])
 compiled = any(r[1] == "debug" for r in rows)
 if compiled:
     print(f"median of {sys.argv[2]} interleaved rounds, CPU seconds (user + sys) of the tool crate")
@@ -387,7 +405,10 @@ if compiled:
               f"{int(med(k, 'llvm', 100))} / {int(med(k, 'llvm', 1))} |")
 print()
 print("first render of 100 definitions in a fresh process, median ms: " + ", ".join(
-    f"{label[k]} {med(k, 'render', 100):.3f}" for k in kinds))
+    f"{label[k]} {med(k, 'render', 100):.3f}" for k in rendered))
+if "sdkv" in rendered and "hand" in kinds:
+    print(f"{label['sdkv']} / hand-written: first render "
+          f"{med('sdkv', 'render', 100) / med('hand', 'render', 100):.2f}x")
 h = {w: med("hand", w, 100) for w in ("debug", "release", "edit")}
 for k in [k for k in kinds if k != "hand"]:
     if not compiled:

@@ -51,7 +51,7 @@ pub mod registry;
 pub mod search;
 
 pub use examples::{ExampleIssue, check_examples, check_tool_examples};
-pub use export::{anthropic_tool_definition, anthropic_tools};
+pub use export::{anthropic_tool_definition, anthropic_tools, anthropic_tools_json};
 pub use orchestration::{
     Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,
     TurnOutcome, TurnState, describe_batches, partition_tool_calls, run_tools,

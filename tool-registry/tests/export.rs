@@ -451,3 +451,62 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
             .contains("additionalProperties")
     );
 }
+
+/// Looks a word up, strictly.
+#[tool(
+    name = "Lookup",
+    strict,
+    max_result_size_chars = 1_000,
+    example = r#"{"word": "tool"}"#
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Lookup {
+    /// The word.
+    pub word: String,
+}
+
+impl Tool for Lookup {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.word))
+    }
+}
+
+#[test]
+fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
+    // Schemas in export shape (written where they are) and not (rewritten first): `$schema`,
+    // an older dialect, a root `anyOf`, no properties; `strict` and `input_examples` given.
+    let rewritten = |name: &str, schema: Value| -> Arc<dyn DynTool> {
+        let definition = json!({"name": name, "description": "d", "input_schema": schema});
+        Arc::new(DynamicTool::from_json(&definition, ToolHandler::fixed_text("ok")).unwrap())
+    };
+    let mut tools = vec![
+        dyn_tool::<Add>(),
+        dyn_tool::<Noop>(),
+        dyn_tool::<Lookup>(),
+        weather(),
+        rewritten(
+            "Draft7",
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"a": {"type": "string"}}, "definitions": {}}),
+        ),
+        rewritten(
+            "Either",
+            json!({"type": "object", "anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                             {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}),
+        ),
+        rewritten("Empty", json!({"type": "object"})),
+    ];
+    if let Some(dir) = fixtures() {
+        tools.extend(fixture_tools(&dir));
+    }
+    let text = tool_registry::anthropic_tools_json(&tools);
+    assert_eq!(text, tool_registry::anthropic_tools(&tools).to_string());
+    assert!(
+        text.contains(
+            r#""name":"Lookup","description":"Looks a word up, strictly.","input_schema":{"#
+        ) && text.contains(r#""strict":true,"input_examples":[{"word":"tool"}]}"#),
+        "{text}"
+    );
+    assert_eq!(tool_registry::anthropic_tools_json(&[]), "[]");
+}

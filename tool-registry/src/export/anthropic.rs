@@ -1,12 +1,14 @@
 //! The Anthropic Messages API `tools` array: `[{"name", "description", "input_schema"}, ...]`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
 use super::captured::{CachedTool, object_examples};
-use super::schema::export_input_schema;
+use super::schema::{export_input_cow, export_input_schema};
 
 /// The base definition from a captured tool: `name`, `description`, `input_schema`,
 /// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
@@ -61,7 +63,9 @@ pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
     )
 }
 
-/// The `tools` array for a request, in pool order, rendered fresh (no cache).
+/// The `tools` array for a request, in pool order, rendered fresh (no cache). Every schema is
+/// copied into the new value; for the text sent, [`anthropic_tools_json`] writes the same
+/// bytes without those copies.
 pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
     Value::Array(
         tools
@@ -69,4 +73,57 @@ pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
             .map(|tool| anthropic_tool_definition(tool.as_ref()))
             .collect(),
     )
+}
+
+/// [`anthropic_tools`] as the compact JSON text sent, byte for byte
+/// `anthropic_tools(tools).to_string()`, written straight from the tools: an input schema in
+/// export shape already (every `#[tool]` schema) is written where it is, not copied into a
+/// new value first. For the definitions of a session, render through [`super::SchemaCache`]
+/// instead.
+///
+/// ```
+/// # use tool_sdk::prelude::*;
+/// # /// Says hello.
+/// # #[tool(name = "Hello", max_result_size_chars = 1_000)]
+/// # #[derive(Deserialize, JsonSchema)]
+/// # struct Hello {}
+/// # impl Tool for Hello {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new("hello".to_owned()))
+/// #     }
+/// # }
+/// let tools = [tool_sdk::dyn_tool::<Hello>()];
+/// let text = tool_registry::anthropic_tools_json(&tools);
+/// assert_eq!(text, tool_registry::anthropic_tools(&tools).to_string());
+/// assert!(text.starts_with(r#"[{"name":"Hello","description":"Says hello.","input_schema":{"#));
+/// ```
+pub fn anthropic_tools_json(tools: &[Arc<dyn DynTool>]) -> String {
+    let definitions: Vec<DefinitionRef<'_>> = tools
+        .iter()
+        .map(|tool| {
+            let tool = tool.as_ref();
+            DefinitionRef {
+                name: tool.name(),
+                description: tool.prompt(),
+                input_schema: export_input_cow(tool.input_schema()),
+                strict: tool.meta().strict,
+                input_examples: object_examples(tool),
+            }
+        })
+        .collect();
+    // Strings, booleans and JSON values (whose keys are strings): writing them cannot fail.
+    serde_json::to_string(&definitions).unwrap_or_default()
+}
+
+/// [`assemble`]'s object with borrowed parts, written in the same key order.
+#[derive(Serialize)]
+struct DefinitionRef<'a> {
+    name: &'a str,
+    description: Cow<'a, str>,
+    input_schema: Cow<'a, Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    input_examples: Vec<Value>,
 }

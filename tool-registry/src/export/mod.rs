@@ -12,7 +12,7 @@ mod schema;
 mod strict;
 mod target;
 
-pub use anthropic::{anthropic_tool_definition, anthropic_tools};
+pub use anthropic::{anthropic_tool_definition, anthropic_tools, anthropic_tools_json};
 pub use cache::{RenderRequest, SchemaCache, cache_key};
 #[cfg(feature = "mcp-server")]
 pub(crate) use cache::{has_closed_root, open_input_root};

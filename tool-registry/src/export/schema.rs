@@ -1,6 +1,8 @@
 //! The input-schema rules every export target shares: an object root, no `$schema`, no root
 //! `anyOf`/`oneOf`/`allOf`, and `{"type":"object","properties":{}}` for a tool without fields.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 use tool_sdk::schema::required_names;
 
@@ -39,6 +41,15 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
         Value::Object(map) if is_export_shaped(map) => map.clone(),
         Value::Object(map) => rewritten(map.clone()),
         _ => rewritten(Map::new()),
+    }
+}
+
+/// [`export_input_schema`] without a copy when `schema` is in export shape already (every
+/// `#[tool]` input schema is): `schema` itself then, else the rewritten schema.
+pub(super) fn export_input_cow(schema: &Value) -> Cow<'_, Value> {
+    match schema {
+        Value::Object(map) if is_export_shaped(map) => Cow::Borrowed(schema),
+        _ => Cow::Owned(export_input_schema(schema)),
     }
 }
 
