@@ -16,8 +16,9 @@
 # JSON text, timed inside the process; run RENDERS times, interleaved, median reported
 #   sdk   `ToolRegistry::collect()` + `tool_registry::anthropic_tools_json`, the text written
 #         from the tools (tool-registry as a dev-dependency: the library builds above do not
-#         build it); also reported, "sdk, as a Value": `anthropic_tools(..).to_string()`,
-#         which first copies every schema into a new `serde_json::Value`;
+#         build it, and needs a tool-registry that has `anthropic_tools_json`); also
+#         reported, "#[tool] (Value render)": `anthropic_tools(..).to_string()`, which first
+#         copies every schema into a new `serde_json::Value`;
 #   rmcp  `Server::new()` + `ToolRouter::list_all()`, serialized;
 #   hand  the static slice, each `schema()` called, serialized.
 # With --instructions, none of the above: the instructions rustc executes for a clean debug
@@ -365,7 +366,8 @@ done; done
 fi
 
 # The first render: each 100-tool crate's example, release, RENDERS fresh processes each.
-# The three examples share one name in one target dir, so each is copied out once built.
+# The examples share one name in one target dir, so each is copied out once built (and the
+# sdk crate's `first_render_value` too).
 for kind in $kinds; do
   (cd "$work/cost_${kind}_100" && cargo build -q --release --example first_render) \
     || { echo "build of the first_render example of cost_${kind}_100 failed" >&2; exit 1; }
@@ -390,7 +392,7 @@ def med(kind, what, n):
     return statistics.median(xs) if xs else float("nan")
 kinds = [k for k in ["sdk", "rmcp", "hand"] if any(r[0] == k for r in rows)]
 label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry",
-         "sdkv": "#[tool], as a Value"}
+         "sdkv": "#[tool] (Value render)"}
 rendered = kinds + (["sdkv"] if any(r[0] == "sdkv" for r in rows) else [])
 compiled = any(r[1] == "debug" for r in rows)
 if compiled:
@@ -406,9 +408,6 @@ if compiled:
 print()
 print("first render of 100 definitions in a fresh process, median ms: " + ", ".join(
     f"{label[k]} {med(k, 'render', 100):.3f}" for k in rendered))
-if "sdkv" in rendered and "hand" in kinds:
-    print(f"{label['sdkv']} / hand-written: first render "
-          f"{med('sdkv', 'render', 100) / med('hand', 'render', 100):.2f}x")
 h = {w: med("hand", w, 100) for w in ("debug", "release", "edit")}
 for k in [k for k in kinds if k != "hand"]:
     if not compiled:
@@ -420,4 +419,10 @@ for k in [k for k in kinds if k != "hand"]:
           f"release {med(k, 'release', 100) / h['release']:.2f}x, marginal {marg:.2f}x, "
           f"edit {med(k, 'edit', 100) / h['edit']:.2f}x, "
           f"first render {med(k, 'render', 100) / med('hand', 'render', 100):.2f}x")
+if "sdkv" in rendered:
+    ratios = [f"text render / Value render {med('sdk', 'render', 100) / med('sdkv', 'render', 100):.2f}x"]
+    if "hand" in kinds:
+        ratios.append(f"Value render / hand-written "
+                      f"{med('sdkv', 'render', 100) / med('hand', 'render', 100):.2f}x")
+    print(f"{label['sdk']}: " + ", ".join(ratios))
 PY

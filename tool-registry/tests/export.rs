@@ -477,7 +477,7 @@ fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
     // Schemas in export shape (written where they are) and not (rewritten first): `$schema`,
     // an older dialect, a root `anyOf`, no properties; `strict` and `input_examples` given.
     let rewritten = |name: &str, schema: Value| -> Arc<dyn DynTool> {
-        let definition = json!({"name": name, "description": "d", "input_schema": schema});
+        let definition = json!({"name": name, "description": "Says \"é\"\n\tthen ends.", "input_schema": schema});
         Arc::new(DynamicTool::from_json(&definition, ToolHandler::fixed_text("ok")).unwrap())
     };
     let mut tools = vec![

@@ -77,8 +77,9 @@ pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
 
 /// [`anthropic_tools`] as the compact JSON text sent, byte for byte
 /// `anthropic_tools(tools).to_string()`, written straight from the tools: an input schema in
-/// export shape already (every `#[tool]` schema) is written where it is, not copied into a
-/// new value first. For the definitions of a session, render through [`super::SchemaCache`]
+/// export shape already (the schema of a `#[tool]` struct with fields and no flattened enum, or
+/// a run-time schema already written that way) is written where it is, not copied into a new
+/// value first; any other is rewritten as [`anthropic_tools`] does. For the definitions of a session, render through [`super::SchemaCache`]
 /// instead.
 ///
 /// ```
@@ -86,7 +87,10 @@ pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
 /// # /// Says hello.
 /// # #[tool(name = "Hello", max_result_size_chars = 1_000)]
 /// # #[derive(Deserialize, JsonSchema)]
-/// # struct Hello {}
+/// # struct Hello {
+/// #     /// Who to greet.
+/// #     name: String,
+/// # }
 /// # impl Tool for Hello {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -44,8 +44,9 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
     }
 }
 
-/// [`export_input_schema`] without a copy when `schema` is in export shape already (every
-/// `#[tool]` input schema is): `schema` itself then, else the rewritten schema.
+/// [`export_input_schema`] without a copy when `schema` is in export shape already (as the
+/// schema of a `#[tool]` struct with fields and no flattened enum is): `schema` itself then,
+/// else the rewritten schema.
 pub(super) fn export_input_cow(schema: &Value) -> Cow<'_, Value> {
     match schema {
         Value::Object(map) if is_export_shaped(map) => Cow::Borrowed(schema),
@@ -215,7 +216,9 @@ fn one_property_of(schemas: Vec<Value>) -> Value {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{export_input_object, is_export_shaped, rewritten};
+    use std::borrow::Cow;
+
+    use super::{export_input_cow, export_input_object, is_export_shaped, rewritten};
 
     #[test]
     fn an_export_shaped_schema_is_copied_as_the_rewrite_would_make_it() {
@@ -242,6 +245,14 @@ mod tests {
                 exported.to_string(),
                 Value::Object(rewritten(map.clone())).to_string(),
                 "key order of {schema}"
+            );
+            // The borrowing form: the schema itself exactly when it is shaped, else the copy.
+            let cow = export_input_cow(&schema);
+            assert_eq!(*cow, exported, "{schema}");
+            assert_eq!(
+                matches!(cow, Cow::Borrowed(borrowed) if std::ptr::eq(borrowed, &schema)),
+                is_export_shaped(map),
+                "{schema}"
             );
             if is_export_shaped(map) {
                 shaped += 1;
