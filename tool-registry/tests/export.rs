@@ -361,7 +361,12 @@ fn maps_and_tuples_cannot_be_strict_and_say_which_field() {
 }
 
 /// Asks for strict mode.
-#[tool(name = "Exact", strict, max_result_size_chars = 1_000)]
+#[tool(
+    name = "Exact",
+    strict,
+    max_result_size_chars = 1_000,
+    example = r#"{"word": "tool"}"#
+)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Exact {
     /// A word.
@@ -452,26 +457,6 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
     );
 }
 
-/// Looks a word up, strictly.
-#[tool(
-    name = "Lookup",
-    strict,
-    max_result_size_chars = 1_000,
-    example = r#"{"word": "tool"}"#
-)]
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Lookup {
-    /// The word.
-    pub word: String,
-}
-
-impl Tool for Lookup {
-    type Output = String;
-    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new(self.word))
-    }
-}
-
 #[test]
 fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
     // Schemas in export shape (written where they are) and not (rewritten first): `$schema`,
@@ -483,7 +468,7 @@ fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
     let mut tools = vec![
         dyn_tool::<Add>(),
         dyn_tool::<Noop>(),
-        dyn_tool::<Lookup>(),
+        dyn_tool::<Exact>(),
         weather(),
         rewritten(
             "Draft7",
@@ -503,9 +488,8 @@ fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
     let text = tool_registry::anthropic_tools_json(&tools);
     assert_eq!(text, tool_registry::anthropic_tools(&tools).to_string());
     assert!(
-        text.contains(
-            r#""name":"Lookup","description":"Looks a word up, strictly.","input_schema":{"#
-        ) && text.contains(r#""strict":true,"input_examples":[{"word":"tool"}]}"#),
+        text.contains(r#""name":"Exact","description":"Asks for strict mode.","input_schema":{"#)
+            && text.contains(r#""strict":true,"input_examples":[{"word":"tool"}]}"#),
         "{text}"
     );
     assert_eq!(tool_registry::anthropic_tools_json(&[]), "[]");
