@@ -25,7 +25,7 @@
 //! let write = TypedTool::of::<Write>(None)
 //!     .parse_input(json!({"file_path": "notes.txt", "content": "hello\nworld"}))
 //!     .expect("a valid Write input");
-//! let created = write.call(ctx.clone()).await?;
+//! let created = write.call(&ctx).await?;
 //! assert_eq!(
 //!     created.content.text(),
 //!     format!("File created successfully at: {}", notes.display())
@@ -34,7 +34,7 @@
 //! let read = TypedTool::of::<Read>(None)
 //!     .parse_input(json!({"file_path": notes}))
 //!     .expect("a valid Read input");
-//! assert_eq!(read.call(ctx).await?.content.text(), "     1→hello\n     2→world");
+//! assert_eq!(read.call(&ctx).await?.content.text(), "     1→hello\n     2→world");
 //! # Ok(())
 //! # }
 //! ```

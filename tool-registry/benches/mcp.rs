@@ -53,7 +53,7 @@ fn round_trip(c: &mut Criterion) {
             runtime.block_on(async {
                 let call = echo.parse_input(json!({"message": "x"})).unwrap();
                 black_box(
-                    call.call(ToolUseContext::detached("toolu_1"))
+                    call.call(&ToolUseContext::detached("toolu_1"))
                         .await
                         .unwrap(),
                 )

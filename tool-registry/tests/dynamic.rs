@@ -122,7 +122,7 @@ async fn the_host_handler_runs_checked_calls() {
         PermissionResult::allow()
     );
     let output = call
-        .call(ToolUseContext::detached("toolu_9"))
+        .call(&ToolUseContext::detached("toolu_9"))
         .await
         .unwrap();
     assert_eq!(output.content.text(), "1 items for toolu_9");
@@ -259,7 +259,7 @@ async fn mcp_calls_pass_permission_through_and_fail_until_connected() {
             message: "MCP tools need permission before they run.".into()
         }
     );
-    let error = call.call(ctx).await.unwrap_err();
+    let error = call.call(&ctx).await.unwrap_err();
     assert_eq!(
         error.to_model_text(),
         "Cannot call `get_me`: MCP server `github` is not connected."
@@ -282,7 +282,7 @@ async fn a_host_handler_answers_mcp_calls_once_connected() {
     .unwrap();
     let call = tools[0].parse_input(json!({"anything": 1})).unwrap();
     assert_eq!(
-        call.call(ToolUseContext::detached("x"))
+        call.call(&ToolUseContext::detached("x"))
             .await
             .unwrap()
             .content

@@ -91,7 +91,7 @@ async fn run(tool: &dyn DynTool, input: Value) -> Result<String, Vec<InputIssue>
     let call = tool
         .parse_input(input)
         .map_err(|error| error.issues().to_vec())?;
-    let output = call.call(ToolUseContext::detached("toolu_1")).await;
+    let output = call.call(&ToolUseContext::detached("toolu_1")).await;
     Ok(output.unwrap().content.text())
 }
 

@@ -365,7 +365,7 @@ async fn without_a_search_state_the_call_says_what_is_missing() {
     let tool = tool_sdk::dyn_tool::<ToolSearch>();
     let call = tool.parse_input(json!({"query": "x"})).unwrap();
     let error = call
-        .call(tool_sdk::ToolUseContext::detached("toolu_1"))
+        .call(&tool_sdk::ToolUseContext::detached("toolu_1"))
         .await
         .unwrap_err();
     assert_eq!(error.to_model_text(), tool_registry::search::MISSING_STATE);

@@ -59,23 +59,21 @@ impl ::tool_sdk::__private::Tool for now {
     #[doc(hidden)]
     fn __run(
         self,
-        __ctx: ::tool_sdk::__private::ToolUseContext,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
     ) -> ::tool_sdk::__private::BoxFuture<
-        'static,
+        '_,
         ::tool_sdk::__private::Result<
             ::tool_sdk::__private::ToolOutput,
             ::tool_sdk::__private::ToolError,
         >,
     > {
-        ::tool_sdk::__private::Box::pin(async move {
-            let __result = <Self as ::tool_sdk::__private::Tool>::call(self, &__ctx)
-                .await;
-            ::tool_sdk::__private::finish(
-                __result,
-                &__ctx,
+        ::tool_sdk::__private::Box::pin(
+            ::tool_sdk::__private::Finish::new(
+                <Self as ::tool_sdk::__private::Tool>::call(self, __ctx),
+                __ctx,
                 const { ::tool_sdk::__private::map_fn::<Self>() },
-            )
-        })
+            ),
+        )
     }
     async fn call(
         self,

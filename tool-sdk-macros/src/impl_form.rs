@@ -99,12 +99,13 @@ pub(crate) fn run_method() -> TokenStream {
         #[doc(hidden)]
         fn __run(
             self,
-            __ctx: #Private::ToolUseContext,
-        ) -> #Private::BoxFuture<'static, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
-            #Private::Box::pin(async move {
-                let __result = <Self as #Private::Tool>::call(self, &__ctx).await;
-                #Private::finish(__result, &__ctx, const { #Private::map_fn::<Self>() })
-            })
+            __ctx: &#Private::ToolUseContext,
+        ) -> #Private::BoxFuture<'_, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
+            #Private::Box::pin(#Private::Finish::new(
+                <Self as #Private::Tool>::call(self, __ctx),
+                __ctx,
+                const { #Private::map_fn::<Self>() },
+            ))
         }
     }
 }

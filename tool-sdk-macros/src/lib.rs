@@ -304,7 +304,7 @@ use proc_macro::TokenStream;
 /// # async fn main() {
 /// let tool = tool_sdk::dyn_tool::<add>();
 /// let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
-/// let output = call.call(ToolUseContext::detached("toolu_1")).await.unwrap();
+/// let output = call.call(&ToolUseContext::detached("toolu_1")).await.unwrap();
 /// assert_eq!(output.content.text(), "5");
 ///
 /// let now = tool_sdk::dyn_tool::<now>();

@@ -59,7 +59,7 @@ async fn a_tool_without_parameters_has_an_empty_object_schema_and_accepts_empty_
     let call = tool.parse_input(json!({})).unwrap();
     assert!(call.is_read_only() && call.is_concurrency_safe());
     let output = call
-        .call(ToolUseContext::detached("toolu_1"))
+        .call(&ToolUseContext::detached("toolu_1"))
         .await
         .unwrap();
     assert_eq!(output.content.text(), "hello");
@@ -89,13 +89,13 @@ async fn the_input_parameter_is_the_schema_and_errors_convert() {
     let call = tool.parse_input(json!({"a": 2, "b": 3})).unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());
     let output = call
-        .call(ToolUseContext::detached("toolu_2"))
+        .call(&ToolUseContext::detached("toolu_2"))
         .await
         .unwrap();
     assert_eq!(output.content.text(), r#"{"sum":5}"#);
     let call = tool.parse_input(json!({"a": i64::MAX, "b": 0})).unwrap();
     let error = call
-        .call(ToolUseContext::detached("toolu_3"))
+        .call(&ToolUseContext::detached("toolu_3"))
         .await
         .unwrap_err();
     assert_eq!(error.message(), "a is too large");

@@ -194,7 +194,8 @@ pub trait DynTool: Send + Sync + 'static {
     /// host that does not use an orchestrator (an MCP server answering `tools/call`, a script,
     /// a test). It does none of the rest of the SPEC §5.4 pipeline: no permission decision, no
     /// observers, no panic catching, no large-result handling; `tool_registry`'s
-    /// `Orchestrator::run_tool_use` does all of it.
+    /// `Orchestrator::run_tool_use` does all of it. The future borrows `ctx`, as
+    /// [`ToolCall::call`]'s does.
     ///
     /// ```
     /// use futures::executor::block_on;
@@ -218,10 +219,10 @@ pub trait DynTool: Send + Sync + 'static {
     ///
     /// let add = dyn_tool::<Add>();
     /// let ctx = ToolUseContext::detached("toolu_1");
-    /// let output = block_on(add.dispatch(serde_json::json!({"a": 2, "b": 3}), ctx).unwrap());
+    /// let output = block_on(add.dispatch(serde_json::json!({"a": 2, "b": 3}), &ctx).unwrap());
     /// assert_eq!(output.unwrap().content, ToolResultContent::Text("5".into()));
     ///
-    /// let error = add.dispatch(serde_json::json!({"a": 2}), ToolUseContext::detached("toolu_2"));
+    /// let error = add.dispatch(serde_json::json!({"a": 2}), &ctx);
     /// assert_eq!(error.err().unwrap().to_string(), "Required parameter `b` is missing");
     /// ```
     ///
@@ -231,14 +232,14 @@ pub trait DynTool: Send + Sync + 'static {
     /// refuses the input (its `error_code` is not carried, as in the orchestrator's
     /// `tool_result`; call [`DynTool::parse_input`] and [`ToolCall::validate_input`] to see it),
     /// and with the call's own error otherwise.
-    fn dispatch(
+    fn dispatch<'c>(
         &self,
         input: Value,
-        ctx: ToolUseContext,
-    ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
+        ctx: &'c ToolUseContext,
+    ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         let call = self.parse_input(input)?;
         Ok(Box::pin(async move {
-            if let ValidationResult::Invalid { message, .. } = call.validate_input(&ctx).await {
+            if let ValidationResult::Invalid { message, .. } = call.validate_input(ctx).await {
                 return Err(ToolError::new(message));
             }
             call.call(ctx).await
@@ -314,11 +315,13 @@ pub trait ToolCall: Send + Sync + Any {
     fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
     /// The tool's own permission decision (SPEC §1.1).
     fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult>;
-    /// Runs the call.
-    fn call(
+    /// Runs the call with `ctx`. The future borrows the context, which the caller keeps: to
+    /// run the call on another task, move the context into that task with it
+    /// (`tokio::spawn(async move { call.call(&ctx).await })`).
+    fn call<'c>(
         self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+        ctx: &'c ToolUseContext,
+    ) -> BoxFuture<'c, Result<ToolOutput, ToolError>>;
     /// The line shown when the model calls the tool; `input` is the raw JSON input
     /// (`renderToolUseMessage`). Default: `Name(key: value, ...)`.
     fn render_tool_use_message(&self, input: &Value) -> String {

@@ -28,7 +28,7 @@
 //! assert_eq!(tool.name(), "Add");
 //! let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
 //! assert!(call.is_read_only() && call.is_concurrency_safe());
-//! let output = call.call(ToolUseContext::detached("toolu_1")).await.unwrap();
+//! let output = call.call(&ToolUseContext::detached("toolu_1")).await.unwrap();
 //! assert_eq!(output.content.text(), "5");
 //! # }
 //! ```
@@ -106,7 +106,7 @@ pub mod __private {
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::output::finish;
+    pub use crate::output::Finish;
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,

@@ -1,7 +1,11 @@
 //! What a tool's call produces and how it becomes `tool_result` content: the output bound
-//! ([`ToolOutputValue`]), the default mapping, and [`finish`], which maps a call's result. No
-//! part of it is generic over the tool type, only over the output type, so tools that share
-//! an output type share one copy.
+//! ([`ToolOutputValue`]), the default mapping, [`finish`], which maps a call's result, and
+//! [`Finish`], the call's future with that mapping. Only [`Finish`]'s `poll` is generic over
+//! the call (a few lines per tool); the rest is generic over the output type only, so tools
+//! that share an output type share one copy.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use serde::Serialize;
 
@@ -81,11 +85,9 @@ pub(crate) fn default_map<O: ToolOutputValue + 'static>(
 
 /// A call's result as its output: the data through `map` (the tool type's
 /// [`crate::tool::map_fn`]). `#[inline]` so that an optimised build turns `map`, a constant at
-/// every call site, into a direct call. Public (hidden) for the runner `#[tool]` writes
-/// ([`crate::Tool::__run`]); not meant to be called by hand.
-#[doc(hidden)]
+/// every call site, into a direct call.
 #[inline]
-pub fn finish<O>(
+pub(crate) fn finish<O>(
     result: Result<ToolResult<O>, ToolError>,
     ctx: &ToolUseContext,
     map: fn(O, &str) -> ToolResultContent,
@@ -97,5 +99,44 @@ pub fn finish<O>(
             context_modifier: result.context_modifier,
         }),
         Err(error) => Err(error),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A call's future (`F`, the future of [`Tool::call`](crate::Tool::call)) whose result is
+    /// mapped by [`finish`] when it is ready: the tool's runner ([`crate::Tool::__run`]) boxes
+    /// it as it is. A plain struct rather than an `async` block, so that a tool compiles one
+    /// state machine (its `call`'s), not a second one around it. Public (hidden) for the runner
+    /// `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct Finish<'a, F, O> {
+        #[pin]
+        call: F,
+        ctx: &'a ToolUseContext,
+        map: fn(O, &str) -> ToolResultContent,
+    }
+}
+
+impl<'a, F, O> Finish<'a, F, O> {
+    /// The future of `call`, run with `ctx`, its output mapped by `map`.
+    #[inline]
+    pub fn new(call: F, ctx: &'a ToolUseContext, map: fn(O, &str) -> ToolResultContent) -> Self {
+        Self { call, ctx, map }
+    }
+}
+
+impl<F, O> Future for Finish<'_, F, O>
+where
+    F: Future<Output = Result<ToolResult<O>, ToolError>>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.call.poll(cx) {
+            Poll::Ready(result) => Poll::Ready(finish(result, this.ctx, *this.map)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::output::finish;
+use crate::output::Finish;
 pub use crate::output::{OutputRef, ToolOutputValue, default_map_result, default_map_result_owned};
 use crate::overrides::{Hook, Overrides};
 use crate::permission::{PermissionResult, ValidationResult};
@@ -269,21 +269,19 @@ pub trait Tool: ToolSpec + ToolInput {
     #[doc(hidden)]
     const __OVERRIDES: Overrides = Overrides::ALL;
 
-    /// Runs the call and maps its result, as one boxed future: the parsed input and the call's
-    /// context in, the result already mapped to `tool_result` content ([`ToolOutput`]) or the
-    /// call's error out. `#[tool]` on the impl block (and the fn form) writes it in the tool's
-    /// own impl, so that the code which depends on the call's body is compiled with the tool's
-    /// own and, for a non-generic impl, is not part of the crate's metadata (such a method,
-    /// unlike a constant holding a closure, is not encoded for other crates); anything else
-    /// runs this default, the SDK's generic runner.
+    /// Runs the call and maps its result, as one boxed future that borrows the call's context:
+    /// the parsed input and the context in, the result already mapped to `tool_result` content
+    /// ([`ToolOutput`]) or the call's error out. The future is [`call`](Tool::call)'s own,
+    /// wrapped in [`Finish`] (a struct, not a second state machine). `#[tool]` on the impl block
+    /// (and the fn form) writes it in the tool's own impl, so that the code which depends on
+    /// the call's body is compiled with the tool's own and, for a non-generic impl, is not part
+    /// of the crate's metadata (such a method, unlike a constant holding a closure, is not
+    /// encoded for other crates); anything else runs this default, the SDK's generic runner.
     /// A tool that overrides `validate_input` is dispatched through the runner that checks
     /// first. Used by the SDK only.
     #[doc(hidden)]
-    fn __run(self, ctx: ToolUseContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let result = self.call(&ctx).await;
-            finish(result, &ctx, const { map_fn::<Self>() })
-        })
+    fn __run(self, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(Finish::new(self.call(ctx), ctx, const { map_fn::<Self>() }))
     }
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is

@@ -52,7 +52,8 @@ fn text(output: &ToolOutput) -> &str {
 
 fn dispatch(input: serde_json::Value) -> Result<Result<ToolOutput, ToolError>, InputError> {
     let tool = dyn_tool::<Echo>();
-    let future = tool.dispatch(input, ToolUseContext::detached("toolu_01"))?;
+    let ctx = ToolUseContext::detached("toolu_01");
+    let future = tool.dispatch(input, &ctx)?;
     Ok(block_on(future))
 }
 
@@ -87,9 +88,9 @@ fn dispatch_gives_what_parse_input_then_call_gives() {
     for input in [json!({"text": "a"}), json!({"text": ""}), json!({})] {
         let two_step = tool
             .parse_input(input.clone())
-            .map(|call: Box<dyn ToolCall>| block_on(call.call(ToolUseContext::detached("t"))));
+            .map(|call: Box<dyn ToolCall>| block_on(call.call(&ToolUseContext::detached("t"))));
         let fused = tool
-            .dispatch(input.clone(), ToolUseContext::detached("t"))
+            .dispatch(input.clone(), &ToolUseContext::detached("t"))
             .map(block_on);
         match (two_step, fused) {
             (Ok(a), Ok(b)) => assert_eq!(text(&a.unwrap()), text(&b.unwrap())),

@@ -233,11 +233,12 @@ async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
                 "permissions {:?}",
                 call.check_permissions(&ctx).await
             ));
-            let output = call.call(ctx).await.map(|output| output.content);
+            let output = call.call(&ctx).await.map(|output| output.content);
             out.push(format!("call {output:?}"));
         }
     }
-    let dispatched = match tool.dispatch(input, ToolUseContext::detached("toolu_2")) {
+    let ctx = ToolUseContext::detached("toolu_2");
+    let dispatched = match tool.dispatch(input, &ctx) {
         Ok(future) => format!("{:?}", future.await.map(|output| output.content)),
         Err(error) => format!("parse error {error}"),
     };

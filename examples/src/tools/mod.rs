@@ -182,7 +182,7 @@ pub(crate) mod fixture {
             let call = tool
                 .parse_input(input)
                 .map_err(|error| error.format_for(T::NAME))?;
-            call.call(self.ctx.clone())
+            call.call(&self.ctx)
                 .await
                 .map(|output| output.content.text())
                 .map_err(|error| error.to_model_text())

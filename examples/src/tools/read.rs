@@ -400,7 +400,7 @@ mod tests {
             .parse_input(json!({"file_path": "/etc/hosts"}))
             .unwrap();
         let error = call
-            .call(ToolUseContext::detached("toolu_1"))
+            .call(&ToolUseContext::detached("toolu_1"))
             .await
             .unwrap_err();
         assert!(

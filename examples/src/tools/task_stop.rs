@@ -81,7 +81,7 @@ mod tests {
     ) -> Result<String, String> {
         let tool = TypedTool::of::<T>(None);
         let call = tool.parse_input(input).map_err(|e| e.format_for(T::NAME))?;
-        call.call(ctx.clone())
+        call.call(ctx)
             .await
             .map(|output| output.content.text())
             .map_err(|error| error.to_model_text())

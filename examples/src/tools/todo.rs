@@ -119,7 +119,7 @@ mod tests {
             CancellationToken::new(),
             Arc::new(extensions.clone()),
         );
-        let output = call.call(ctx).await.map_err(|e| e.to_model_text())?;
+        let output = call.call(&ctx).await.map_err(|e| e.to_model_text())?;
         if let Some(modifier) = output.context_modifier {
             modifier.apply(extensions);
         }

@@ -105,7 +105,7 @@ pub fn hand_registry_with<S: BuildHasher + Default>(size: usize) -> HashMap<Stri
 /// detached context, polled once.
 pub fn sdk_dispatch(orchestrator: &Orchestrator, input: &Value) -> ToolOutput {
     let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-    tool.dispatch(input.clone(), ToolUseContext::detached("toolu_1"))
+    tool.dispatch(input.clone(), &ToolUseContext::detached("toolu_1"))
         .unwrap()
         .now_or_never()
         .expect("the no-op finishes at once")

@@ -130,13 +130,15 @@ impl ToolCall for JsonCall {
         Box::pin(async move { permission })
     }
 
-    fn call(
+    fn call<'c>(
         self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        ctx: &'c ToolUseContext,
+    ) -> BoxFuture<'c, Result<ToolOutput, ToolError>> {
         let JsonCall { input, handler, .. } = *self;
+        // The handler owns its context (a clone: the same id, abort token, state and progress).
+        let running = handler.call(input, ctx.clone());
         Box::pin(async move {
-            let content = handler.call(input, ctx).await?;
+            let content = running.await?;
             Ok(ToolOutput {
                 content,
                 new_messages: Vec::new(),

@@ -255,7 +255,7 @@ impl CallRunner {
         };
         // Steps 7 and 9: the call, and its result.
         let declared = tool.meta().max_result_size_chars;
-        let mut outcome = match parsed.call(ctx).await {
+        let mut outcome = match parsed.call(&ctx).await {
             Ok(output) => {
                 let threshold = self.config.persistence_threshold(name, declared);
                 let content = persistence::process_result(

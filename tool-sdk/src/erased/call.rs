@@ -27,17 +27,11 @@ pub(super) type Input = dyn Any + Send + Sync;
 /// (by upcasting) and runnable, so running it needs no downcast.
 pub(super) trait CallInput: Any + Send + Sync {
     /// Runs the call, through the tool's runner ([`Tool::__run`]).
-    fn run(
-        self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+    fn run(self: Box<Self>, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
 }
 
 impl<T: Tool> CallInput for T {
-    fn run(
-        self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    fn run(self: Box<Self>, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         T::__run(*self, ctx)
     }
 }
@@ -148,13 +142,13 @@ impl HookFns {
 /// runner's future (which made dispatch slower).
 pub(super) async fn run_validated<T: Tool>(
     tool: T,
-    ctx: ToolUseContext,
+    ctx: &ToolUseContext,
 ) -> Result<ToolOutput, ToolError> {
-    if let ValidationResult::Invalid { message, .. } = tool.validate_input(&ctx).await {
+    if let ValidationResult::Invalid { message, .. } = tool.validate_input(ctx).await {
         return Err(ToolError::new(message));
     }
-    let result = tool.call(&ctx).await;
-    finish(result, &ctx, const { map_fn::<T>() })
+    let result = tool.call(ctx).await;
+    finish(result, ctx, const { map_fn::<T>() })
 }
 
 /// What an [`ErasedCall`] reads of its tool besides the hooks: the constants the defaults
@@ -338,10 +332,10 @@ impl ToolCall for ErasedCall {
         }
     }
 
-    fn call(
+    fn call<'c>(
         self: Box<Self>,
-        ctx: ToolUseContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        ctx: &'c ToolUseContext,
+    ) -> BoxFuture<'c, Result<ToolOutput, ToolError>> {
         self.input.run(ctx)
     }
 }

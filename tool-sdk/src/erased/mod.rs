@@ -45,11 +45,11 @@ use call::{CallFacts, CallInput, ErasedCall, HookFns, run_validated};
 type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
 
 /// Reads a checked input and returns the call as one future that checks and runs it.
-type DispatchFn = fn(
+type DispatchFn = for<'c> fn(
     Value,
     &InputValidator,
-    ToolUseContext,
-) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError>;
+    &'c ToolUseContext,
+) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError>;
 
 /// What [`TypedTool`] reads of one tool type: its constants and its functions, one table per
 /// type, in a `static`, so the erased tool itself is the same type for every tool and what
@@ -155,11 +155,11 @@ fn parse_call<T: Tool>(
 /// Reads the input and returns the call's future; with `VALIDATE` (only for types that
 /// override [`Tool::validate_input`]) the future runs the type's own check first, as dispatch
 /// without an orchestrator must (an orchestrator has run it already).
-fn dispatch_call<T: Tool, const VALIDATE: bool>(
+fn dispatch_call<'c, T: Tool, const VALIDATE: bool>(
     input: Value,
     check: &InputValidator,
-    ctx: ToolUseContext,
-) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
+    ctx: &'c ToolUseContext,
+) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
     match input::parse::<T>(input, check) {
         Ok(parsed) if VALIDATE => Ok(Box::pin(run_validated::<T>(parsed, ctx))),
         Ok(parsed) => Ok(T::__run(parsed, ctx)),
@@ -348,11 +348,11 @@ impl DynTool for TypedTool {
     }
 
     /// As the default, with one allocation (the future) rather than two.
-    fn dispatch(
+    fn dispatch<'c>(
         &self,
         input: Value,
-        ctx: ToolUseContext,
-    ) -> Result<BoxFuture<'static, Result<ToolOutput, ToolError>>, InputError> {
+        ctx: &'c ToolUseContext,
+    ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         (self.fns.dispatch)(input, &self.schemas().input, ctx)
     }
 }

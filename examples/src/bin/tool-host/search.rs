@@ -60,7 +60,7 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         .build()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     let output = runtime
-        .block_on(call.call(ctx))
+        .block_on(call.call(&ctx))
         .map_err(|error| error.to_model_text())?;
     if args.json {
         let block = TaggedToolResult {
