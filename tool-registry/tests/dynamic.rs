@@ -306,3 +306,34 @@ fn malformed_lists_say_what_is_missing() {
         "{error}"
     );
 }
+
+/// A run-time tool's handler gets its own handle on the caller's context: cancelling the
+/// context the caller keeps cancels the running handler; and the handler runs only once the
+/// call's future is polled, not when the call is made.
+#[tokio::test]
+async fn a_handler_runs_when_polled_and_sees_the_callers_cancellation() {
+    let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = Arc::clone(&started);
+    let handler = ToolHandler::new(move |_input, ctx: ToolUseContext| {
+        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            ctx.abort().cancelled().await;
+            Ok::<_, ToolError>(ToolResultContent::Text("stopped".into()))
+        }
+    });
+    let tool = DynamicTool::from_json(
+        &json!({"name": "Wait", "description": "Waits.", "input_schema": {"type": "object"}}),
+        handler,
+    )
+    .unwrap();
+    let ctx = ToolUseContext::detached("toolu_1");
+    let running = tool.parse_input(json!({})).unwrap().call(&ctx);
+    assert!(!started.load(std::sync::atomic::Ordering::SeqCst));
+    let cancel = async {
+        tokio::task::yield_now().await;
+        ctx.abort().cancel();
+    };
+    let (output, ()) = tokio::join!(running, cancel);
+    assert!(started.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(output.unwrap().content.text(), "stopped");
+}

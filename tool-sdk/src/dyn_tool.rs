@@ -194,8 +194,13 @@ pub trait DynTool: Send + Sync + 'static {
     /// host that does not use an orchestrator (an MCP server answering `tools/call`, a script,
     /// a test). It does none of the rest of the SPEC §5.4 pipeline: no permission decision, no
     /// observers, no panic catching, no large-result handling; `tool_registry`'s
-    /// `Orchestrator::run_tool_use` does all of it. The future borrows `ctx`, as
-    /// [`ToolCall::call`]'s does.
+    /// `Orchestrator::run_tool_use` does all of it.
+    ///
+    /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
+    /// move the context and an `Arc` of the tool into that task and dispatch there
+    /// (`tokio::spawn(async move { tool.dispatch(input, &ctx)?.await })`), or call
+    /// [`DynTool::parse_input`] first, to see input errors at once, and move the parsed call
+    /// and the context into the task.
     ///
     /// ```
     /// use futures::executor::block_on;
@@ -222,6 +227,7 @@ pub trait DynTool: Send + Sync + 'static {
     /// let output = block_on(add.dispatch(serde_json::json!({"a": 2, "b": 3}), &ctx).unwrap());
     /// assert_eq!(output.unwrap().content, ToolResultContent::Text("5".into()));
     ///
+    /// let ctx = ToolUseContext::detached("toolu_2");
     /// let error = add.dispatch(serde_json::json!({"a": 2}), &ctx);
     /// assert_eq!(error.err().unwrap().to_string(), "Required parameter `b` is missing");
     /// ```
@@ -317,7 +323,8 @@ pub trait ToolCall: Send + Sync + Any {
     fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult>;
     /// Runs the call with `ctx`. The future borrows the context, which the caller keeps: to
     /// run the call on another task, move the context into that task with it
-    /// (`tokio::spawn(async move { call.call(&ctx).await })`).
+    /// (`tokio::spawn(async move { call.call(&ctx).await })`); to keep one too, clone it first
+    /// (clones share the abort token, so cancelling either cancels the call).
     fn call<'c>(
         self: Box<Self>,
         ctx: &'c ToolUseContext,

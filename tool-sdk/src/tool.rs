@@ -286,6 +286,11 @@ pub trait Tool: ToolSpec + ToolInput {
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).
+    ///
+    /// Write it as an `async fn`: its whole body then runs when the host polls the future. A
+    /// hand-written `fn call(..) -> impl Future` runs whatever it does before returning the
+    /// future as soon as the host asks for the call ([`crate::ToolCall::call`],
+    /// [`crate::DynTool::dispatch`]), before the future is first polled.
     fn call(
         self,
         ctx: &ToolUseContext,

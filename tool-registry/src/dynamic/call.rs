@@ -135,10 +135,12 @@ impl ToolCall for JsonCall {
         ctx: &'c ToolUseContext,
     ) -> BoxFuture<'c, Result<ToolOutput, ToolError>> {
         let JsonCall { input, handler, .. } = *self;
-        // The handler owns its context (a clone: the same id, abort token, state and progress).
-        let running = handler.call(input, ctx.clone());
+        // The handler owns its context: a clone, with the same id, state, progress sink and
+        // abort token (a detached context makes its token here), so cancelling the caller's
+        // context reaches the handler. The handler itself runs only when the future is polled.
+        let ctx = ctx.clone();
         Box::pin(async move {
-            let content = running.await?;
+            let content = handler.call(input, ctx).await?;
             Ok(ToolOutput {
                 content,
                 new_messages: Vec::new(),

@@ -68,7 +68,10 @@ fn impl_block_keeps_an_authors_runner() {
                 async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
                     todo!()
                 }
-                fn __run(self, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+                fn __run(
+                    self,
+                    ctx: &ToolUseContext,
+                ) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
                     mine(self, ctx)
                 }
             }
