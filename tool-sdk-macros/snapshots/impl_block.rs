@@ -25,11 +25,10 @@ impl Tool for Glob {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::Finish::new(
-                <Self as ::tool_sdk::__private::Tool>::call(self, __ctx),
-                __ctx,
-                const { ::tool_sdk::__private::map_fn::<Self>() },
-            ),
+            ::tool_sdk::__private::Finish::<
+                Self,
+                _,
+            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
         )
     }
 }

@@ -101,10 +101,9 @@ pub(crate) fn run_method() -> TokenStream {
             self,
             __ctx: &#Private::ToolUseContext,
         ) -> #Private::BoxFuture<'_, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
-            #Private::Box::pin(#Private::Finish::new(
+            #Private::Box::pin(#Private::Finish::<Self, _>::new(
                 <Self as #Private::Tool>::call(self, __ctx),
                 __ctx,
-                const { #Private::map_fn::<Self>() },
             ))
         }
     }

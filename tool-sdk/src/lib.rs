@@ -113,9 +113,7 @@ pub mod __private {
         ToolRegistration, output_probe, output_schema_from,
     };
     pub use crate::result::{ToolError, ToolOutput, ToolResult};
-    pub use crate::tool::{
-        DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec, map_fn,
-    };
+    pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec};
 }
 
 /// The README's examples, run as doctests.

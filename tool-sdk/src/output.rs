@@ -4,6 +4,7 @@
 //! the call (a few lines per tool); the rest is generic over the output type only, so tools
 //! that share an output type share one copy.
 
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -102,40 +103,58 @@ pub(crate) fn finish<O>(
     }
 }
 
+/// How a tool type's output becomes `tool_result` content, as a constant of the type:
+/// implemented for every tool type (`T: Tool`, with `crate::tool::map_fn`). [`Finish`] reads
+/// it from its type parameter, so the mapping is a direct call an optimised build can inline
+/// (a function pointer held in the future would be an indirect call). Public (hidden) for the
+/// runner `#[tool]` writes; not meant to be implemented by hand.
+#[doc(hidden)]
+pub trait OutputMapping {
+    /// What the tool's call produces.
+    type Output;
+    /// The mapping: the output and the call's `tool_use_id` in, the content out.
+    const MAP: fn(Self::Output, &str) -> ToolResultContent;
+}
+
 pin_project_lite::pin_project! {
-    /// A call's future (`F`, the future of [`Tool::call`](crate::Tool::call)) whose result is
-    /// mapped by [`finish`] when it is ready: the tool's runner ([`crate::Tool::__run`]) boxes
-    /// it as it is. A plain struct rather than an `async` block, so that a tool compiles one
-    /// state machine (its `call`'s), not a second one around it. Public (hidden) for the runner
-    /// `#[tool]` writes; not meant to be used by hand.
+    /// A call's future (`F`, the future of `Tool::call` of the tool type `T`) whose result is
+    /// mapped by `T`'s [`OutputMapping`] when it is ready: the tool's runner
+    /// (`Tool::__run`) boxes it as it is. A plain struct rather than an `async` block, so that
+    /// a tool compiles one state machine (its `call`'s), not a second one around it. Public
+    /// (hidden) for the runner `#[tool]` writes; not meant to be used by hand.
     #[doc(hidden)]
     #[must_use = "futures do nothing unless polled"]
-    pub struct Finish<'a, F, O> {
+    pub struct Finish<'a, T, F> {
         #[pin]
         call: F,
         ctx: &'a ToolUseContext,
-        map: fn(O, &str) -> ToolResultContent,
+        tool: PhantomData<fn() -> T>,
     }
 }
 
-impl<'a, F, O> Finish<'a, F, O> {
-    /// The future of `call`, run with `ctx`, its output mapped by `map`.
+impl<'a, T, F> Finish<'a, T, F> {
+    /// The future of `call`, run with `ctx`, its output to be mapped as `T` maps it.
     #[inline]
-    pub fn new(call: F, ctx: &'a ToolUseContext, map: fn(O, &str) -> ToolResultContent) -> Self {
-        Self { call, ctx, map }
+    pub fn new(call: F, ctx: &'a ToolUseContext) -> Self {
+        Self {
+            call,
+            ctx,
+            tool: PhantomData,
+        }
     }
 }
 
-impl<F, O> Future for Finish<'_, F, O>
+impl<T, F> Future for Finish<'_, T, F>
 where
-    F: Future<Output = Result<ToolResult<O>, ToolError>>,
+    T: OutputMapping,
+    F: Future<Output = Result<ToolResult<T::Output>, ToolError>>,
 {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         match this.call.poll(cx) {
-            Poll::Ready(result) => Poll::Ready(finish(result, this.ctx, *this.map)),
+            Poll::Ready(result) => Poll::Ready(finish(result, this.ctx, T::MAP)),
             Poll::Pending => Poll::Pending,
         }
     }

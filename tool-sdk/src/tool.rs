@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
-use crate::output::Finish;
+use crate::output::{Finish, OutputMapping};
 pub use crate::output::{OutputRef, ToolOutputValue, default_map_result, default_map_result_owned};
 use crate::overrides::{Hook, Overrides};
 use crate::permission::{PermissionResult, ValidationResult};
@@ -281,7 +281,7 @@ pub trait Tool: ToolSpec + ToolInput {
     /// first. Used by the SDK only.
     #[doc(hidden)]
     fn __run(self, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        Box::pin(Finish::new(self.call(ctx), ctx, const { map_fn::<Self>() }))
+        Box::pin(Finish::<Self, _>::new(self.call(ctx), ctx))
     }
 
     /// Runs the call. An `Err` becomes an error `tool_result` whose text is
@@ -538,13 +538,17 @@ impl std::fmt::Debug for PermissionMatcher {
 
 /// How `T`'s output becomes result content: `T::map_result` when `T` overrides it, else the
 /// default mapping, one copy per output type rather than per tool. Evaluated in a `const` by
-/// its callers, so only the chosen function is compiled. Public (hidden) for the runner
-/// `#[tool]` writes ([`Tool::__run`]); not meant to be called by hand.
-#[doc(hidden)]
-pub const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
+/// its callers, so only the chosen function is compiled.
+pub(crate) const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
     if T::__OVERRIDES.has(Hook::MapResult) {
         T::map_result
     } else {
         crate::output::default_map::<T::Output>
     }
+}
+
+/// Every tool type's output mapping, as [`Finish`] reads it: [`map_fn`].
+impl<T: Tool> OutputMapping for T {
+    type Output = T::Output;
+    const MAP: fn(T::Output, &str) -> ToolResultContent = map_fn::<T>();
 }
