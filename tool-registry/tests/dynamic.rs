@@ -1,6 +1,8 @@
 //! Run-time tools: JSON definitions with host handlers, and MCP-described tools (SPEC §10).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{
@@ -312,10 +314,10 @@ fn malformed_lists_say_what_is_missing() {
 /// call's future is polled, not when the call is made.
 #[tokio::test]
 async fn a_handler_runs_when_polled_and_sees_the_callers_cancellation() {
-    let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let started = Arc::new(AtomicBool::new(false));
     let seen = Arc::clone(&started);
     let handler = ToolHandler::new(move |_input, ctx: ToolUseContext| {
-        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+        seen.store(true, Ordering::SeqCst);
         async move {
             ctx.abort().cancelled().await;
             Ok::<_, ToolError>(ToolResultContent::Text("stopped".into()))
@@ -328,12 +330,16 @@ async fn a_handler_runs_when_polled_and_sees_the_callers_cancellation() {
     .unwrap();
     let ctx = ToolUseContext::detached("toolu_1");
     let running = tool.parse_input(json!({})).unwrap().call(&ctx);
-    assert!(!started.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(!started.load(Ordering::SeqCst));
     let cancel = async {
         tokio::task::yield_now().await;
         ctx.abort().cancel();
     };
-    let (output, ()) = tokio::join!(running, cancel);
-    assert!(started.load(std::sync::atomic::Ordering::SeqCst));
+    let (output, ()) = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::join!(running, cancel)
+    })
+    .await
+    .expect("cancelling the caller's context stops the handler");
+    assert!(started.load(Ordering::SeqCst));
     assert_eq!(output.unwrap().content.text(), "stopped");
 }

@@ -198,9 +198,9 @@ pub trait DynTool: Send + Sync + 'static {
     ///
     /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
     /// move the context and an `Arc` of the tool into that task and dispatch there
-    /// (`tokio::spawn(async move { tool.dispatch(input, &ctx)?.await })`), or call
-    /// [`DynTool::parse_input`] first, to see input errors at once, and move the parsed call
-    /// and the context into the task.
+    /// (`tokio::spawn(async move { Ok::<_, InputError>(tool.dispatch(input, &ctx)?.await) })`),
+    /// or call [`DynTool::parse_input`] first, to see input errors at once, and move the parsed
+    /// call and the context into the task.
     ///
     /// ```
     /// use futures::executor::block_on;

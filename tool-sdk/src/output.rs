@@ -85,7 +85,7 @@ pub(crate) fn default_map<O: ToolOutputValue + 'static>(
 }
 
 /// A call's result as its output: the data through `map` (the tool type's
-/// [`crate::tool::map_fn`]). `#[inline]` so that an optimised build turns `map`, a constant at
+/// [`OutputMapping::MAP`]). `#[inline]` so that an optimised build turns `map`, a constant at
 /// every call site, into a direct call.
 #[inline]
 pub(crate) fn finish<O>(
@@ -106,9 +106,9 @@ pub(crate) fn finish<O>(
 /// How a tool type's output becomes `tool_result` content, as a constant of the type:
 /// implemented for every tool type (`T: Tool`, with `crate::tool::map_fn`). [`Finish`] reads
 /// it from its type parameter, so the mapping is a direct call an optimised build can inline
-/// (a function pointer held in the future would be an indirect call). Public (hidden) for the
-/// runner `#[tool]` writes; not meant to be implemented by hand.
-#[doc(hidden)]
+/// (a function pointer held in the future would be an indirect call). `pub` only because it
+/// bounds [`Finish`]'s `Future` impl: it cannot be named outside the crate, and the blanket
+/// impl in `tool.rs` is its only implementation.
 pub trait OutputMapping {
     /// What the tool's call produces.
     type Output;

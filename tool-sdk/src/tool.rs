@@ -288,9 +288,9 @@ pub trait Tool: ToolSpec + ToolInput {
     /// [`ToolError::to_model_text`] (SPEC §5.4 step 7).
     ///
     /// Write it as an `async fn`: its whole body then runs when the host polls the future. A
-    /// hand-written `fn call(..) -> impl Future` runs whatever it does before returning the
-    /// future as soon as the host asks for the call ([`crate::ToolCall::call`],
-    /// [`crate::DynTool::dispatch`]), before the future is first polled.
+    /// hand-written `fn call(..) -> impl Future` runs the code before its returned future when
+    /// the host asks for the call ([`crate::ToolCall::call`], or [`crate::DynTool::dispatch`]
+    /// unless the tool overrides `validate_input`), not when the future is first polled.
     fn call(
         self,
         ctx: &ToolUseContext,

@@ -78,6 +78,12 @@ macro_rules! twins {
 
 twins!(Bare, BarePlain, "Bare", "BarePlain", {});
 
+twins!(Mapped, MappedPlain, "Mapped", "MappedPlain", {
+    fn map_result(output: Vec<String>, tool_use_id: &str) -> ToolResultContent {
+        ToolResultContent::Text(format!("{tool_use_id}: {}", output.join(" ")))
+    }
+});
+
 twins!(Hooked, HookedPlain, "Hooked", "HookedPlain", {
     async fn validate_input(&self, _ctx: &ToolUseContext) -> ValidationResult {
         if self.path.is_empty() {
@@ -498,4 +504,24 @@ async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl(
             .any(|line| line.starts_with("dispatch Err") && line.contains("the path is empty")),
         "{answers:?}"
     );
+}
+
+/// A tool that overrides `map_result` but not `validate_input` is dispatched through its own
+/// runner (`Tool::__run`, the call's future in `Finish`), which maps with the override.
+#[tokio::test]
+async fn an_overridden_map_result_maps_a_dispatch_without_validate_input() {
+    assert_same(
+        TypedTool::of::<Mapped>(None),
+        TypedTool::of::<MappedPlain>(None),
+    )
+    .await;
+    let input = json!({"path": "a", "action": "read"});
+    assert_answers_are_its_own::<Mapped>(std::slice::from_ref(&input)).await;
+    let answers = answers(&TypedTool::of::<Mapped>(None), input).await;
+    for line in [
+        r#"call Ok(Text("toolu_1: a read"))"#,
+        r#"dispatch Ok(Text("toolu_2: a read"))"#,
+    ] {
+        assert!(answers.contains(&line.to_owned()), "{line}: {answers:?}");
+    }
 }

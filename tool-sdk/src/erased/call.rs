@@ -15,10 +15,10 @@ use serde_json::Value;
 use crate::blocks::ToolResultContent;
 use crate::context::ToolUseContext;
 use crate::dyn_tool::ToolCall;
-use crate::output::finish;
+use crate::output::{OutputMapping, finish};
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::{ToolError, ToolOutput};
-use crate::tool::{DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool, map_fn};
+use crate::tool::{DeclaredFlag, InterruptBehavior, PermissionMatcher, SearchOrRead, Tool};
 
 /// A parsed input of some tool type `T`, as the hooks read it.
 pub(super) type Input = dyn Any + Send + Sync;
@@ -148,7 +148,7 @@ pub(super) async fn run_validated<T: Tool>(
         return Err(ToolError::new(message));
     }
     let result = tool.call(ctx).await;
-    finish(result, ctx, const { map_fn::<T>() })
+    finish(result, ctx, <T as OutputMapping>::MAP)
 }
 
 /// What an [`ErasedCall`] reads of its tool besides the hooks: the constants the defaults
