@@ -104,7 +104,7 @@ pub(crate) fn finish<O>(
 }
 
 /// How a tool type's output becomes `tool_result` content, as a constant of the type:
-/// implemented for every tool type (`T: Tool`, with `crate::tool::map_fn`). [`Finish`] reads
+/// implemented for every tool type (`T: Tool`, in `crate::tool`). [`Finish`] reads
 /// it from its type parameter, so the mapping is a direct call an optimised build can inline
 /// (a function pointer held in the future would be an indirect call). `pub` only because it
 /// bounds [`Finish`]'s `Future` impl: it cannot be named outside the crate, and the blanket

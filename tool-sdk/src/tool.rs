@@ -536,19 +536,14 @@ impl std::fmt::Debug for PermissionMatcher {
     }
 }
 
-/// How `T`'s output becomes result content: `T::map_result` when `T` overrides it, else the
-/// default mapping, one copy per output type rather than per tool. Evaluated in a `const` by
-/// its callers, so only the chosen function is compiled.
-pub(crate) const fn map_fn<T: Tool>() -> fn(T::Output, &str) -> ToolResultContent {
-    if T::__OVERRIDES.has(Hook::MapResult) {
+/// How every tool type's output becomes result content, as [`Finish`] reads it:
+/// `T::map_result` when `T` overrides it, else the default mapping, one copy per output type
+/// rather than per tool. A constant, so only the chosen function is compiled.
+impl<T: Tool> OutputMapping for T {
+    type Output = T::Output;
+    const MAP: fn(T::Output, &str) -> ToolResultContent = if T::__OVERRIDES.has(Hook::MapResult) {
         T::map_result
     } else {
         crate::output::default_map::<T::Output>
-    }
-}
-
-/// Every tool type's output mapping, as [`Finish`] reads it: [`map_fn`].
-impl<T: Tool> OutputMapping for T {
-    type Output = T::Output;
-    const MAP: fn(T::Output, &str) -> ToolResultContent = map_fn::<T>();
+    };
 }

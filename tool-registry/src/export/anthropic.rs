@@ -79,8 +79,8 @@ pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
 /// `anthropic_tools(tools).to_string()`, written straight from the tools: an input schema in
 /// export shape already (the schema of a `#[tool]` struct with fields and no flattened enum, or
 /// a run-time schema already written that way) is written where it is, not copied into a new
-/// value first; any other is rewritten as [`anthropic_tools`] does. For the definitions of a session, render through [`super::SchemaCache`]
-/// instead.
+/// value first; any other is rewritten as [`anthropic_tools`] does. For the definitions of a
+/// session, render through [`super::SchemaCache`] instead.
 ///
 /// ```
 /// # use tool_sdk::prelude::*;
