@@ -57,6 +57,26 @@ fn kind_bit(value: &Value) -> u8 {
     }
 }
 
+/// `a == b`, without a call to `memcmp` for texts of up to 16 bytes (most property names): two
+/// overlapping loads from each end compare every byte.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap());
+    let half = |bytes: &[u8], at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap());
+    match len {
+        0 => true,
+        1..4 => a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1],
+        4..8 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8),
+        _ => a == b,
+    }
+}
+
 /// The bits a `type` name allows; `None` for a name that is not a JSON type.
 fn type_bits(name: &str) -> Option<u8> {
     Some(match name {
@@ -71,11 +91,34 @@ fn type_bits(name: &str) -> Option<u8> {
     })
 }
 
-/// Where issues go: nowhere (the walk only answers yes or no, and stops at the first issue)
-/// or into a list, with the path of each.
-enum Sink<'a> {
-    Answer,
-    List(&'a mut Vec<InputIssue>),
+/// Where issues go: nowhere (the walk only answers yes or no, stops at the first issue and
+/// builds no path) or into a list, with the path of each. The walk is written once and
+/// compiled for each sink, so answering carries no path or list code at all.
+trait Sink {
+    /// Whether issues are listed; when not, the walk stops at the first one.
+    const LISTS: bool;
+    /// Records the issue `issue` makes (called only when [`Sink::LISTS`]).
+    fn push(&mut self, issue: impl FnOnce() -> InputIssue);
+}
+
+/// The sink of a yes-or-no answer.
+struct Answer;
+
+impl Sink for Answer {
+    const LISTS: bool = false;
+    fn push(&mut self, _issue: impl FnOnce() -> InputIssue) {}
+}
+
+impl Sink for Vec<InputIssue> {
+    const LISTS: bool = true;
+    fn push(&mut self, issue: impl FnOnce() -> InputIssue) {
+        self.push(issue());
+    }
+}
+
+/// `path` joined with `key` when `S` lists issues, otherwise empty (no allocation).
+fn child_path<S: Sink>(path: &str, key: impl FnOnce(&str) -> String) -> String {
+    if S::LISTS { key(path) } else { String::new() }
 }
 
 impl SchemaCheck {
@@ -149,7 +192,7 @@ impl SchemaCheck {
 
     /// Whether `value` has no structural issue; allocates nothing.
     pub(crate) fn passes(&self, value: &Value) -> bool {
-        self.walk(value, "", &mut Sink::Answer)
+        self.walk(value, "", &mut Answer)
     }
 
     /// Checks `value`: `Ok` when it has no structural issue, otherwise every issue, each with
@@ -158,112 +201,129 @@ impl SchemaCheck {
     /// # Errors
     /// The issues found, in the order the walk meets them.
     pub(crate) fn check(&self, value: &Value) -> Result<(), Vec<InputIssue>> {
-        if self.walk(value, "", &mut Sink::Answer) {
+        if self.passes(value) {
             return Ok(());
         }
         let mut issues = Vec::new();
-        self.walk(value, "", &mut Sink::List(&mut issues));
+        self.walk(value, "", &mut issues);
         debug_assert!(!issues.is_empty(), "a refused input lists an issue");
         Err(issues)
     }
 
     /// The one implementation of the rules. Returns `true` when `value` passes; with
-    /// [`Sink::Answer`] it returns at the first issue and never builds a path.
-    fn walk(&self, value: &Value, path: &str, sink: &mut Sink<'_>) -> bool {
+    /// [`Answer`] it returns at the first issue. Inlined into [`SchemaCheck::walk_object`], so
+    /// a property that is a plain value is checked without a call.
+    #[inline]
+    fn walk<S: Sink>(&self, value: &Value, path: &str, sink: &mut S) -> bool {
         if let Some(types) = self.types
             && kind_bit(value) & types == 0
         {
-            if let Sink::List(issues) = sink {
-                issues.push(InputIssue::TypeMismatch {
-                    path: path.to_owned(),
-                    expected: self.type_label.to_string(),
-                    received: json_type(value).to_owned(),
-                });
-            }
+            sink.push(|| InputIssue::TypeMismatch {
+                path: path.to_owned(),
+                expected: self.type_label.to_string(),
+                received: json_type(value).to_owned(),
+            });
             return false;
         }
         match value {
             Value::Object(map) => self.walk_object(map, path, sink),
             Value::Array(items) => match &self.items {
-                Some(item) => {
-                    let mut passes = true;
-                    for (index, value) in items.iter().enumerate() {
-                        let item_path = match sink {
-                            Sink::Answer => String::new(),
-                            Sink::List(_) => format!("{path}[{index}]"),
-                        };
-                        passes &= item.walk(value, &item_path, sink);
-                        if !passes && matches!(sink, Sink::Answer) {
-                            return false;
-                        }
-                    }
-                    passes
-                }
+                Some(item) => item.walk_items(items, path, sink),
                 None => true,
             },
             _ => true,
         }
     }
 
-    fn walk_object(
+    /// `items`, each against this (an `items`) schema.
+    #[inline(never)]
+    fn walk_items<S: Sink>(&self, items: &[Value], path: &str, sink: &mut S) -> bool {
+        let mut passes = true;
+        for (index, value) in items.iter().enumerate() {
+            let item_path = child_path::<S>(path, |path| format!("{path}[{index}]"));
+            passes &= self.walk(value, &item_path, sink);
+            if !passes && !S::LISTS {
+                return false;
+            }
+        }
+        passes
+    }
+
+    #[inline(never)]
+    fn walk_object<S: Sink>(
         &self,
         map: &serde_json::Map<String, Value>,
         path: &str,
-        sink: &mut Sink<'_>,
+        sink: &mut S,
     ) -> bool {
         let mut passes = true;
         let mut required_seen = 0;
         for (key, item) in map {
-            let item_path = match sink {
-                Sink::Answer => String::new(),
-                Sink::List(_) => join_path(path, key),
-            };
+            let item_path = child_path::<S>(path, |path| join_path(path, key));
             match self.property(key) {
                 Some((required, property)) => {
                     required_seen += usize::from(required);
                     passes &= property.walk(item, &item_path, sink);
                 }
                 None if self.closed => {
-                    if let Sink::List(issues) = sink {
-                        issues.push(InputIssue::Unexpected {
-                            path: item_path,
-                            accepted: self
-                                .properties
-                                .iter()
-                                .map(|(name, ..)| name.to_string())
-                                .collect(),
-                        });
-                    }
+                    sink.push(|| InputIssue::Unexpected {
+                        path: item_path,
+                        accepted: self
+                            .properties
+                            .iter()
+                            .map(|(name, ..)| name.to_string())
+                            .collect(),
+                    });
                     passes = false;
                 }
                 None => {}
             }
-            if !passes && matches!(sink, Sink::Answer) {
+            if !passes && !S::LISTS {
                 return false;
             }
         }
         let all_required = required_seen == self.required_properties
             && (!self.required_elsewhere
                 || self.required.iter().all(|name| map.contains_key(&**name)));
-        if !all_required && let Sink::List(issues) = sink {
-            issues.extend(
-                self.required
-                    .iter()
-                    .filter(|name| !map.contains_key(&***name))
-                    .map(|name| InputIssue::Missing {
-                        path: join_path(path, name),
-                    }),
-            );
+        if !all_required && S::LISTS {
+            for name in self
+                .required
+                .iter()
+                .filter(|name| !map.contains_key(&***name))
+            {
+                sink.push(|| InputIssue::Missing {
+                    path: join_path(path, name),
+                });
+            }
         }
         passes && all_required
     }
 
+    /// The property `key` names, with whether it is required.
+    #[inline(always)]
     fn property(&self, key: &str) -> Option<(bool, &SchemaCheck)> {
-        let found = match &self.index {
-            Some(index) => index.get(key).map(|&position| &self.properties[position]),
-            None => self.properties.iter().find(|(name, ..)| &**name == key),
-        };
-        found.map(|(_, required, check)| (*required, check))
+        if let Some(index) = &self.index {
+            return self
+                .indexed_property(index, key)
+                .map(|(_, required, check)| (*required, check));
+        }
+        // A loop rather than `Iterator::find`, which the optimiser leaves as a call.
+        for (name, required, check) in &self.properties {
+            if same_text(name, key) {
+                return Some((*required, check));
+            }
+        }
+        None
+    }
+
+    /// A property found through `index` (many properties); kept out of the usual path.
+    #[inline(never)]
+    fn indexed_property(
+        &self,
+        index: &HashMap<Box<str>, usize>,
+        key: &str,
+    ) -> Option<&(Box<str>, bool, SchemaCheck)> {
+        index.get(key).map(|&position| &self.properties[position])
     }
 }
 
@@ -271,7 +331,45 @@ impl SchemaCheck {
 mod tests {
     use serde_json::json;
 
-    use super::{SchemaCheck, Sink};
+    use super::{Answer, SchemaCheck};
+
+    #[test]
+    fn same_text_agrees_with_equality() {
+        let texts = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "abd",
+            "xbc",
+            "abcd",
+            "abce",
+            "abcde",
+            "abcdf",
+            "zbcde",
+            "file_path",
+            "file_pati",
+            "gile_path",
+            "pattern",
+            "patterm",
+            "sixteen_bytes_ab",
+            "sixteen_bytes_ac",
+            "sixteen_cytes_ab",
+            "seventeen_bytes_a",
+            "seventeen_bytes_b",
+            "ä",
+            "é",
+            "hé",
+            "hè",
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(super::same_text(a, b), a == b, "{a:?} and {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn answering_and_listing_agree() {
@@ -306,11 +404,46 @@ mod tests {
         ];
         for input in inputs {
             let mut issues = Vec::new();
-            let listed = check.walk(&input, "", &mut Sink::List(&mut issues));
-            let answered = check.walk(&input, "", &mut Sink::Answer);
+            let listed = check.walk(&input, "", &mut issues);
+            let answered = check.walk(&input, "", &mut Answer);
             assert_eq!(answered, listed, "{input}");
             assert_eq!(answered, issues.is_empty(), "{input} gave {issues:?}");
             assert_eq!(check.check(&input).err().unwrap_or_default(), issues);
+        }
+    }
+
+    #[test]
+    fn many_properties_are_found_like_few() {
+        // Beyond `LINEAR_SCAN_MAX` properties a key is found through the hash index.
+        for count in [3, super::LINEAR_SCAN_MAX + 1, 40] {
+            let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
+            let properties: serde_json::Map<String, serde_json::Value> = names
+                .iter()
+                .map(|name| (name.clone(), json!({"type": "string"})))
+                .collect();
+            let schema = json!({
+                "type": "object",
+                "properties": properties,
+                "required": [names[0], names[count - 1]],
+                "additionalProperties": false
+            });
+            let check = SchemaCheck::new(&schema);
+            let last = &names[count - 1];
+            assert!(check.passes(&json!({"field_0": "a", last: "b"})), "{count}");
+            let issues = check
+                .check(&json!({"field_0": 1, "field_x": "c"}))
+                .unwrap_err();
+            let text: Vec<String> = issues.iter().map(ToString::to_string).collect();
+            assert_eq!(text.len(), 3, "{count}: {text:?}");
+            assert!(
+                text[0].contains("`field_0` must be of type `string`"),
+                "{text:?}"
+            );
+            assert!(text[1].contains("`field_x`"), "{text:?}");
+            assert!(
+                text[2].contains(&format!("`{last}` is missing")),
+                "{text:?}"
+            );
         }
     }
 

@@ -44,7 +44,7 @@ use crate::tool::ToolInput;
 /// # Errors
 /// An [`InputError`] listing the issues.
 pub(crate) fn parse<T: ToolInput>(
-    input: Value,
+    mut input: Value,
     validator: &InputValidator,
 ) -> Result<T, InputError> {
     // `match`es rather than `?` and `map_err` with a closure: each of those is one more
@@ -53,10 +53,9 @@ pub(crate) fn parse<T: ToolInput>(
         clippy::question_mark,
         reason = "`?` adds a `FromResidual` impl per tool type"
     )]
-    let input = match validator.validate(input) {
-        Ok(input) => input,
-        Err(error) => return Err(error),
-    };
+    if let Err(error) = validator.validate_in_place(&mut input) {
+        return Err(error);
+    }
     let trail = typed::Trail::default();
     match T::__deserialize(typed::Located::new(input, &trail)) {
         Ok(parsed) => Ok(parsed),

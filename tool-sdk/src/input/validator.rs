@@ -110,19 +110,31 @@ impl InputValidator {
         }
     }
 
+    #[inline]
     fn passes(&self, input: &Value) -> Result<bool, InputError> {
         match self.plain() {
             Some(check) => Ok(input.is_object() && check.passes(input)),
-            None => Ok(self.full()?.is_valid(input)),
+            None => self.passes_full(input),
         }
     }
 
+    /// [`InputValidator::passes`] for a schema that is not plain; kept out of the plain path.
+    #[inline(never)]
+    fn passes_full(&self, input: &Value) -> Result<bool, InputError> {
+        Ok(self.full()?.is_valid(input))
+    }
+
     /// The plain check, when the schema is plain.
+    #[inline]
     fn plain(&self) -> Option<&SchemaCheck> {
-        self.is_plain.then(|| {
-            self.plain_check
-                .get_or_init(|| SchemaCheck::new(&self.schema))
-        })
+        if self.is_plain {
+            Some(
+                self.plain_check
+                    .get_or_init(|| SchemaCheck::new(&self.schema)),
+            )
+        } else {
+            None
+        }
     }
 
     /// Reads `input` under the input policy and checks it: the input as the tool will read it
@@ -131,24 +143,44 @@ impl InputValidator {
     /// # Errors
     /// An [`InputError`] listing every issue, each with its path (`todos[0].activeForm`).
     pub fn validate(&self, mut input: Value) -> Result<Value, InputError> {
-        if self.passes(&input)? {
+        match self.validate_in_place(&mut input) {
+            Ok(()) => Ok(input),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// [`InputValidator::validate`] on `input` where it is: on `Ok`, `input` is the input as
+    /// the tool will read it.
+    ///
+    /// # Errors
+    /// As [`InputValidator::validate`]; `input` is then left as the policy and coercion made it.
+    pub fn validate_in_place(&self, input: &mut Value) -> Result<(), InputError> {
+        if self.passes(input)? {
             // The plain check takes only integers where the schema says `integer`; the full
             // validator, as JSON Schema, also `3.0`, which the Rust type reads as `3`.
             if self.native && !self.is_plain {
-                policy::integral_floats_as_integers(&mut input);
+                policy::integral_floats_as_integers(input);
             }
-            return Ok(input);
+            return Ok(());
         }
-        if policy::apply(&mut input, &self.schema) && self.passes(&input)? {
-            return Ok(input);
+        self.repair(input)
+    }
+
+    /// The input policy, then coercion when on, for an input the check refused: `Ok` when
+    /// either makes it pass, otherwise every issue.
+    #[cold]
+    #[inline(never)]
+    fn repair(&self, input: &mut Value) -> Result<(), InputError> {
+        if policy::apply(input, &self.schema) && self.passes(input)? {
+            return Ok(());
         }
         if self.coerce
-            && !super::coerce::coerce(&mut input, &self.schema).is_empty()
-            && self.passes(&input)?
+            && !super::coerce::coerce(input, &self.schema).is_empty()
+            && self.passes(input)?
         {
-            return Ok(input);
+            return Ok(());
         }
-        Err(InputError::new(self.issues(&input)?))
+        Err(InputError::new(self.issues(input)?))
     }
 
     /// Every issue of an input [`InputValidator::passes`] refused.
