@@ -95,7 +95,7 @@ fn dispatch(c: &mut Criterion) {
                 let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
                 let call = tool.parse_input(input.clone()).unwrap();
                 let output: ToolOutput = call
-                    .call(&ToolUseContext::detached("toolu_1"))
+                    .call(&ToolUseContext::detached(black_box("toolu_1")))
                     .now_or_never()
                     .expect("the no-op finishes at once")
                     .unwrap();
