@@ -153,18 +153,21 @@ impl From<&String> for ToolUseId {
 }
 
 impl From<String> for ToolUseId {
+    #[inline]
     fn from(id: String) -> Self {
         Self::from_str_ref(&id)
     }
 }
 
 impl From<Box<str>> for ToolUseId {
+    #[inline]
     fn from(id: Box<str>) -> Self {
         Self::from_str_ref(&id)
     }
 }
 
 impl From<std::borrow::Cow<'_, str>> for ToolUseId {
+    #[inline]
     fn from(id: std::borrow::Cow<'_, str>) -> Self {
         Self::from_str_ref(&id)
     }

@@ -1,10 +1,11 @@
 //! The schema check: the structural keywords of an input schema (`type`, `required`,
-//! `properties`, `"additionalProperties": false` unless `patternProperties` is given, `items`), read once into a tree, and one
-//! walk over an input that either answers yes or no (stopping at the first issue, building no
-//! path) or lists every issue with its path. Both answers come from the same rules.
+//! `properties`, `"additionalProperties": false` unless `patternProperties` is given,
+//! `items`), read once into a tree, and one walk over an input that either answers yes or no
+//! (stopping at the first issue, building no path) or lists every issue with its path. Both
+//! answers come from the same rules.
 //!
-//! The interface is [`SchemaCheck::new`] and [`SchemaCheck::check`]; nothing else of this
-//! module is seen by the rest of the crate.
+//! The interface is [`SchemaCheck::new`], [`SchemaCheck::passes`] and [`SchemaCheck::check`];
+//! nothing else of this module is seen by the rest of the crate.
 
 use std::collections::HashMap;
 
@@ -97,7 +98,8 @@ fn type_bits(name: &str) -> Option<u8> {
 trait Sink {
     /// Whether issues are listed; when not, the walk stops at the first one.
     const LISTS: bool;
-    /// Records the issue `issue` makes (called only when [`Sink::LISTS`]).
+    /// Records the issue `issue` makes; a sink that does not list drops it without running
+    /// `issue`.
     fn push(&mut self, issue: impl FnOnce() -> InputIssue);
 }
 
@@ -112,13 +114,13 @@ impl Sink for Answer {
 impl Sink for Vec<InputIssue> {
     const LISTS: bool = true;
     fn push(&mut self, issue: impl FnOnce() -> InputIssue) {
-        self.push(issue());
+        Vec::push(self, issue());
     }
 }
 
-/// `path` joined with `key` when `S` lists issues, otherwise empty (no allocation).
-fn child_path<S: Sink>(path: &str, key: impl FnOnce(&str) -> String) -> String {
-    if S::LISTS { key(path) } else { String::new() }
+/// `join(path)` when `S` lists issues, otherwise empty (no allocation).
+fn child_path<S: Sink>(path: &str, join: impl FnOnce(&str) -> String) -> String {
+    if S::LISTS { join(path) } else { String::new() }
 }
 
 impl SchemaCheck {
@@ -211,8 +213,9 @@ impl SchemaCheck {
     }
 
     /// The one implementation of the rules. Returns `true` when `value` passes; with
-    /// [`Answer`] it returns at the first issue. Inlined into [`SchemaCheck::walk_object`], so
-    /// a property that is a plain value is checked without a call.
+    /// [`Answer`] it returns at the first issue. Meant to be inlined into
+    /// [`SchemaCheck::walk_object`], so that a property that is a plain value is checked
+    /// without a call.
     #[inline]
     fn walk<S: Sink>(&self, value: &Value, path: &str, sink: &mut S) -> bool {
         if let Some(types) = self.types
@@ -249,6 +252,8 @@ impl SchemaCheck {
         passes
     }
 
+    /// The object `map` against this schema's `properties`, `required` and closedness, each
+    /// property's value walked in turn; the rules of [`SchemaCheck::walk`] for an object.
     #[inline(never)]
     fn walk_object<S: Sink>(
         &self,
@@ -335,39 +340,24 @@ mod tests {
 
     #[test]
     fn same_text_agrees_with_equality() {
-        let texts = [
-            "",
-            "a",
-            "b",
-            "ab",
-            "ba",
-            "abc",
-            "abd",
-            "xbc",
-            "abcd",
-            "abce",
-            "abcde",
-            "abcdf",
-            "zbcde",
-            "file_path",
-            "file_pati",
-            "gile_path",
-            "pattern",
-            "patterm",
-            "sixteen_bytes_ab",
-            "sixteen_bytes_ac",
-            "sixteen_cytes_ab",
-            "seventeen_bytes_a",
-            "seventeen_bytes_b",
-            "ä",
-            "é",
-            "hé",
-            "hè",
-        ];
-        for a in texts {
-            for b in texts {
-                assert_eq!(super::same_text(a, b), a == b, "{a:?} and {b:?}");
+        // Every length around the word sizes, every byte changed in turn, and lengths apart.
+        let base = "abcdefghijklmnopqrstuvwxyz";
+        for len in 0..=20 {
+            let a = &base[..len];
+            assert!(super::same_text(a, a), "{a:?}");
+            assert!(
+                !super::same_text(a, &base[..len + 1]),
+                "{a:?} and one more byte"
+            );
+            for at in 0..len {
+                let mut changed = a.as_bytes().to_vec();
+                changed[at] = b'_';
+                let b = String::from_utf8(changed).unwrap();
+                assert!(!super::same_text(a, &b), "{a:?} and {b:?}");
             }
+        }
+        for (a, b) in [("é", "è"), ("hé", "hè"), ("file_path", "file_path")] {
+            assert_eq!(super::same_text(a, b), a == b, "{a:?} and {b:?}");
         }
     }
 

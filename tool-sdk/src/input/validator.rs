@@ -153,8 +153,9 @@ impl InputValidator {
     /// the tool will read it.
     ///
     /// # Errors
-    /// As [`InputValidator::validate`]; `input` is then left as the policy and coercion made it.
-    pub fn validate_in_place(&self, input: &mut Value) -> Result<(), InputError> {
+    /// As [`InputValidator::validate`]; `input` is then left as the policy and coercion made
+    /// it (untouched when the schema itself cannot be used).
+    pub(crate) fn validate_in_place(&self, input: &mut Value) -> Result<(), InputError> {
         if self.passes(input)? {
             // The plain check takes only integers where the schema says `integer`; the full
             // validator, as JSON Schema, also `3.0`, which the Rust type reads as `3`.
@@ -167,8 +168,9 @@ impl InputValidator {
     }
 
     /// The input policy, then coercion when on, for an input the check refused: `Ok` when
-    /// either makes it pass, otherwise every issue.
-    #[cold]
+    /// either makes it pass, otherwise every issue. Out of line, to keep the accepting path
+    /// small; not cold: a model that sends `null` for optional parameters takes it on every
+    /// call.
     #[inline(never)]
     fn repair(&self, input: &mut Value) -> Result<(), InputError> {
         if policy::apply(input, &self.schema) && self.passes(input)? {
