@@ -438,7 +438,10 @@ async fn every_answer_is_the_tools_own_whatever_it_overrides() {
     }
 }
 
-async fn assert_same(with: TypedTool, without: TypedTool) {
+/// Checks that the twin `With` (the attribute on its impl) answers every probe input as
+/// `Without` does, then gives `With`'s answers for `input`.
+async fn same_twins_then_answers<With: Tool, Without: Tool>(input: Value) -> Vec<String> {
+    let (with, without) = (TypedTool::of::<With>(None), TypedTool::of::<Without>(None));
     for input in [
         json!({"path": "notes/a.md", "action": "read"}),
         json!({"path": "http://example.com", "action": "write"}),
@@ -450,22 +453,16 @@ async fn assert_same(with: TypedTool, without: TypedTool) {
             answers(&without, input).await
         );
     }
+    answers(&with, input).await
 }
 
 #[tokio::test]
 async fn a_tool_without_hooks_answers_the_same_with_the_attribute_on_its_impl() {
     // The attribute also writes the tool's runner (`Tool::__run`) in its own impl; without it,
-    // the trait's default runs the call. `assert_same` runs calls through both.
-    assert_same(
-        TypedTool::of::<Bare>(None),
-        TypedTool::of::<BarePlain>(None),
-    )
-    .await;
-    let answers = answers(
-        &TypedTool::of::<Bare>(None),
-        json!({"path": "notes/a.md", "action": "read"}),
-    )
-    .await;
+    // the trait's default runs the call. `same_twins_then_answers` runs calls through both.
+    let answers =
+        same_twins_then_answers::<Bare, BarePlain>(json!({"path": "notes/a.md", "action": "read"}))
+            .await;
     assert!(
         answers.contains(&"read-only true".to_owned()),
         "{answers:?}"
@@ -478,16 +475,9 @@ async fn a_tool_without_hooks_answers_the_same_with_the_attribute_on_its_impl() 
 
 #[tokio::test]
 async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl() {
-    assert_same(
-        TypedTool::of::<Hooked>(None),
-        TypedTool::of::<HookedPlain>(None),
-    )
-    .await;
-    let answers = answers(
-        &TypedTool::of::<Hooked>(None),
-        json!({"path": "", "action": "write"}),
-    )
-    .await;
+    let answers =
+        same_twins_then_answers::<Hooked, HookedPlain>(json!({"path": "", "action": "write"}))
+            .await;
     // The overrides are what answered, not the defaults.
     assert!(answers.contains(&"prompt Notes.".to_owned()), "{answers:?}");
     assert!(
@@ -510,14 +500,9 @@ async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl(
 /// runner (`Tool::__run`, the call's future in `Finish`), which maps with the override.
 #[tokio::test]
 async fn an_overridden_map_result_maps_a_dispatch_without_validate_input() {
-    assert_same(
-        TypedTool::of::<Mapped>(None),
-        TypedTool::of::<MappedPlain>(None),
-    )
-    .await;
     let input = json!({"path": "a", "action": "read"});
     assert_answers_are_its_own::<Mapped>(std::slice::from_ref(&input)).await;
-    let answers = answers(&TypedTool::of::<Mapped>(None), input).await;
+    let answers = same_twins_then_answers::<Mapped, MappedPlain>(input).await;
     for line in [
         r#"call Ok(Text("toolu_1: a read"))"#,
         r#"dispatch Ok(Text("toolu_2: a read"))"#,

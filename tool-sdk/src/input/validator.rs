@@ -110,6 +110,11 @@ impl InputValidator {
         }
     }
 
+    /// Whether `input` passes the schema as it is (no policy, no coercion): the plain check
+    /// when the schema is plain, the full validator otherwise.
+    ///
+    /// # Errors
+    /// When the schema cannot be compiled (see [`InputValidator::compile`]).
     #[inline]
     fn passes(&self, input: &Value) -> Result<bool, InputError> {
         match self.plain() {
@@ -143,10 +148,7 @@ impl InputValidator {
     /// # Errors
     /// An [`InputError`] listing every issue, each with its path (`todos[0].activeForm`).
     pub fn validate(&self, mut input: Value) -> Result<Value, InputError> {
-        match self.validate_in_place(&mut input) {
-            Ok(()) => Ok(input),
-            Err(error) => Err(error),
-        }
+        self.validate_in_place(&mut input).map(|()| input)
     }
 
     /// [`InputValidator::validate`] on `input` where it is: on `Ok`, `input` is the input as
