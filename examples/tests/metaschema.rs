@@ -80,7 +80,7 @@ fn recorded_mcp_tools_export_valid_schemas() {
             .replace(['.', '-'], "_");
         let imported = mcp_tools_from_list(&server, &list, &McpImportOptions::default())
             .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-        for tool in &imported {
+        for tool in &imported.tools {
             check_tool(tool);
             tools += 1;
         }

@@ -105,3 +105,108 @@ fn pool_and_run_use_the_live_tools() {
     assert!(stdout.contains(r#"\"text\": \"hi\""#), "{stdout}");
     assert!(!stdout.contains("is_error"), "{stdout}");
 }
+
+/// A recorded `tools/list` and a live server serving the very same list give the same pool:
+/// one import normaliser reads both. The list holds what breaks a careless import: a `null`
+/// entry, a non-string name, a missing schema, a repeated name, two names equal after
+/// cleaning, a root-`$ref` schema and an untyped one.
+#[test]
+fn a_recorded_list_and_a_live_server_give_the_same_definitions() {
+    if server_spec("x").is_none() {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let object = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    let list = serde_json::json!({"tools": [
+        {"name": "echo", "description": "Echoes text.", "inputSchema": object},
+        null,
+        {"name": 7, "inputSchema": object},
+        {"name": "no_schema"},
+        {"name": "refd", "description": "Takes a number.", "inputSchema": {
+            "$ref": "#/$defs/In",
+            "$defs": {"In": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}},
+        {"name": "untyped", "inputSchema": {"properties": {"a": {"type": "string"}}}},
+        {"name": "a.b", "inputSchema": object},
+        {"name": "a_b", "inputSchema": object},
+        {"name": "echo", "description": "A second echo.", "inputSchema": object},
+        {"name": "read", "inputSchema": object, "annotations": {"readOnlyHint": true}}
+    ]});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    std::fs::write(&file, list.to_string()).unwrap();
+    let recorded = format!("s={}", file.display());
+    let live = format!(
+        "s=python3 '{}' from-file '{}'",
+        script.display(),
+        file.display()
+    );
+    for format in ["anthropic", "openai-chat", "mcp"] {
+        let from_file = tool_host(&[
+            "definitions",
+            "--format",
+            format,
+            "--mcp-tools-json",
+            &recorded,
+        ]);
+        let from_server = tool_host(&["definitions", "--format", format, "--mcp-server", &live]);
+        assert!(from_file.0, "{}", from_file.2);
+        assert!(from_server.0, "{}", from_server.2);
+        assert_eq!(from_file.1, from_server.1, "--format {format}");
+        // Both say which entries were skipped, in the same words.
+        let warnings = |stderr: &str| -> Vec<String> {
+            stderr
+                .lines()
+                .filter(|line| line.contains("skipped"))
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(warnings(&from_file.2), warnings(&from_server.2));
+        let skipped = warnings(&from_file.2);
+        for index in [1, 2, 3, 8] {
+            assert!(
+                skipped
+                    .iter()
+                    .any(|line| line.contains(&format!("tool #{index}: skipped"))),
+                "#{index} in {skipped:?}"
+            );
+        }
+        assert_eq!(skipped.len(), 4, "{skipped:?}");
+    }
+    let (_, stdout, _) = tool_host(&[
+        "definitions",
+        "--format",
+        "mcp",
+        "--mcp-tools-json",
+        &recorded,
+    ]);
+    let definitions: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    let mcp: Vec<&serde_json::Value> = definitions
+        .iter()
+        .filter(|tool| tool["name"].as_str().unwrap().starts_with("mcp__s__"))
+        .collect();
+    let names: Vec<&str> = mcp
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(names.contains(&"mcp__s__a_b"), "{names:?}");
+    assert!(
+        names.iter().any(|name| name.starts_with("mcp__s__a_b_")),
+        "the colliding name gets a suffix: {names:?}"
+    );
+    let refd = mcp
+        .iter()
+        .find(|tool| tool["name"] == "mcp__s__refd")
+        .unwrap();
+    assert_eq!(refd["inputSchema"]["properties"]["n"]["type"], "integer");
+    assert_eq!(refd["inputSchema"]["required"], serde_json::json!(["n"]));
+    let echo = mcp
+        .iter()
+        .find(|tool| tool["name"] == "mcp__s__echo")
+        .unwrap();
+    assert_eq!(
+        echo["description"], "Echoes text.",
+        "the first of two `echo`s is kept"
+    );
+}

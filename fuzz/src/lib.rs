@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
-use tool_registry::dynamic::{McpImportOptions, McpTool, McpToolDescription};
+use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
 use tool_sdk::DynTool;
 
 /// A current-thread runtime, built once per process.
@@ -33,22 +33,20 @@ pub fn json_or_string(bytes: &[u8]) -> Value {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
-/// An MCP tool of `server` named `name` with `schema` as input schema.
-pub fn mcp_tool(server: &str, name: &str, description: &str, schema: Value) -> Arc<dyn DynTool> {
-    let description = McpToolDescription {
-        name: name.to_owned(),
-        title: None,
-        description: Some(description.to_owned()),
-        input_schema: schema,
-        output_schema: None,
-        annotations: None,
-        meta: None,
-    };
-    Arc::new(McpTool::new(
-        server,
-        description,
-        &McpImportOptions::default(),
-    ))
+/// An MCP tool of `server` named `name` with `schema` as input schema, imported as a recorded
+/// `tools/list` entry is; `None` when the import normaliser skips the entry (a schema that is
+/// not an object).
+pub fn mcp_tool(
+    server: &str,
+    name: &str,
+    description: &str,
+    schema: Value,
+) -> Option<Arc<dyn DynTool>> {
+    let list = json!({"tools": [{"name": name, "description": description, "inputSchema": schema}]});
+    mcp_tools_from_list(server, &list, &McpImportOptions::default())
+        .expect("a tools array")
+        .tools
+        .pop()
 }
 
 /// The nine example tools and a dozen MCP tools of three servers (one name long enough to be
@@ -117,7 +115,7 @@ pub fn fixed_pool() -> &'static [Arc<dyn DynTool>] {
             ),
         ];
         for (server, name, description) in tools {
-            pool.push(mcp_tool(server, name, description, object.clone()));
+            pool.extend(mcp_tool(server, name, description, object.clone()));
         }
         pool
     })

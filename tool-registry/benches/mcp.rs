@@ -1,5 +1,5 @@
 //! MCP import costs: a no-op `tools/call` round trip over stdio against server-everything's
-//! `echo` (tool-sdk's `McpTool` through rmcp, side by side with rmcp's own `call_tool` on a
+//! `echo` (tool-sdk's imported `DynamicTool` through rmcp, side by side with rmcp's own `call_tool` on a
 //! bare client, the peer), and assembling a pool from 10 servers × 100 listed tools
 //! (normalising the raw entries, building the tools, sorting and de-duplicating the pool).
 //!
@@ -16,8 +16,8 @@ use rmcp::model::{
 };
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use tool_registry::dynamic::{McpImportOptions, McpTool};
-use tool_registry::mcp::{McpManager, McpServerConfig, normalize_tools};
+use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
+use tool_registry::mcp::{McpManager, McpServerConfig};
 use tool_registry::permissions::ToolPermissionContext;
 use tool_registry::{PoolConfig, assemble_tool_pool};
 use tool_sdk::{DynTool, ToolUseContext};
@@ -48,7 +48,7 @@ fn round_trip(c: &mut Criterion) {
         .expect("echo listed")
         .clone();
     let mut group = c.benchmark_group("mcp_echo_round_trip");
-    group.bench_function("tool_sdk_McpTool", |b| {
+    group.bench_function("tool_sdk_imported_tool", |b| {
         b.iter(|| {
             runtime.block_on(async {
                 let call = echo.parse_input(json!({"message": "x"})).unwrap();
@@ -105,19 +105,24 @@ fn listed_tools(server: usize) -> Vec<Value> {
 }
 
 fn pool_assembly(c: &mut Criterion) {
-    let servers: Vec<(String, Vec<Value>)> = (0..10)
-        .map(|server| (format!("server{server}"), listed_tools(server)))
+    let servers: Vec<(String, Value)> = (0..10)
+        .map(|server| {
+            (
+                format!("server{server}"),
+                json!({"tools": listed_tools(server)}),
+            )
+        })
         .collect();
     let permissions = ToolPermissionContext::default();
     c.bench_function("mcp_pool_10_servers_x_100_tools", |b| {
         b.iter(|| {
             let mut tools: Vec<Arc<dyn DynTool>> = Vec::with_capacity(1000);
-            for (server, entries) in &servers {
-                for normalized in normalize_tools(server, entries).tools {
-                    let tool =
-                        McpTool::new(server, normalized.description, &McpImportOptions::default());
-                    tools.push(Arc::new(tool));
-                }
+            for (server, list) in &servers {
+                tools.extend(
+                    mcp_tools_from_list(server, list, &McpImportOptions::default())
+                        .expect("a tools array")
+                        .tools,
+                );
             }
             black_box(
                 assemble_tool_pool(&[], &permissions, &tools, &PoolConfig::default()).unwrap(),

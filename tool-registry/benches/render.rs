@@ -41,7 +41,8 @@ fn tools() -> Vec<Arc<dyn DynTool>> {
                 &json!({"tools": entries}),
                 &McpImportOptions::default(),
             )
-            .expect("valid tools"),
+            .expect("valid tools")
+            .tools,
         );
     }
     tools

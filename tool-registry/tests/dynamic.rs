@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{
-    DefinitionError, DynamicTool, McpImportError, McpImportOptions, ToolHandler,
-    mcp_tools_from_list,
+    DefinitionError, DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list,
 };
 use tool_sdk::{
     DeclaredFlag, DynTool, InputIssue, MaxResultSize, McpInfo, PermissionResult, ToolError,
@@ -176,7 +175,9 @@ fn github() -> Vec<Arc<dyn DynTool>> {
         {"name": "delete_file", "description": long, "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
          "annotations": {"destructiveHint": true, "openWorldHint": true}, "_meta": {"anthropic/searchHint": "   ", "anthropic/alwaysLoad": "yes"}}
     ]}});
-    mcp_tools_from_list("github", &list, &McpImportOptions::default()).unwrap()
+    mcp_tools_from_list("github", &list, &McpImportOptions::default())
+        .unwrap()
+        .tools
 }
 
 #[test]
@@ -222,7 +223,9 @@ fn recorded_lists_read_absent_hints_with_the_mcp_defaults() {
         {"name": "closed", "inputSchema": {"type": "object"},
          "annotations": {"destructiveHint": false, "openWorldHint": false}}
     ]});
-    let tools = mcp_tools_from_list("s", &list, &McpImportOptions::default()).unwrap();
+    let tools = mcp_tools_from_list("s", &list, &McpImportOptions::default())
+        .unwrap()
+        .tools;
     let flags = |tool: &Arc<dyn DynTool>| {
         let meta = tool.meta();
         (
@@ -281,7 +284,8 @@ async fn a_host_handler_answers_mcp_calls_once_connected() {
         &json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
         &options,
     )
-    .unwrap();
+    .unwrap()
+    .tools;
     let call = tools[0].parse_input(json!({"anything": 1})).unwrap();
     assert_eq!(
         call.call(&ToolUseContext::detached("x"))
@@ -302,10 +306,18 @@ fn malformed_lists_say_what_is_missing() {
             .to_string(),
         "MCP server `s`: expected a `tools/list` result: `{\"tools\":[...]}` or `{\"result\":{\"tools\":[...]}}`"
     );
-    let error = mcp_tools_from_list("s", &json!({"tools": [{"name": "t"}]}), &options).unwrap_err();
-    assert!(
-        matches!(&error, McpImportError::Tool { index: 0, message, .. } if message.contains("inputSchema")),
-        "{error}"
+    // A bad entry costs only itself: it is skipped, named by server and index.
+    let imported = mcp_tools_from_list(
+        "s",
+        &json!({"tools": [{"name": "t"}, {"name": "u", "inputSchema": {"type": "object"}}]}),
+        &options,
+    )
+    .unwrap();
+    assert_eq!(imported.tools.len(), 1);
+    assert_eq!(imported.skipped[0].index, 0);
+    assert_eq!(
+        imported.skipped[0].to_string(),
+        "MCP server `s`, tool #0: skipped: tool `t`: `inputSchema` is missing"
     );
 }
 

@@ -49,7 +49,11 @@ fn fixture_tools(dir: &std::path::Path) -> Vec<Arc<dyn DynTool>> {
         let list = read_json(&file);
         let list = list.get("response").unwrap_or(&list);
         let server = file.file_stem().unwrap().to_string_lossy().into_owned();
-        tools.extend(mcp_tools_from_list(&server, list, &McpImportOptions::default()).unwrap());
+        tools.extend(
+            mcp_tools_from_list(&server, list, &McpImportOptions::default())
+                .unwrap()
+                .tools,
+        );
     }
     let schemas = read_json(&dir.join("claude-code-tool-schemas.json"));
     for entry in schemas["tools"].as_array().unwrap() {
@@ -140,7 +144,8 @@ fn mcp_tools_keep_their_facts_in_the_mcp_export() {
         &list["response"],
         &McpImportOptions::default(),
     )
-    .unwrap();
+    .unwrap()
+    .tools;
     let cache = SchemaCache::new();
     let definitions = cache
         .render(&tools, ExportTarget::Mcp, &RenderRequest::default())

@@ -199,8 +199,8 @@ fn a_freed_address_is_not_mistaken_for_another_tool() {
 #[test]
 fn json_schema_tools_are_keyed_by_name_and_schema() {
     let cache = SchemaCache::new();
-    let one = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap();
-    let two = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"b": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap();
+    let one = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap().tools;
+    let two = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"b": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap().tools;
     let first = cache
         .render_json(&one, ExportTarget::Anthropic, &RenderRequest::default())
         .unwrap();
@@ -229,7 +229,8 @@ fn per_request_fields_go_on_copies_only() {
             &json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
             &McpImportOptions::default(),
         )
-        .unwrap(),
+        .unwrap()
+        .tools,
     );
     let request = RenderRequest {
         defer_loading: vec!["mcp__s__t".to_owned()],
@@ -276,7 +277,8 @@ fn ten_thousand_tools_render_byte_identically_twice() {
         &json!({"tools": entries}),
         &McpImportOptions::default(),
     )
-    .unwrap();
+    .unwrap()
+    .tools;
     let cache = SchemaCache::new();
     for target in TARGETS {
         let first = cache

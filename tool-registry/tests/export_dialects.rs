@@ -192,7 +192,7 @@ fn references_identifiers_and_recursion_follow_the_rewrite() {
 fn an_older_dialect_output_schema_is_listed_as_2020_12() {
     use std::sync::Arc;
 
-    use tool_registry::dynamic::{McpImportOptions, McpTool, McpToolDescription};
+    use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
     use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
     use tool_sdk::DynTool;
 
@@ -201,20 +201,16 @@ fn an_older_dialect_output_schema_is_listed_as_2020_12() {
         "type": "object",
         "properties": {"pair": {"type": "array", "items": [{"type": "string"}], "additionalItems": false}}
     });
-    let description = McpToolDescription {
-        name: "pairs".to_owned(),
-        title: None,
-        description: Some("Makes a pair.".to_owned()),
-        input_schema: json!({"type": "object", "properties": {}}),
-        output_schema: Some(output),
-        annotations: None,
-        meta: None,
-    };
-    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(McpTool::new(
-        "store",
-        description,
-        &McpImportOptions::default(),
-    ))];
+    let list = json!({"tools": [{
+        "name": "pairs",
+        "description": "Makes a pair.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "outputSchema": output,
+    }]});
+    let tools: Vec<Arc<dyn DynTool>> =
+        mcp_tools_from_list("store", &list, &McpImportOptions::default())
+            .unwrap()
+            .tools;
     let listed = SchemaCache::new()
         .render(&tools, ExportTarget::Mcp, &RenderRequest::default())
         .unwrap();

@@ -43,7 +43,11 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
         let list = read_json(&file);
         let list = list.get("response").unwrap_or(&list);
         let server = file.file_stem().unwrap().to_string_lossy().into_owned();
-        tools.extend(mcp_tools_from_list(&server, list, &McpImportOptions::default()).unwrap());
+        tools.extend(
+            mcp_tools_from_list(&server, list, &McpImportOptions::default())
+                .unwrap()
+                .tools,
+        );
     }
     let schemas = read_json(&dir.join("claude-code-tool-schemas.json"));
     let mut entries: Vec<Value> = schemas["tools"].as_array().unwrap().clone();

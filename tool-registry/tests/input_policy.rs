@@ -83,6 +83,7 @@ fn three_kinds(native: Arc<dyn DynTool>) -> [Arc<dyn DynTool>; 3] {
     let list = json!({"tools": [{"name": name.to_lowercase(), "inputSchema": schema}]});
     let mcp = mcp_tools_from_list("srv", &list, &options)
         .unwrap()
+        .tools
         .remove(0);
     [native, Arc::new(json_tool), mcp]
 }

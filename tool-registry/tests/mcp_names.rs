@@ -1,7 +1,7 @@
 //! MCP tool naming (SPEC §10) and the 64-char guarantee, with exact values.
 
 use serde_json::json;
-use tool_registry::dynamic::{McpImportError, McpImportOptions, mcp_tools_from_list};
+use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
 use tool_registry::mcp_names::{
     MAX_TOOL_NAME_CHARS, McpNameParts, build_mcp_tool_name, exported_mcp_tool_name,
     is_filtered_ide_tool, mcp_info_from_string, mcp_prefix, normalize_name_for_mcp,
@@ -115,7 +115,9 @@ fn long_names_are_shortened_to_64_chars_deterministically() {
 fn shortened_tools_still_route_and_match_rules_by_their_raw_names() {
     let long_tool = "t".repeat(70);
     let list = json!({"tools": [{"name": long_tool, "inputSchema": {"type": "object"}}]});
-    let tools = mcp_tools_from_list("srv", &list, &McpImportOptions::default()).unwrap();
+    let tools = mcp_tools_from_list("srv", &list, &McpImportOptions::default())
+        .unwrap()
+        .tools;
     let tool = &tools[0];
     assert_eq!(tool.name().len(), 64);
     let info = tool.meta().mcp_info.clone().unwrap();
@@ -130,26 +132,30 @@ fn shortened_tools_still_route_and_match_rules_by_their_raw_names() {
 }
 
 #[test]
-fn two_tools_normalising_to_one_name_are_an_error() {
+fn two_tools_normalising_to_one_name_are_both_kept_under_distinct_names() {
     let list = json!({"tools": [
         {"name": "read.file", "inputSchema": {"type": "object"}},
         {"name": "read file", "inputSchema": {"type": "object"}},
     ]});
-    let error = mcp_tools_from_list("fs", &list, &McpImportOptions::default()).unwrap_err();
-    assert_eq!(
-        error,
-        McpImportError::NameCollision {
-            name: "mcp__fs__read_file".to_owned(),
-            first_server: "fs".to_owned(),
-            first_tool: "read.file".to_owned(),
-            second_server: "fs".to_owned(),
-            second_tool: "read file".to_owned(),
-        }
-    );
-    assert_eq!(
-        error.to_string(),
-        "MCP tools `fs`/`read.file` and `fs`/`read file` would both be named `mcp__fs__read_file`; rename one on its server or connect the servers under different names"
-    );
+    let imported = mcp_tools_from_list("fs", &list, &McpImportOptions::default()).unwrap();
+    assert!(imported.skipped.is_empty(), "{:?}", imported.skipped);
+    let names: Vec<&str> = imported.tools.iter().map(|tool| tool.name()).collect();
+    // Neither raw name is clean, so both get the hash suffix; calls still use the raw names.
+    assert_eq!(names.len(), 2);
+    assert_ne!(names[0], names[1]);
+    for (tool, raw) in imported.tools.iter().zip(["read.file", "read file"]) {
+        assert!(
+            tool.name().starts_with("mcp__fs__read_file_"),
+            "{}",
+            tool.name()
+        );
+        assert_eq!(tool.meta().mcp_info.as_ref().unwrap().tool_name, raw);
+    }
+    // The suffix depends on the raw name only, not on the server's order.
+    let reversed = json!({"tools": [list["tools"][1], list["tools"][0]]});
+    let again = mcp_tools_from_list("fs", &reversed, &McpImportOptions::default()).unwrap();
+    assert_eq!(again.tools[0].name(), names[1]);
+    assert_eq!(again.tools[1].name(), names[0]);
 }
 
 #[test]
@@ -162,7 +168,9 @@ fn ide_tools_are_filtered_except_two() {
         {"name": "openFile", "inputSchema": {"type": "object"}},
         {"name": "getDiagnostics", "inputSchema": {"type": "object"}},
     ]});
-    let tools = mcp_tools_from_list("ide", &list, &McpImportOptions::default()).unwrap();
+    let tools = mcp_tools_from_list("ide", &list, &McpImportOptions::default())
+        .unwrap()
+        .tools;
     let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     assert_eq!(names, ["mcp__ide__getDiagnostics"]);
 }

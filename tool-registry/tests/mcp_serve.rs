@@ -452,39 +452,37 @@ async fn a_tool_whose_description_and_hints_change_is_listed_anew_and_announced(
 
 #[test]
 fn the_listing_is_the_mcp_export_byte_for_byte() {
-    use tool_registry::dynamic::{McpImportOptions, McpTool, McpToolDescription};
+    use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
     use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
 
-    let imported = McpToolDescription {
-        name: "lookup".to_owned(),
-        title: Some("Look up".to_owned()),
-        description: Some("Looks a key up.".to_owned()),
-        input_schema: json!({
+    let imported = json!({"tools": [{
+        "name": "lookup",
+        "title": "Look up",
+        "description": "Looks a key up.",
+        "inputSchema": {
             "$schema": "http://json-schema.org/draft-07/schema#",
             "type": "object",
             "properties": {"key": {"type": "string"}},
             "required": ["key"],
             "additionalProperties": false
-        }),
-        output_schema: Some(json!({
+        },
+        "outputSchema": {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {"value": {"type": "string"}}
-        })),
-        annotations: None,
-        meta: None,
-    };
+        }
+    }]});
+    let imported = mcp_tools_from_list("store", &imported, &McpImportOptions::default())
+        .unwrap()
+        .tools
+        .remove(0);
     let tools: Vec<Arc<dyn DynTool>> = vec![
         Arc::new(TypedTool::of::<Add>(None)),
         Arc::new(
             TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
         ),
         Arc::new(TypedTool::of::<Titled>(None)),
-        Arc::new(McpTool::new(
-            "store",
-            imported,
-            &McpImportOptions::default(),
-        )),
+        imported,
         described_tool("A JSON-defined tool.", false),
     ];
     let config = OrchestratorConfig::default().with_lenient_input("add");

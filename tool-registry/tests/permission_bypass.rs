@@ -36,6 +36,7 @@ fn mcp_tool(server: &str, tool: &str, no_prefix: bool) -> Arc<dyn DynTool> {
     };
     mcp_tools_from_list(server, &list, &options)
         .unwrap()
+        .tools
         .remove(0)
 }
 

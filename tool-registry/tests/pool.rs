@@ -72,6 +72,7 @@ fn mcp_tools(server: &str, names: &[&str]) -> Vec<Arc<dyn DynTool>> {
         &McpImportOptions::default(),
     )
     .unwrap()
+    .tools
 }
 
 /// Records every `tracing` event at WARN or above as `LEVEL field=value ...`.
@@ -225,7 +226,7 @@ fn a_built_in_beats_an_mcp_tool_of_the_same_name() {
         no_prefix: true,
         handler: None,
     };
-    let mcp = mcp_tools_from_list("fs", &list, &options).unwrap();
+    let mcp = mcp_tools_from_list("fs", &list, &options).unwrap().tools;
     let events = Arc::new(std::sync::Mutex::new(Vec::new()));
     let pool = tracing::subscriber::with_default(Capture(Arc::clone(&events)), || {
         assemble_tool_pool(&[tool("Read")], &deny(&[]), &mcp, &PoolConfig::default()).unwrap()

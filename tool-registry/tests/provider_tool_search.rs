@@ -32,7 +32,11 @@ fn pool() -> Vec<Arc<dyn DynTool>> {
         ("slack", ["send_message", "list_channels"]),
     ] {
         let list = json!({"tools": names.iter().map(|name| json!({"name": name, "description": format!("{name} on {server}."), "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}})).collect::<Vec<_>>()});
-        tools.extend(mcp_tools_from_list(server, &list, &McpImportOptions::default()).unwrap());
+        tools.extend(
+            mcp_tools_from_list(server, &list, &McpImportOptions::default())
+                .unwrap()
+                .tools,
+        );
     }
     tools
 }

@@ -92,7 +92,8 @@ fn deferred_means_what_the_pool_says() {
         &list,
         &crate::dynamic::McpImportOptions::default(),
     )
-    .unwrap();
+    .unwrap()
+    .tools;
     let doc = ToolDoc::of(tools[0].as_ref());
     assert!(doc.should_defer, "an MCP tool is deferred");
     assert!(

@@ -153,7 +153,9 @@ pub(crate) fn declared(value: Option<bool>) -> DeclaredFlag {
     }
 }
 
-/// A tool that exists only at run time: facts and schema from a [`ToolDefinition`], calls run
+/// The one type of tool that exists only at run time: facts and schema from a
+/// [`ToolDefinition`] ([`DynamicTool::from_definition`]) or from an MCP server's `tools/list`
+/// ([`super::mcp_tools_from_list`], and the live import of `tool_registry::mcp`), calls run
 /// by a host [`ToolHandler`]. Inputs are checked against the JSON Schema before the handler
 /// sees them ([`InputValidator`], under the input policy).
 ///
@@ -174,11 +176,12 @@ pub(crate) fn declared(value: Option<bool>) -> DeclaredFlag {
 /// ```
 #[derive(Debug)]
 pub struct DynamicTool {
-    meta: ToolMeta,
-    prompt: String,
-    validator: InputValidator,
-    facts: Arc<CallFacts>,
-    handler: ToolHandler,
+    pub(super) meta: ToolMeta,
+    pub(super) prompt: String,
+    pub(super) output_schema: Option<Value>,
+    pub(super) validator: InputValidator,
+    pub(super) facts: Arc<CallFacts>,
+    pub(super) handler: ToolHandler,
 }
 
 impl DynamicTool {
@@ -266,6 +269,7 @@ impl DynamicTool {
         Ok(Self {
             meta,
             prompt: definition.description,
+            output_schema: None,
             validator: if definition.coerce_input {
                 InputValidator::imported_compiled(definition.input_schema, compiled).with_coercion()
             } else {
@@ -339,6 +343,10 @@ impl DynTool for DynamicTool {
 
     fn input_schema(&self) -> &Value {
         self.validator.schema()
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
     }
 
     fn has_json_schema(&self) -> bool {

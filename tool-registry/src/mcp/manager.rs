@@ -15,8 +15,7 @@ use tool_sdk::{CancellationToken, DynTool, ToolError};
 use super::call::{CallTarget, call_tool};
 use super::client::{ServerSignals, connect, list_tool_entries};
 use super::config::McpServerConfig;
-use super::normalize::{SkippedEntry, normalize_tools};
-use crate::dynamic::{McpImportOptions, McpTool, ToolHandler, not_connected_message};
+use crate::dynamic::{SkippedEntry, ToolHandler, import_entries, not_connected_message};
 
 /// Reconnect attempts after an established connection ends, before the server is given up.
 pub const MAX_RECONNECT_ATTEMPTS: u32 = 5;
@@ -118,40 +117,23 @@ impl ServerLink {
     /// Builds the tools of `entries`; each calls back through a weak link.
     fn install(self: &Arc<Self>, entries: &[serde_json::Value]) {
         let server = self.config.name.clone();
-        let list = normalize_tools(&server, entries);
-        let tools = list
-            .tools
-            .into_iter()
-            .map(|normalized| {
-                let raw: Arc<str> = Arc::from(normalized.description.name.as_str());
-                let link = Arc::downgrade(self);
-                let handler = ToolHandler::new(move |input, ctx| {
-                    let link = Weak::clone(&link);
-                    let raw = Arc::clone(&raw);
-                    async move {
-                        let Some(link) = link.upgrade() else {
-                            return Err(ToolError::new("the MCP manager was shut down"));
-                        };
-                        link.call(&raw, input, ctx).await
-                    }
-                });
-                let options = McpImportOptions {
-                    no_prefix: false,
-                    handler: Some(handler),
-                };
-                let exported = normalized.exported_name.clone();
-                let tool = McpTool::new(&server, normalized.description, &options);
-                let tool = if tool.name() == exported {
-                    tool
-                } else {
-                    tool.with_exported_name(exported)
-                };
-                Arc::new(tool) as Arc<dyn DynTool>
+        let imported = import_entries(&server, entries, false, |raw| {
+            let raw: Arc<str> = Arc::from(raw);
+            let link = Arc::downgrade(self);
+            ToolHandler::new(move |input, ctx| {
+                let link = Weak::clone(&link);
+                let raw = Arc::clone(&raw);
+                async move {
+                    let Some(link) = link.upgrade() else {
+                        return Err(ToolError::new("the MCP manager was shut down"));
+                    };
+                    link.call(&raw, input, ctx).await
+                }
             })
-            .collect();
+        });
         let mut state = self.write();
-        state.tools = tools;
-        state.skipped = list.skipped;
+        state.tools = imported.tools;
+        state.skipped = imported.skipped;
     }
 
     async fn call(

@@ -2,7 +2,8 @@
 //!
 //! [`McpManager`] connects to every configured server at once, over stdio (a child process,
 //! killed with its connection, its whole process group with it) or streamable HTTP, lists
-//! each server's tools with pagination and turns them into [`crate::dynamic::McpTool`]s
+//! each server's tools with pagination and turns them, through the import normaliser that
+//! recorded lists share, into [`crate::dynamic::DynamicTool`]s
 //! named `mcp__SERVER__TOOL` (SPEC §10), deferred (SPEC §4.1), whose calls reach the server
 //! under the raw tool name. Server entries load from the `mcpServers` JSON of Claude Code and
 //! Claude Desktop ([`McpServerConfig::from_mcp_servers_json`]).
@@ -32,7 +33,6 @@ mod call;
 mod client;
 mod config;
 mod manager;
-mod normalize;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
 
@@ -44,8 +44,4 @@ pub use config::{
 pub use manager::{
     FIRST_RECONNECT_DELAY, MAX_RECONNECT_ATTEMPTS, MAX_RECONNECT_DELAY, McpManager,
     McpServerSnapshot, McpServerStatus,
-};
-pub use normalize::{
-    NormalizedList, NormalizedTool, SkippedEntry, normalize_schema, normalize_tools,
-    with_spec_defaults,
 };

@@ -5,6 +5,8 @@ Usage: hostile_server.py MODE
   bad-entries   tools/list over two pages with null, malformed, root-$ref, untyped and
                 colliding entries; `echo` answers its text; `grow` adds a tool and sends
                 notifications/tools/list_changed
+  from-file F   as bad-entries, but the tools are the `tools` array of the JSON file F (a
+                recorded tools/list result), served over two pages
   no-init       reads everything and never answers
   exit-mid-call answers initialize and tools/list, then exits when a tool is called
   flood         on a call, sends many notifications (log messages and progress for an
@@ -49,6 +51,12 @@ PAGE_TWO = [
     {"name": "rpc_error", "inputSchema": {"type": "object"}},
     "not an object",
 ]
+
+
+if MODE == "from-file":
+    with open(sys.argv[2]) as recorded:
+        TOOLS = json.load(recorded)["tools"]
+    PAGE_ONE, PAGE_TWO = TOOLS[: len(TOOLS) // 2], TOOLS[len(TOOLS) // 2 :]
 
 
 def handle(request):

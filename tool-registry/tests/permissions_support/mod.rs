@@ -180,6 +180,7 @@ pub fn mcp(server: &str, tool: &str, no_prefix: bool) -> Arc<dyn DynTool> {
     };
     mcp_tools_from_list(server, &list, &options)
         .unwrap()
+        .tools
         .remove(0)
 }
 

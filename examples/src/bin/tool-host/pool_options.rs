@@ -145,10 +145,13 @@ impl PoolOptions {
             }
             let list = read_json(Path::new(file))?;
             let list = list.get("response").cloned().unwrap_or(list);
-            tools.extend(
-                mcp_tools_from_list(server, &list, &McpImportOptions::default())
-                    .map_err(|error| format!("{file}: {error}"))?,
-            );
+            let imported = mcp_tools_from_list(server, &list, &McpImportOptions::default())
+                .map_err(|error| format!("{file}: {error}"))?;
+            // The same warning a live server's skipped entries get (`mcp list`, `--mcp-server`).
+            for skipped in &imported.skipped {
+                eprintln!("tool-host: warning: {skipped}");
+            }
+            tools.extend(imported.tools);
         }
         Ok(tools)
     }

@@ -1,31 +1,33 @@
-//! Imported `tools/list` entries made safe for a pool: one bad entry is skipped with a warning
-//! and never costs the server its other tools.
+//! The one import normaliser: every `tools/list` entry, from a recorded list
+//! (`mcp_tools_from_list`, `--mcp-tools-json`) or a live server (`McpManager`), goes through
+//! [`normalize_tools`] before it becomes a tool, so both give the same pool for the same list.
+//! One bad entry is skipped with a warning and never costs the server its other tools.
 //!
 //! Each entry is read on its own. A `null` or malformed entry (no string `name`, an
-//! `inputSchema` that is not an object) is skipped with a warning naming the server and the
-//! index. A root `$ref` into `$defs`/`definitions` is resolved, a schema without `type` gets
-//! `"type": "object"`, absent annotations take the MCP specification's defaults, and exported
-//! names that collide after cleaning (`a.b` and `a_b` are both `mcp__s__a_b`) get a stable
-//! suffix from the raw name's hash.
+//! `inputSchema` that is not an object), or one repeating an earlier entry's name, is skipped
+//! with a warning naming the server and the index. A root `$ref` into `$defs`/`definitions` is
+//! resolved, a schema without `type` gets `"type": "object"`, absent annotations take the MCP
+//! specification's defaults, and exported names that collide after cleaning (`a.b` and `a_b`
+//! are both `mcp__s__a_b`) get a stable suffix from the raw name's hash.
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-pub use crate::dynamic::with_spec_defaults;
-use crate::dynamic::{McpToolDescription, ToolAnnotations};
+use super::definition::{ToolAnnotations, check_name};
 use crate::mcp_names::{
     MAX_TOOL_NAME_CHARS, build_mcp_tool_name, exported_mcp_tool_name, fnv1a_32,
     is_filtered_ide_tool, normalize_name_for_mcp,
 };
 
-/// One entry skipped on import.
+/// One `tools/list` entry skipped on import, with the reason naming the field. Shown by
+/// `Display` as ``MCP server `S`, tool #I: skipped: REASON``.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedEntry {
     /// The server.
     pub server: String,
-    /// The entry's position in the merged `tools/list` pages.
+    /// The entry's position in the merged `tools/list` pages, from 0.
     pub index: usize,
     /// Why, naming the field.
     pub reason: String,
@@ -41,49 +43,92 @@ impl std::fmt::Display for SkippedEntry {
     }
 }
 
+/// Fills absent hints with the MCP specification's defaults (MCP 2025-11-25,
+/// `ToolAnnotations`): `readOnlyHint` false,
+/// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true. For a read-only tool,
+/// where the spec gives the two write hints no meaning, the values that hold for it are taken
+/// instead (not destructive, idempotent), as the MCP export reads undeclared native flags.
+pub(crate) fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
+    let read_only = annotations.read_only_hint.unwrap_or(false);
+    annotations.read_only_hint = Some(read_only);
+    annotations.destructive_hint = Some(annotations.destructive_hint.unwrap_or(!read_only));
+    annotations.idempotent_hint = Some(annotations.idempotent_hint.unwrap_or(read_only));
+    annotations.open_world_hint = Some(annotations.open_world_hint.unwrap_or(true));
+    annotations
+}
+
+/// One entry of a `tools/list` result, as MCP defines it (the fields tool-sdk reads), after the
+/// import normaliser.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct McpToolDescription {
+    /// The tool's name on its server.
+    pub(crate) name: String,
+    /// A display name.
+    pub(crate) title: Option<String>,
+    /// What the tool does.
+    pub(crate) description: Option<String>,
+    /// The input JSON Schema.
+    pub(crate) input_schema: Value,
+    /// The output JSON Schema, if any.
+    pub(crate) output_schema: Option<Value>,
+    /// Behaviour hints.
+    pub(crate) annotations: Option<ToolAnnotations>,
+    /// Extra data; `anthropic/searchHint` and `anthropic/alwaysLoad` are read.
+    pub(crate) meta: Option<Value>,
+}
+
 /// One imported tool: its cleaned description and the name it is exported under.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NormalizedTool {
+pub(crate) struct NormalizedTool {
     /// The description; `name` is the raw name the server is called with.
     pub description: McpToolDescription,
-    /// The exported name (`mcp__SERVER__TOOL`, cleaned, ≤ 64 chars, unique on the server).
+    /// The exported name (`mcp__SERVER__TOOL`, cleaned, ≤ 64 chars, unique on the server; the
+    /// raw name in no-prefix mode).
     pub exported_name: String,
 }
 
 /// The tools of one server after normalising, and the entries skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct NormalizedList {
+pub(crate) struct NormalizedList {
     /// The tools, in the server's order.
     pub tools: Vec<NormalizedTool>,
     /// The entries skipped, each also logged with `tracing::warn!`.
     pub skipped: Vec<SkippedEntry>,
 }
 
-impl NormalizedList {
-    /// The raw tool name exported as `exported` (the reverse map of name cleaning).
-    pub fn raw_name(&self, exported: &str) -> Option<&str> {
-        self.tools
-            .iter()
-            .find(|tool| tool.exported_name == exported)
-            .map(|tool| tool.description.name.as_str())
-    }
-}
-
-/// Normalises the raw `tools` entries of `server` (every page merged, in order).
-pub fn normalize_tools(server: &str, entries: &[Value]) -> NormalizedList {
+/// Normalises the raw `tools` entries of `server` (every page merged, in order). With
+/// `no_prefix`, tools keep their raw names, which must then be valid tool names.
+pub(crate) fn normalize_tools(server: &str, entries: &[Value], no_prefix: bool) -> NormalizedList {
     let mut list = NormalizedList::default();
+    let mut first_index: HashMap<String, usize> = HashMap::new();
     for (index, entry) in entries.iter().enumerate() {
-        match normalize_entry(entry) {
-            Ok(description) => {
-                let exported_name = exported_mcp_tool_name(server, &description.name);
-                if is_filtered_ide_tool(&exported_name) {
-                    continue;
-                }
-                list.tools.push(NormalizedTool {
-                    description,
-                    exported_name,
-                });
+        let normalized = normalize_entry(entry).and_then(|description| {
+            let exported_name = if no_prefix {
+                check_name(&description.name).map_err(|problem| {
+                    format!(
+                        "tool `{}`: `name` {problem} (needed without the `mcp__SERVER__` prefix)",
+                        description.name
+                    )
+                })?;
+                description.name.clone()
+            } else {
+                exported_mcp_tool_name(server, &description.name)
+            };
+            if let Some(first) = first_index.get(&description.name) {
+                return Err(format!(
+                    "tool `{}`: `name` repeats tool #{first}, which is kept",
+                    description.name
+                ));
             }
+            first_index.insert(description.name.clone(), index);
+            Ok(NormalizedTool {
+                description,
+                exported_name,
+            })
+        });
+        match normalized {
+            Ok(tool) if !no_prefix && is_filtered_ide_tool(&tool.exported_name) => {}
+            Ok(tool) => list.tools.push(tool),
             Err(reason) => {
                 let skipped = SkippedEntry {
                     server: server.to_owned(),
@@ -95,7 +140,9 @@ pub fn normalize_tools(server: &str, entries: &[Value]) -> NormalizedList {
             }
         }
     }
-    suffix_collisions(server, &mut list.tools);
+    if !no_prefix {
+        suffix_collisions(server, &mut list.tools);
+    }
     list
 }
 
@@ -140,7 +187,7 @@ fn normalize_entry(entry: &Value) -> Result<McpToolDescription, String> {
 /// A root `$ref` to `#/$defs/X` or `#/definitions/X` replaced by that definition (the
 /// definitions kept beside it for inner references); `"type": "object"` added when there is
 /// no `type`.
-pub fn normalize_schema(mut schema: Map<String, Value>) -> Value {
+fn normalize_schema(mut schema: Map<String, Value>) -> Value {
     if let Some(Value::String(reference)) = schema.get("$ref").cloned() {
         let target = ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
             let name = reference.strip_prefix(prefix)?;
@@ -199,7 +246,7 @@ mod tests {
             json!({"name": "strschema", "inputSchema": "x"}),
             json!({"name": "untyped", "inputSchema": {"properties": {}}}),
         ];
-        let list = normalize_tools("s", &entries);
+        let list = normalize_tools("s", &entries, false);
         let names: Vec<&str> = list
             .tools
             .iter()
@@ -230,8 +277,8 @@ mod tests {
         let a = json!({"name": "a.b", "inputSchema": {}});
         let b = json!({"name": "a_b", "inputSchema": {}});
         let c = json!({"name": "a b", "inputSchema": {}});
-        let one = normalize_tools("s", &[a.clone(), b.clone(), c.clone()]);
-        let two = normalize_tools("s", &[c, b, a]);
+        let one = normalize_tools("s", &[a.clone(), b.clone(), c.clone()], false);
+        let two = normalize_tools("s", &[c, b, a], false);
         let mut first: Vec<_> = one.tools.iter().map(|t| t.exported_name.clone()).collect();
         let mut second: Vec<_> = two.tools.iter().map(|t| t.exported_name.clone()).collect();
         first.sort();
@@ -242,16 +289,54 @@ mod tests {
             first.iter().collect::<std::collections::HashSet<_>>().len(),
             3
         );
-        assert_eq!(one.raw_name("mcp__s__a_b"), Some("a_b"));
+        let plain = one.tools.iter().find(|t| t.exported_name == "mcp__s__a_b");
+        assert_eq!(plain.map(|t| t.description.name.as_str()), Some("a_b"));
         assert!(first.iter().all(|name| name.len() <= 64));
     }
 
     #[test]
     fn annotations_take_spec_defaults() {
-        let list = normalize_tools("s", &[json!({"name": "t", "inputSchema": {}})]);
+        let list = normalize_tools("s", &[json!({"name": "t", "inputSchema": {}})], false);
         let annotations = list.tools[0].description.annotations.clone().unwrap();
         assert_eq!(annotations.destructive_hint, Some(true));
         assert_eq!(annotations.open_world_hint, Some(true));
         assert_eq!(annotations.read_only_hint, Some(false));
+    }
+
+    #[test]
+    fn a_repeated_name_is_skipped_and_the_first_kept() {
+        let entries = [
+            json!({"name": "t", "description": "first", "inputSchema": {}}),
+            json!({"name": "t", "description": "second", "inputSchema": {}}),
+        ];
+        let list = normalize_tools("s", &entries, false);
+        assert_eq!(list.tools.len(), 1);
+        assert_eq!(
+            list.tools[0].description.description.as_deref(),
+            Some("first")
+        );
+        assert_eq!(list.skipped[0].index, 1);
+        assert!(
+            list.skipped[0].reason.contains("repeats tool #0"),
+            "{}",
+            list.skipped[0]
+        );
+    }
+
+    #[test]
+    fn without_prefix_raw_names_are_kept_or_the_entry_skipped() {
+        let entries = [
+            json!({"name": "ok_name", "inputSchema": {}}),
+            json!({"name": "a.b", "inputSchema": {}}),
+        ];
+        let list = normalize_tools("s", &entries, true);
+        assert_eq!(list.tools.len(), 1);
+        assert_eq!(list.tools[0].exported_name, "ok_name");
+        assert_eq!(list.skipped[0].index, 1);
+        assert!(
+            list.skipped[0].reason.contains("`name`"),
+            "{}",
+            list.skipped[0]
+        );
     }
 }
