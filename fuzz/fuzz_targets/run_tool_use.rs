@@ -68,7 +68,11 @@ fuzz_target!(|data: &[u8]| {
         name: name.clone(),
         input: json_or_string(payload),
     };
-    let outcome = runtime().block_on(fixture.orchestrator.run_tool_use(&block, &fixture.turn));
+    let outcome = runtime().block_on(fixture.orchestrator.run_tool_use(
+        fixture.orchestrator.prepare(&block),
+        &fixture.turn,
+        None,
+    ));
     assert_eq!(outcome.result.tool_use_id, "toolu_fuzz");
     assert!(
         !tool_registry::orchestration::persistence::is_empty_content(&outcome.result.content),

@@ -2,7 +2,7 @@
 //! provider definitions, and running a model's batch of `tool_use` blocks.
 //!
 //! ```
-//! use tool_registry::{OrchestratorConfig, ToolRegistry, TurnState, run_tools};
+//! use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
 //! use tool_sdk::prelude::*;
 //! use tool_sdk::ToolUseBlock;
 //!
@@ -28,7 +28,9 @@
 //!     {"id": "toolu_1", "name": "Echo", "input": {"text": "hi"}},
 //!     {"id": "toolu_2", "name": "Nope", "input": {}},
 //! ])).unwrap();
-//! let turn = run_tools(&blocks, registry.tools(), TurnState::default(), &OrchestratorConfig::default())
+//! let orchestrator = Orchestrator::new(registry.tools(), OrchestratorConfig::default());
+//! let turn = orchestrator
+//!     .run_tools(blocks, TurnState::default())
 //!     .collect_results()
 //!     .await;
 //! assert_eq!(turn.results[0].text(), "hi");
@@ -54,7 +56,7 @@ pub use examples::{ExampleIssue, check_examples, check_tool_examples};
 pub use export::{anthropic_tool_definition, anthropic_tools, anthropic_tools_json};
 pub use orchestration::{
     Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,
-    TurnOutcome, TurnState, describe_batches, partition_tool_calls, run_tools,
+    TurnOutcome, TurnState, describe_batches, partition_tool_calls,
 };
 pub use permissions::{
     CanUseTool, PermissionDecision, PermissionMode, PermissionRuleSource, ToolPermissionContext,

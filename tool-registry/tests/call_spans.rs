@@ -74,7 +74,7 @@ fn each_call_records_tool_id_outcome_and_duration() {
         {"id": "toolu_ok", "name": "Sleep", "input": {"ms": 1, "tag": "done"}},
         {"id": "toolu_missing", "name": "Nope", "input": {}},
     ])) {
-        runtime.block_on(orchestrator.run_tool_use(&block, &turn));
+        runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(&block), &turn, None));
     }
     let recorded: Vec<BTreeMap<String, String>> =
         spans.fields.lock().unwrap().values().cloned().collect();

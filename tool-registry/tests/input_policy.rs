@@ -332,7 +332,11 @@ async fn an_orchestrator_turns_coercion_on_for_one_tool_or_all() {
         let orchestrator = Orchestrator::new(&pool, config);
         for (name, coerced) in names.iter().zip(coerced) {
             let outcome = orchestrator
-                .run_tool_use(&block(name), &TurnState::default())
+                .run_tool_use(
+                    orchestrator.prepare(&block(name)),
+                    &TurnState::default(),
+                    None,
+                )
                 .await;
             // (The MCP tool then stops at the permission step, which this host cannot answer.)
             let text = outcome.result.text();

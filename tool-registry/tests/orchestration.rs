@@ -10,7 +10,8 @@ use common::Log;
 use serde_json::json;
 use tool_registry::orchestration::messages;
 use tool_registry::{
-    OrchestratorConfig, TurnOutcome, TurnState, describe_batches, partition_tool_calls, run_tools,
+    Orchestrator, OrchestratorConfig, TurnOutcome, TurnState, describe_batches,
+    partition_tool_calls,
 };
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, ToolUseBlock, dyn_tool};
@@ -90,7 +91,8 @@ async fn run(
     state: TurnState,
     config: &OrchestratorConfig,
 ) -> TurnOutcome {
-    run_tools(batch, tools, state, config)
+    Orchestrator::new(tools, config.clone())
+        .run_tools(batch.to_vec(), state)
         .collect_results()
         .await
 }

@@ -164,7 +164,11 @@ fn call(pool: &[Arc<dyn DynTool>], rule: &str, name: &str) -> (String, bool) {
         name: name.to_owned(),
         input: json!({}),
     };
-    let outcome = runtime().block_on(orchestrator.run_tool_use(&block, &TurnState::default()));
+    let outcome = runtime().block_on(orchestrator.run_tool_use(
+        orchestrator.prepare(&block),
+        &TurnState::default(),
+        None,
+    ));
     (outcome.result.content.text(), outcome.result.is_error)
 }
 

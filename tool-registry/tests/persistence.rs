@@ -449,7 +449,7 @@ async fn a_host_answering_calls_one_by_one_keeps_the_budget_across_the_group() {
             &blocks(json!([{"id": id, "name": "Probe", "input": {"mode": "big", "size": size}}]))
                 [0];
         let outcome = orchestrator
-            .run_tool_use(block, &TurnState::default())
+            .run_tool_use(orchestrator.prepare(block), &TurnState::default(), None)
             .await;
         group.push(outcome.result);
         state.enforce(&mut group, 150, dir.path(), |_| false);

@@ -12,7 +12,7 @@ use tool_registry::search::{
     DescriptionCache, IndexEntry, NO_MATCH_TEXT, SearchIndex, SearchState, ToolSearch,
     parse_tool_name,
 };
-use tool_registry::{OrchestratorConfig, TurnState, run_tools};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, Extensions, ToolSpec, ToolUseBlock};
 
 #[path = "../benches/search_support/naive.rs"]
@@ -325,7 +325,8 @@ async fn the_tool_runs_through_orchestration_with_the_pool_from_host_state() {
         block("toolu_6", json!({"query": "send", "max_results": 1.0})),
         block("toolu_7", json!({"query": "x", "max_results": 101})),
     ];
-    let results = run_tools(&blocks, &pool, state, &OrchestratorConfig::default())
+    let results = Orchestrator::new(&pool, OrchestratorConfig::default())
+        .run_tools(blocks.to_vec(), state)
         .collect_results()
         .await
         .results;

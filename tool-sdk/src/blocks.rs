@@ -178,34 +178,3 @@ pub enum MessageError {
         source: serde_json::Error,
     },
 }
-
-/// A user message answering one assistant turn: `{"role":"user","content":[tool_result, ...]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UserMessage {
-    /// Always `"user"`.
-    pub role: String,
-    /// The `tool_result` blocks, in `tool_use` order.
-    pub content: Vec<TaggedToolResult>,
-}
-
-impl UserMessage {
-    /// Wraps results (already in `tool_use` order) into a user message.
-    pub fn from_results(results: Vec<ToolResultBlock>) -> Self {
-        Self {
-            role: "user".to_owned(),
-            content: results
-                .into_iter()
-                .map(|block| TaggedToolResult { block })
-                .collect(),
-        }
-    }
-}
-
-/// A `tool_result` block with its `"type":"tool_result"` tag.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename = "tool_result")]
-pub struct TaggedToolResult {
-    /// The block.
-    #[serde(flatten)]
-    pub block: ToolResultBlock,
-}

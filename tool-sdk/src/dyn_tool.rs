@@ -194,7 +194,7 @@ pub trait DynTool: Send + Sync + 'static {
     /// host that does not use an orchestrator (an MCP server answering `tools/call`, a script,
     /// a test). It does none of the rest of the SPEC §5.4 pipeline: no permission decision, no
     /// observers, no panic catching, no large-result handling; `tool_registry`'s
-    /// `Orchestrator::run_tool_use` does all of it.
+    /// `Orchestrator` (in `tool-registry`) does all of it.
     ///
     /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
     /// move the context and an `Arc` of the tool into that task and dispatch there

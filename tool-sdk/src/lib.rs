@@ -60,7 +60,7 @@ pub mod tool;
 #[doc(inline)]
 pub use tool_sdk_macros::tool;
 
-pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserMessage};
+pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 pub use context::{
     CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext, ToolUseId,
 };

@@ -154,8 +154,11 @@ impl RunToolUse {
 
     /// The whole SPEC §5.4 pipeline for the block, inside `block_on`.
     pub fn sdk(&self) -> CallOutcome {
-        self.runtime
-            .block_on(self.orchestrator.run_tool_use(&self.block, &self.turn))
+        self.runtime.block_on(self.orchestrator.run_tool_use(
+            self.orchestrator.prepare(&self.block),
+            &self.turn,
+            None,
+        ))
     }
 
     /// Parsing the input with serde, calling the tool's function and mapping its output,

@@ -26,7 +26,7 @@ pub use config::{
     MAX_TOOL_RESULTS_PER_MESSAGE_CHARS, OrchestratorConfig, parse_max_concurrency,
 };
 pub use observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
-pub use orchestrator::{Orchestrator, run_tools};
+pub use orchestrator::Orchestrator;
 pub use partition::{
     Batch, Prepared, PreparedCall, describe_batches, partition_tool_calls,
     partition_tool_calls_with,

@@ -126,23 +126,33 @@ impl Orchestrator {
         prepare(block, &self.lookup, &self.runner.config)
     }
 
-    /// Runs one block through every outcome of SPEC §5.4, seeing `turn`'s state and stop
-    /// signals, and returns exactly one result for its id. Progress reports are dropped; use
-    /// [`Orchestrator::run_tools`] to receive them. Panics inside become the call's error result.
-    pub async fn run_tool_use(&self, block: &ToolUseBlock, turn: &TurnState) -> CallOutcome {
-        let call = self.prepare(block);
-        let signals = Signals::of(turn);
-        self.runner
-            .run(call, Arc::new(turn.extensions.clone()), &signals, None)
-            .await
-    }
-
-    /// [`Orchestrator::run_tool_use`] for a call already [`prepare`](Orchestrator::prepare)d
-    /// (so a host that looked at it first, for instance at
-    /// [`PreparedCall::is_concurrency_safe`], does not parse its input twice), with the
-    /// call's progress reports handed to `progress` as they happen (on the tool's task; the
-    /// sink must not block). Every outcome of SPEC §5.4 applies, as in `run_tool_use`.
-    pub async fn run_prepared(
+    /// Runs one call, [`prepare`](Orchestrator::prepare)d from its `tool_use` block, through
+    /// every outcome of SPEC §5.4, seeing `turn`'s state and stop signals, and returns exactly
+    /// one result for its id. Panics inside become the call's error result. The call's progress
+    /// reports go to `progress` as they happen (on the tool's task; the sink must not block),
+    /// or are dropped when it is `None`.
+    ///
+    /// This is the door for hosts that run calls one at a time (a server answering
+    /// `tools/call`); preparing first lets such a host look at the call (for instance at
+    /// [`PreparedCall::is_concurrency_safe`]) without parsing its input twice. A model's whole
+    /// message goes through [`Orchestrator::run_tools`] or [`Orchestrator::streaming`].
+    ///
+    /// ```
+    /// # use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+    /// # use tool_sdk::ToolUseBlock;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let orchestrator = Orchestrator::new(&[], OrchestratorConfig::default());
+    /// let block: ToolUseBlock = serde_json::from_value(serde_json::json!(
+    ///     {"id": "toolu_1", "name": "Nope", "input": {}}
+    /// )).unwrap();
+    /// let call = orchestrator.prepare(&block);
+    /// let outcome = orchestrator.run_tool_use(call, &TurnState::default(), None).await;
+    /// assert!(outcome.result.is_error);
+    /// assert_eq!(outcome.result.tool_use_id, "toolu_1");
+    /// # }
+    /// ```
+    pub async fn run_tool_use(
         &self,
         call: PreparedCall,
         turn: &TurnState,
@@ -183,16 +193,4 @@ impl Orchestrator {
             turn,
         )
     }
-}
-
-/// [`Orchestrator::run_tools`] with no observers and no schema hint: runs `blocks` against
-/// `tools` under `config`. Collect with [`ToolUseStream::collect_results`] to get one
-/// `tool_result` per block in block order.
-pub fn run_tools(
-    blocks: &[ToolUseBlock],
-    tools: &[Arc<dyn DynTool>],
-    turn: TurnState,
-    config: &OrchestratorConfig,
-) -> ToolUseStream {
-    Orchestrator::new(tools, config.clone()).run_tools(blocks.to_vec(), turn)
 }

@@ -1,5 +1,7 @@
 //! Running a model's batch of `tool_use` blocks as a stream of updates (SPEC §5.2): progress,
-//! one result per call, and context changes; and collecting that stream into the user message.
+//! one result per call, and context changes; and collecting that stream into a
+//! [`TurnOutcome`] (written in a model API's shape by that API's module, e.g.
+//! `providers::anthropic::results_message`).
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -14,7 +16,6 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tool_sdk::{
     ContextModifier, Extensions, ProgressSink, ToolProgress, ToolResultBlock, ToolUseBlock,
-    UserMessage,
 };
 
 use super::call::{CallOutcome, CallRunner};
@@ -43,16 +44,6 @@ pub enum ToolUseUpdate {
     ContextChanged(Extensions),
 }
 
-impl ToolUseUpdate {
-    /// For a [`ToolUseUpdate::Result`], the user message `{"role":"user","content":[result]}`.
-    pub fn message(&self) -> Option<UserMessage> {
-        match self {
-            Self::Result { result, .. } => Some(UserMessage::from_results(vec![result.clone()])),
-            _ => None,
-        }
-    }
-}
-
 /// Everything a turn produced, collected from a [`ToolUseStream`].
 #[derive(Debug, Default)]
 pub struct TurnOutcome {
@@ -64,13 +55,6 @@ pub struct TurnOutcome {
     pub extensions: Extensions,
     /// Every progress report, in arrival order.
     pub progress: Vec<ToolProgress>,
-}
-
-impl TurnOutcome {
-    /// The user message answering the assistant message: every result in `tool_use` order.
-    pub fn user_message(&self) -> UserMessage {
-        UserMessage::from_results(self.results.clone())
-    }
 }
 
 /// The stream of a turn's [`ToolUseUpdate`]s. Dropping it stops the turn's calls.

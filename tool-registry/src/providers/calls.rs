@@ -1,13 +1,10 @@
 //! The tool calls of one assistant turn, whatever API they came from, and the rule that pairs
 //! them with their results: one result per call id, in call order.
 
-use std::sync::Arc;
-
 use serde_json::{Map, Value};
-use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
+use tool_sdk::{ToolResultBlock, ToolUseBlock};
 
 use crate::orchestration::messages::tool_use_error;
-use crate::{OrchestratorConfig, TurnState, run_tools};
 
 /// One tool call as a model API sent it, before it runs (in any API's shape); distinct from
 /// the [`tool_sdk::ToolCall`] trait a tool implements.
@@ -296,25 +293,6 @@ impl ToolCalls {
             });
         }
         Ok(paired)
-    }
-
-    /// Runs the runnable calls with [`run_tools`] and pairs the results: one result per call,
-    /// in call order.
-    ///
-    /// # Errors
-    /// The [`ResultsError`] of [`ToolCalls::pair`] (every runnable call gets its result from
-    /// [`run_tools`], so none in practice).
-    pub async fn run(
-        &self,
-        tools: &[Arc<dyn DynTool>],
-        turn: TurnState,
-        config: &OrchestratorConfig,
-    ) -> Result<Vec<ToolResultBlock>, ResultsError> {
-        let blocks = self.runnable();
-        let outcome = run_tools(&blocks, tools, turn, config)
-            .collect_results()
-            .await;
-        self.pair(outcome.results)
     }
 }
 

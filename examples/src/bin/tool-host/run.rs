@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+use tool_registry::providers::{ToolCalls, anthropic};
 use tool_sdk::blocks::tool_uses_of;
-use tool_sdk::{DynTool, ToolUseBlock, UserMessage};
+use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
 
 use crate::host::{Host, summary};
 use crate::pool_options::PoolOptions;
@@ -142,13 +143,23 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
                 .filter(|result| recorded.contains_key(&result.tool_use_id))
                 .count();
             return crate::print_json(&json!({
-                "message": UserMessage::from_results(results),
+                "message": anthropic_answer(&blocks, results)?,
                 "compared": compared,
                 "differences": differences,
             }));
         }
     }
-    crate::print_json(&UserMessage::from_results(results))
+    crate::print_json(&anthropic_answer(&blocks, results)?)
+}
+
+/// The user message answering `blocks` with `results`, by the Anthropic writer every
+/// Anthropic answer goes through.
+fn anthropic_answer(
+    blocks: &[ToolUseBlock],
+    results: Vec<ToolResultBlock>,
+) -> Result<Value, String> {
+    anthropic::results_message(&ToolCalls::from(blocks.to_vec()), results)
+        .map_err(|error| error.to_string())
 }
 
 /// Answers a message in another model API's shape (`--format`): reads its calls (a call with

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::json;
 use tool_registry::ToolRegistry;
+use tool_registry::providers::{ToolCalls, anthropic};
 use tool_registry::search::{
     SearchState, ToolSearch, ToolSearchConfig, insert_tool_search, is_deferred_tool,
 };
-use tool_sdk::blocks::TaggedToolResult;
 use tool_sdk::{
     CancellationToken, DynTool, Extensions, ResultBlock, ToolResultBlock, ToolResultContent,
-    ToolUseContext, TypedTool,
+    ToolUseBlock, ToolUseContext, TypedTool,
 };
 
 use crate::pool_options::PoolOptions;
@@ -53,8 +53,9 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         CancellationToken::new(),
         Arc::new(Extensions::new().with(state)),
     );
+    let input = json!({"query": args.query, "max_results": args.max_results});
     let call = TypedTool::of::<ToolSearch>(None)
-        .parse_input(json!({"query": args.query, "max_results": args.max_results}))
+        .parse_input(input.clone())
         .map_err(|error| error.format_for("ToolSearch"))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -63,10 +64,17 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         .block_on(call.call(&ctx))
         .map_err(|error| error.to_model_text())?;
     if args.json {
-        let block = TaggedToolResult {
-            block: ToolResultBlock::success(TOOL_USE_ID, output.content),
-        };
-        let text = serde_json::to_string_pretty(&block).map_err(|error| error.to_string())?;
+        // The `tool_result` block as the Anthropic writer puts it in the user message.
+        let calls = ToolCalls::from(vec![ToolUseBlock {
+            id: TOOL_USE_ID.to_owned(),
+            name: "ToolSearch".to_owned(),
+            input,
+        }]);
+        let result = ToolResultBlock::success(TOOL_USE_ID, output.content);
+        let message =
+            anthropic::results_message(&calls, vec![result]).map_err(|error| error.to_string())?;
+        let text = serde_json::to_string_pretty(&message["content"][0])
+            .map_err(|error| error.to_string())?;
         println!("{text}");
         return Ok(());
     }

@@ -16,7 +16,7 @@
 //!   parsed as the JSON object the default result mapping writes) and the same JSON as text.
 //!   When the result is over the persistence limit (SPEC §9), `structuredContent` is still the
 //!   whole object (read back from the saved file) and the text is the bounded preview.
-//! - `tools/call` runs through [`Orchestrator::run_prepared`], so through every outcome of
+//! - `tools/call` runs through [`Orchestrator::run_tool_use`], so through every outcome of
 //!   SPEC §5.4: input validation, the orchestrator's permission rules (an "ask" with no host
 //!   prompt is a refusal), observers, and the large-result rules of SPEC §9. An unknown tool is
 //!   a JSON-RPC error `-32602`; invalid arguments, refusals and tool failures are

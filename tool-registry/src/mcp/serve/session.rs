@@ -134,7 +134,7 @@ impl Session {
         let (progress, forwarder) = progress_sink(&context).unzip();
         let outcome = served
             .orchestrator
-            .run_prepared(prepared, &turn, progress)
+            .run_tool_use(prepared, &turn, progress)
             .await;
         drop(guards);
         if let Some(forwarder) = forwarder {
