@@ -43,7 +43,7 @@ extern crate self as tool_sdk;
 pub mod blocks;
 mod compile_checks;
 pub mod context;
-pub mod dyn_tool;
+mod dyn_tool;
 pub mod erased;
 pub mod input;
 mod memo;

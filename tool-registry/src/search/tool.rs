@@ -5,11 +5,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use tool_sdk::prelude::*;
-use tool_sdk::{DefinitionSite, InputError, ToolMeta, TypedTool};
+use tool_sdk::{DefinitionSite, InputError, ToolMeta, ToolOutput, TypedTool};
 
 use super::config::ToolSearchConfig;
 use super::state::{SearchState, ToolSearchOutput};
@@ -168,7 +169,9 @@ pub fn tool_search_tool(config: &ToolSearchConfig) -> Arc<dyn DynTool> {
     })
 }
 
-/// A tool with another prompt; everything else is the inner tool's.
+/// A tool with another prompt; everything else is the inner tool's: every [`DynTool`] method
+/// but `prompt` delegates, so none falls back to a default that would drop what the inner tool
+/// says (its output schema, its shared schema, its fast dispatch).
 struct WithPrompt<T> {
     inner: T,
     prompt: String,
@@ -191,11 +194,57 @@ impl<T: DynTool> DynTool for WithPrompt<T> {
         self.inner.input_schema()
     }
 
+    fn has_json_schema(&self) -> bool {
+        self.inner.has_json_schema()
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        self.inner.shared_input_schema()
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.inner.output_schema()
+    }
+
     fn definition_site(&self) -> Option<DefinitionSite> {
         self.inner.definition_site()
     }
 
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
         self.inner.parse_input(input)
+    }
+
+    fn dispatch<'c>(
+        &self,
+        input: Value,
+        ctx: &'c ToolUseContext,
+    ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
+        self.inner.dispatch(input, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The prompt wrapper changes the prompt and nothing else a pool or an export reads.
+    #[test]
+    fn the_delta_prompt_keeps_everything_else_of_the_tool() {
+        let plain = TypedTool::of::<ToolSearch>(None);
+        let config = ToolSearchConfig {
+            deferred_delta: true,
+            ..ToolSearchConfig::default()
+        };
+        let wrapped = tool_search_tool(&config);
+        assert_ne!(wrapped.prompt(), plain.prompt());
+        assert_eq!(wrapped.prompt(), tool_search_prompt(true));
+        assert_eq!(wrapped.name(), plain.name());
+        assert_eq!(wrapped.input_schema(), plain.input_schema());
+        assert_eq!(wrapped.output_schema(), plain.output_schema());
+        assert_eq!(wrapped.has_json_schema(), plain.has_json_schema());
+        let shared = |tool: &dyn DynTool| tool.shared_input_schema().map(std::ptr::from_ref);
+        assert!(shared(&plain).is_some());
+        assert_eq!(shared(wrapped.as_ref()), shared(&plain));
+        assert_eq!(wrapped.definition_site(), plain.definition_site());
     }
 }
