@@ -146,3 +146,40 @@ fn run_answers_each_api_in_its_own_shape() {
         }
     }
 }
+
+/// An Anthropic message whose second `tool_use` repeats the first one's id: the repeat never
+/// runs (here: it would create a file) and gets its own error result; a `null` input is `{}`.
+#[test]
+fn run_answers_a_repeated_anthropic_id_without_running_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("made.txt");
+    let message = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {"pattern": "*.txt"}},
+        {"type": "tool_use", "id": "toolu_1", "name": "Write",
+         "input": {"file_path": target.to_string_lossy(), "content": "x"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "TodoWrite", "input": null}
+    ]});
+    let file = dir.path().join("turn.json");
+    std::fs::write(&file, message.to_string()).unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    let content = answer["content"].as_array().unwrap();
+    assert_eq!(content.len(), 3, "{answer}");
+    assert_eq!(content[0]["tool_use_id"], "toolu_1");
+    assert!(content[0].get("is_error").is_none(), "{answer}");
+    assert_eq!(content[1]["tool_use_id"], "toolu_1");
+    assert_eq!(content[1]["is_error"], true, "{answer}");
+    assert!(!target.exists(), "the repeated call must not run");
+    // `null` read as `{}`: TodoWrite then names its missing field, not a type error on null.
+    assert_eq!(content[2]["is_error"], true, "{answer}");
+    assert!(
+        content[2]["content"].as_str().unwrap().contains("todos"),
+        "{answer}"
+    );
+}

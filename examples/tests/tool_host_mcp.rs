@@ -5,9 +5,13 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The scripted stdio server.
+fn hostile_script() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-registry/tests/mcp_peers/hostile_server.py")
+}
+
 fn server_spec(name: &str) -> Option<String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let script = hostile_script();
     let has_python = Command::new("python3").arg("--version").output().is_ok();
     if !has_python {
         eprintln!("SKIPPED: python3 is not installed");
@@ -48,8 +52,7 @@ fn mcp_config_files_use_the_mcp_servers_shape() {
     if server_spec("x").is_none() {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let script = hostile_script();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("mcp.json");
     let document = serde_json::json!({"mcpServers": {
@@ -115,8 +118,7 @@ fn a_recorded_list_and_a_live_server_give_the_same_definitions() {
     if server_spec("x").is_none() {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-registry/tests/mcp_peers/hostile_server.py");
+    let script = hostile_script();
     let object = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}});
     let list = serde_json::json!({"tools": [
         {"name": "echo", "description": "Echoes text.", "inputSchema": object},

@@ -29,7 +29,6 @@ enum Api {
 
 const APIS: [Api; 4] = [Api::Anthropic, Api::Chat, Api::Responses, Api::Gemini];
 
-/// The assistant turn `content` (Anthropic blocks) in `api`'s response shape.
 /// Runs the runnable calls through the one runner and pairs the results: one per call, in call
 /// order (a call whose arguments failed is answered by its own error result).
 async fn answer(
@@ -43,6 +42,7 @@ async fn answer(
     calls.pair(outcome.results)
 }
 
+/// The assistant turn `content` (Anthropic blocks) in `api`'s response shape.
 fn response_in(api: Api, content: &[Value]) -> Value {
     let text: Vec<&str> = content
         .iter()
@@ -402,11 +402,15 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
     assert_eq!(message["content"][0]["content"], json!(""));
     for empty_error in [
         ToolResultBlock::error("c1", ""),
+        ToolResultBlock::error("c1", " \n\t"),
         ToolResultBlock {
             tool_use_id: "c1".into(),
-            content: ToolResultContent::Blocks(vec![ResultBlock::Text {
-                text: String::new(),
-            }]),
+            content: ToolResultContent::Blocks(vec![
+                ResultBlock::Text {
+                    text: String::new(),
+                },
+                ResultBlock::Text { text: "  ".into() },
+            ]),
             is_error: true,
         },
     ] {

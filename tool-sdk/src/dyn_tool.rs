@@ -190,11 +190,11 @@ pub trait DynTool: Send + Sync + 'static {
     fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError>;
 
     /// Parses `input`, then returns the call as one future that runs the tool's own check
-    /// ([`ToolCall::validate_input`]) and, when it passes, [`ToolCall::call`]: dispatch for a
-    /// host that does not use an orchestrator (an MCP server answering `tools/call`, a script,
-    /// a test). It does none of the rest of the SPEC §5.4 pipeline: no permission decision, no
-    /// observers, no panic catching, no large-result handling; `tool_registry`'s
-    /// `Orchestrator` (in `tool-registry`) does all of it.
+    /// ([`ToolCall::validate_input`]) and, when it passes, [`ToolCall::call`]: the erased layer
+    /// alone, for tests and measurements. It does none of the rest of the SPEC §5.4 pipeline:
+    /// no permission decision, no observers, no panic catching, no large-result handling. Hosts
+    /// run calls with `tool_registry::Orchestrator`, which does all of it (an MCP server
+    /// answering `tools/call` included: `Orchestrator::run_tool_use`).
     ///
     /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
     /// move the context and an `Arc` of the tool into that task and dispatch there

@@ -48,7 +48,7 @@ impl std::fmt::Display for SkippedEntry {
 /// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true. For a read-only tool,
 /// where the spec gives the two write hints no meaning, the values that hold for it are taken
 /// instead (not destructive, idempotent), as the MCP export reads undeclared native flags.
-pub(crate) fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
+fn with_spec_defaults(mut annotations: ToolAnnotations) -> ToolAnnotations {
     let read_only = annotations.read_only_hint.unwrap_or(false);
     annotations.read_only_hint = Some(read_only);
     annotations.destructive_hint = Some(annotations.destructive_hint.unwrap_or(!read_only));
@@ -114,6 +114,9 @@ pub(crate) fn normalize_tools(server: &str, entries: &[Value], no_prefix: bool) 
             } else {
                 exported_mcp_tool_name(server, &description.name)
             };
+            if !no_prefix && is_filtered_ide_tool(&exported_name) {
+                return Ok(None);
+            }
             if let Some(first) = first_index.get(&description.name) {
                 return Err(format!(
                     "tool `{}`: `name` repeats tool #{first}, which is kept",
@@ -121,14 +124,16 @@ pub(crate) fn normalize_tools(server: &str, entries: &[Value], no_prefix: bool) 
                 ));
             }
             first_index.insert(description.name.clone(), index);
-            Ok(NormalizedTool {
+            Ok(Some(NormalizedTool {
                 description,
                 exported_name,
-            })
+            }))
         });
         match normalized {
-            Ok(tool) if !no_prefix && is_filtered_ide_tool(&tool.exported_name) => {}
-            Ok(tool) => list.tools.push(tool),
+            // A tool of the reference's IDE server that it drops (SPEC §10); a no-prefix name
+            // never has the `mcp__ide__` form.
+            Ok(None) => {}
+            Ok(Some(tool)) => list.tools.push(tool),
             Err(reason) => {
                 let skipped = SkippedEntry {
                     server: server.to_owned(),

@@ -9,7 +9,7 @@ use tool_sdk::{DynTool, MaxResultSize, McpInfo, PermissionResult, ToolMeta};
 
 use super::call::{CallFacts, ToolHandler};
 use super::definition::{DynamicTool, declared};
-use super::import::{NormalizedTool, SkippedEntry, normalize_tools, with_spec_defaults};
+use super::import::{NormalizedTool, SkippedEntry, normalize_tools};
 
 /// Chars of an MCP tool's description kept in its prompt (SPEC §10).
 pub(crate) const MCP_DESCRIPTION_MAX_CHARS: usize = 2048;
@@ -89,8 +89,8 @@ impl DynamicTool {
             description,
             exported_name,
         } = tool;
-        // Absent hints read as the MCP specification says, for live and recorded lists alike.
-        let annotations = with_spec_defaults(description.annotations.clone().unwrap_or_default());
+        // The normaliser gave absent hints the MCP specification's defaults.
+        let annotations = description.annotations.clone().unwrap_or_default();
         let read_only = annotations.read_only_hint.unwrap_or(false);
         let mut meta = ToolMeta::new(
             exported_name,

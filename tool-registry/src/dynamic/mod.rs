@@ -16,5 +16,6 @@ pub use definition::{DefinitionError, DynamicTool, ToolAnnotations, ToolDefiniti
 pub use import::SkippedEntry;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::import_entries;
+#[cfg(feature = "mcp")]
 pub(crate) use mcp::not_connected_message;
 pub use mcp::{ImportedTools, McpImportError, McpImportOptions, mcp_tools_from_list};

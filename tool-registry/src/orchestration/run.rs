@@ -30,7 +30,7 @@ use super::turn::{Signals, TurnState};
 pub enum ToolUseUpdate {
     /// A running call reported progress (delivered at once, SPEC §5.5).
     Progress(ToolProgress),
-    /// A call finished: the user message carrying its one `tool_result`.
+    /// A call finished with its one `tool_result`.
     Result {
         /// Position of the call's `tool_use` block in the assistant message (0-based).
         index: usize,

@@ -40,9 +40,10 @@ pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
 pub const EMPTY_ERROR_TEXT: &str = "The tool failed without an error message.";
 
 /// The user message answering `calls`: `{"role":"user","content":[tool_result, ...]}`, one
-/// `tool_result` per call in `tool_use` order, `is_error` only when `true`. Empty `text`
-/// blocks are dropped from block contents (the API refuses them); a content left with no
-/// block becomes the empty string, or [`EMPTY_ERROR_TEXT`] for an error result.
+/// `tool_result` per call in `tool_use` order, `is_error` only when `true`. Empty or blank
+/// `text` blocks are dropped from block contents (the API refuses them); a content left with no
+/// block becomes the empty string, and an error result whose text is empty or blank becomes
+/// [`EMPTY_ERROR_TEXT`].
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
@@ -58,8 +59,8 @@ pub fn results_message(
             block.insert("type".to_owned(), json!("tool_result"));
             block.insert("tool_use_id".to_owned(), Value::String(result.tool_use_id));
             let mut content = content_value(result.content);
-            if result.is_error && content.as_str() == Some("") {
-                // The API refuses an error result with empty content.
+            if result.is_error && content.as_str().is_some_and(|text| text.trim().is_empty()) {
+                // The API refuses an error result with empty (or blank) content.
                 content = Value::String(EMPTY_ERROR_TEXT.to_owned());
             }
             block.insert("content".to_owned(), content);
@@ -79,7 +80,8 @@ fn content_value(content: ToolResultContent) -> Value {
             let kept: Vec<Value> = blocks
                 .into_iter()
                 .filter_map(|block| match block {
-                    ResultBlock::Text { text } if text.is_empty() => None,
+                    // The API refuses a text block with no non-whitespace text.
+                    ResultBlock::Text { text } if text.trim().is_empty() => None,
                     ResultBlock::Text { text } => Some(json!({"type": "text", "text": text})),
                     ResultBlock::Image { source } => {
                         Some(json!({"type": "image", "source": source}))

@@ -122,11 +122,34 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     if args.format != ApiFormat::Anthropic {
         return answer_in_format(&mut host, &message, args, pool.tools(), &target);
     }
-    let mut blocks =
-        tool_uses_of(&message).map_err(|error| format!("{}: {error}", args.file.display()))?;
-    rebase(&mut blocks);
-    eprint!("{}", host.plan(&blocks));
-    let results = host.answer(&blocks);
+    // Read, run and answer through the Anthropic adapter, as every other format is: a
+    // repeated id or a `null` input is handled by the same rules.
+    let mut calls = anthropic::read_calls(&message)
+        .map_err(|error| format!("{}: {error}", args.file.display()))?;
+    if let Some(prefix) = &args.rebase {
+        for input in calls
+            .calls
+            .iter_mut()
+            .filter_map(|call| call.input.as_mut().ok())
+        {
+            crate::rebase::rebase_strings(input, prefix, &target);
+        }
+    }
+    let runnable = calls.runnable();
+    eprint!("{}", host.plan(&runnable));
+    let results = calls
+        .pair(host.answer(&runnable))
+        .map_err(|error| error.to_string())?;
+    // One block per call, aligned with `results` (a call that was not run keeps its input).
+    let blocks: Vec<ToolUseBlock> = calls
+        .calls
+        .iter()
+        .map(|call| ToolUseBlock {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone().unwrap_or(Value::Null),
+        })
+        .collect();
     host.println(&summary(&blocks, &results));
     if args.compare {
         let recorded = recorded_results(&message);
@@ -143,23 +166,19 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
                 .filter(|result| recorded.contains_key(&result.tool_use_id))
                 .count();
             return crate::print_json(&json!({
-                "message": anthropic_answer(&blocks, results)?,
+                "message": anthropic_answer(&calls, results)?,
                 "compared": compared,
                 "differences": differences,
             }));
         }
     }
-    crate::print_json(&anthropic_answer(&blocks, results)?)
+    crate::print_json(&anthropic_answer(&calls, results)?)
 }
 
-/// The user message answering `blocks` with `results`, by the Anthropic writer every
+/// The user message answering `calls` with `results`, by the Anthropic writer every
 /// Anthropic answer goes through.
-fn anthropic_answer(
-    blocks: &[ToolUseBlock],
-    results: Vec<ToolResultBlock>,
-) -> Result<Value, String> {
-    anthropic::results_message(&ToolCalls::from(blocks.to_vec()), results)
-        .map_err(|error| error.to_string())
+fn anthropic_answer(calls: &ToolCalls, results: Vec<ToolResultBlock>) -> Result<Value, String> {
+    anthropic::results_message(calls, results).map_err(|error| error.to_string())
 }
 
 /// Answers a message in another model API's shape (`--format`): reads its calls (a call with
