@@ -126,20 +126,7 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     // repeated id or a `null` input is handled by the same rules.
     let mut calls = anthropic::read_calls(&message)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
-    if let Some(prefix) = &args.rebase {
-        for input in calls
-            .calls
-            .iter_mut()
-            .filter_map(|call| call.input.as_mut().ok())
-        {
-            crate::rebase::rebase_strings(input, prefix, &target);
-        }
-    }
-    let runnable = calls.runnable();
-    eprint!("{}", host.plan(&runnable));
-    let results = calls
-        .pair(host.answer(&runnable))
-        .map_err(|error| error.to_string())?;
+    let results = answer_calls(&mut host, &mut calls, args, &target)?;
     // One block per call, aligned with `results` (a call that was not run keeps its input).
     let blocks: Vec<ToolUseBlock> = calls
         .calls
@@ -195,20 +182,7 @@ fn answer_in_format(
         .format
         .read(message, tools)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
-    if let Some(prefix) = &args.rebase {
-        for input in calls
-            .calls
-            .iter_mut()
-            .filter_map(|call| call.input.as_mut().ok())
-        {
-            crate::rebase::rebase_strings(input, prefix, target);
-        }
-    }
-    let blocks = calls.runnable();
-    eprint!("{}", host.plan(&blocks));
-    let results = calls
-        .pair(host.answer(&blocks))
-        .map_err(|error| error.to_string())?;
+    let results = answer_calls(host, &mut calls, args, target)?;
     let named: Vec<ToolUseBlock> = calls
         .calls
         .iter()
@@ -220,6 +194,30 @@ fn answer_in_format(
         .collect();
     eprintln!("{}", summary(&named, &results));
     crate::print_json(&args.format.write(&calls, results, tools)?)
+}
+
+/// Rebases the calls' inputs (`--rebase`), prints the batch plan, runs the runnable calls and
+/// pairs the results: one per call, in call order (a call that was not run has its own error).
+fn answer_calls(
+    host: &mut Host,
+    calls: &mut ToolCalls,
+    args: &RunArgs,
+    target: &str,
+) -> Result<Vec<ToolResultBlock>, String> {
+    if let Some(prefix) = &args.rebase {
+        for input in calls
+            .calls
+            .iter_mut()
+            .filter_map(|call| call.input.as_mut().ok())
+        {
+            crate::rebase::rebase_strings(input, prefix, target);
+        }
+    }
+    let runnable = calls.runnable();
+    eprint!("{}", host.plan(&runnable));
+    calls
+        .pair(host.answer(&runnable))
+        .map_err(|error| error.to_string())
 }
 
 /// A transcript's recorded `tool_results` by id (empty for a bare message).
