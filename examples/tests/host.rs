@@ -1,7 +1,7 @@
 //! The `tool-host` binary's commands, run as a real child process.
 
 mod common;
-use common::host;
+use common::{host, run_message};
 
 use std::process::Command;
 
@@ -165,7 +165,6 @@ fn run_refuses_a_file_without_content_clearly() {
 fn run_ends_with_a_summary_naming_the_failed_calls() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
-    let file = dir.path().join("turn.json");
     let turn = serde_json::json!({
         "role": "assistant",
         "content": [
@@ -173,13 +172,7 @@ fn run_ends_with_a_summary_naming_the_failed_calls() {
             {"type": "tool_use", "id": "toolu_b", "name": "WebFetch", "input": {"url": "https://example.com"}}
         ]
     });
-    std::fs::write(&file, turn.to_string()).unwrap();
-    let (ok, stdout, stderr) = host(&[
-        "run",
-        file.to_str().unwrap(),
-        "--root",
-        dir.path().to_str().unwrap(),
-    ]);
+    let (ok, stdout, stderr) = run_message(dir.path(), &turn);
     assert!(ok, "{stderr}");
     assert!(
         stderr.ends_with("answered 2 tool_use blocks: 1 ok, 1 error (WebFetch toolu_b)\n"),

@@ -3,7 +3,7 @@
 //! prints that API's answer, run as a real child process on real files.
 
 mod common;
-use common::host;
+use common::{host, run_message};
 
 use serde_json::{Value, json};
 use tool_registry::providers::gemini::check::check_function_declaration;
@@ -159,14 +159,7 @@ fn run_answers_a_repeated_anthropic_id_without_running_it() {
          "input": {"file_path": target.to_string_lossy(), "content": "x"}},
         {"type": "tool_use", "id": "toolu_2", "name": "TodoWrite", "input": null}
     ]});
-    let file = dir.path().join("turn.json");
-    std::fs::write(&file, message.to_string()).unwrap();
-    let (ok, stdout, stderr) = host(&[
-        "run",
-        file.to_str().unwrap(),
-        "--root",
-        dir.path().to_str().unwrap(),
-    ]);
+    let (ok, stdout, stderr) = run_message(dir.path(), &message);
     assert!(ok, "{stderr}");
     let answer: Value = serde_json::from_str(&stdout).unwrap();
     let content = answer["content"].as_array().unwrap();

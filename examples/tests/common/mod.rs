@@ -27,3 +27,16 @@ pub fn host(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// Writes `message` (an assistant message) to `turn.json` in `dir` and answers it with
+/// `tool-host run --root DIR`: whether it exited 0, its stdout and its stderr.
+pub fn run_message(dir: &std::path::Path, message: &serde_json::Value) -> (bool, String, String) {
+    let file = dir.join("turn.json");
+    std::fs::write(&file, message.to_string()).expect("turn.json is written");
+    host(&[
+        "run",
+        file.to_str().expect("a UTF-8 path"),
+        "--root",
+        dir.to_str().expect("a UTF-8 path"),
+    ])
+}

@@ -126,17 +126,7 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     // repeated id or a `null` input is handled by the same rules.
     let mut calls = anthropic::read_calls(&message)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
-    let results = answer_calls(&mut host, &mut calls, args, &target)?;
-    // One block per call, aligned with `results` (a call that was not run keeps its input).
-    let blocks: Vec<ToolUseBlock> = calls
-        .calls
-        .iter()
-        .map(|call| ToolUseBlock {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: call.input.clone().unwrap_or(Value::Null),
-        })
-        .collect();
+    let (blocks, results) = answer_calls(&mut host, &mut calls, args, &target)?;
     host.println(&summary(&blocks, &results));
     if args.compare {
         let recorded = recorded_results(&message);
@@ -182,28 +172,21 @@ fn answer_in_format(
         .format
         .read(message, tools)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
-    let results = answer_calls(host, &mut calls, args, target)?;
-    let named: Vec<ToolUseBlock> = calls
-        .calls
-        .iter()
-        .map(|call| ToolUseBlock {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: Value::Null,
-        })
-        .collect();
-    eprintln!("{}", summary(&named, &results));
+    let (blocks, results) = answer_calls(host, &mut calls, args, target)?;
+    eprintln!("{}", summary(&blocks, &results));
     crate::print_json(&args.format.write(&calls, results, tools)?)
 }
 
 /// Rebases the calls' inputs (`--rebase`), prints the batch plan, runs the runnable calls and
 /// pairs the results: one per call, in call order (a call that was not run has its own error).
+/// Returns one `tool_use` block per call beside them (a call whose arguments failed has a
+/// `null` input), for the summary and `--compare`.
 fn answer_calls(
     host: &mut Host,
     calls: &mut ToolCalls,
     args: &RunArgs,
     target: &str,
-) -> Result<Vec<ToolResultBlock>, String> {
+) -> Result<(Vec<ToolUseBlock>, Vec<ToolResultBlock>), String> {
     if let Some(prefix) = &args.rebase {
         for input in calls
             .calls
@@ -215,9 +198,19 @@ fn answer_calls(
     }
     let runnable = calls.runnable();
     eprint!("{}", host.plan(&runnable));
-    calls
+    let results = calls
         .pair(host.answer(&runnable))
-        .map_err(|error| error.to_string())
+        .map_err(|error| error.to_string())?;
+    let blocks = calls
+        .calls
+        .iter()
+        .map(|call| ToolUseBlock {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone().unwrap_or(Value::Null),
+        })
+        .collect();
+    Ok((blocks, results))
 }
 
 /// A transcript's recorded `tool_results` by id (empty for a bare message).
