@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use tool_sdk::registration::registrations;
-use tool_sdk::{DefinitionSite, DynTool, ToolRegistration};
+use tool_sdk::{DefinitionSite, DynTool};
 
 use crate::pool::{find_tool_by_name, sort_tools};
 
@@ -123,27 +123,10 @@ impl std::fmt::Debug for ToolRegistry {
     }
 }
 
-/// The modules of this crate whose `#[tool]`s are opt-in: today only the search module,
-/// whose `ToolSearch` a host adds when the optimistic gate of SPEC §4.3 is on (see
-/// `search::insert_tool_search`). Named here as data, so that collecting tools does not
-/// depend on what those modules do.
-const OPT_IN_MODULES: &[&str] = &[concat!(env!("CARGO_CRATE_NAME"), "::search")];
-
-/// `true` for a tool this crate defines for hosts to add on purpose (the SDK's own
-/// `ToolSearch`): [`ToolRegistry::collect`] leaves such tools out.
-pub fn is_opt_in_registration(registration: &ToolRegistration) -> bool {
-    let module = registration.site.module_path;
-    OPT_IN_MODULES.iter().any(|prefix| {
-        module
-            .strip_prefix(prefix)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
-    })
-}
-
 impl ToolRegistry {
     /// Every tool registered with `#[tool]` in any crate linked into this binary, except the
-    /// opt-in tools of this crate ([`is_opt_in_registration`]: the SDK's own `ToolSearch`,
-    /// which a host adds when it enables tool search).
+    /// `#[tool(opt_in)]` tools, which a host adds on purpose (the SDK's own `ToolSearch`,
+    /// added when the host enables tool search).
     ///
     /// # Errors
     /// [`RegistryError::DuplicateName`] naming both definition sites when two tools share a
@@ -162,9 +145,7 @@ impl ToolRegistry {
     pub fn collect_with(options: CollectOptions) -> Result<Self, RegistryError> {
         let mut tools = Vec::new();
         let mut skipped = Vec::new();
-        for registration in
-            registrations().filter(|registration| !is_opt_in_registration(registration))
-        {
+        for registration in registrations().filter(|registration| !registration.opt_in) {
             let reason = if registration.test_only && !options.test_environment {
                 Some(SkipReason::TestOnly)
             } else if registration

@@ -423,10 +423,34 @@ fn tool_facts_follow_spec_3_1() {
     }
 }
 
+/// Added by a host on purpose, never collected.
+#[tool_sdk::tool(name = "OnPurpose", read_only, opt_in, max_result_size_chars = 100)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct OnPurpose {}
+
+impl tool_sdk::Tool for OnPurpose {
+    type Output = String;
+    async fn call(
+        self,
+        _ctx: &tool_sdk::ToolUseContext,
+    ) -> Result<tool_sdk::ToolResult<String>, tool_sdk::ToolError> {
+        Ok(tool_sdk::ToolResult::new(String::new()))
+    }
+}
+
 #[test]
-fn the_registry_leaves_tool_search_out() {
+fn the_registry_leaves_opt_in_tools_out() {
     let registry = tool_registry::ToolRegistry::collect().unwrap();
     assert!(registry.find("ToolSearch").is_none());
+    assert!(registry.find("OnPurpose").is_none());
+    // Both are linked and registered; the registration says why they are not collected.
+    for name in ["ToolSearch", "OnPurpose"] {
+        let registration = tool_sdk::registration::registrations()
+            .find(|registration| registration.name == name)
+            .unwrap_or_else(|| panic!("{name} is registered"));
+        assert!(registration.opt_in, "{name}");
+    }
+    assert!(tool_sdk::dyn_tool::<OnPurpose>().name() == "OnPurpose");
 }
 
 fn word() -> impl Strategy<Value = String> {

@@ -9,7 +9,7 @@ use syn::{Expr, ExprLit, Lit};
 
 /// Every key `#[tool]` accepts. Unknown and repeated keys are screened out before darling
 /// (see [`ToolArgs::parse`]). Keys that are fixed per tool (`should_defer`, `always_load`,
-/// `strict`, `test_only`, `open_world`, `idempotent`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
+/// `strict`, `test_only`, `opt_in`, `open_world`, `idempotent`) share [`FlagValue`]'s syntax; `valid.rs` refuses a method for them.
 #[derive(Debug, FromMeta)]
 pub(crate) struct ToolArgs {
     pub name: Option<SpannedValue<String>>,
@@ -24,6 +24,7 @@ pub(crate) struct ToolArgs {
     pub always_load: Option<FlagValue>,
     pub strict: Option<FlagValue>,
     pub test_only: Option<FlagValue>,
+    pub opt_in: Option<FlagValue>,
     pub enabled_if: Option<SpannedValue<syn::Path>>,
     pub open_world: Option<FlagValue>,
     pub idempotent: Option<FlagValue>,
@@ -47,6 +48,7 @@ pub(crate) const KEYS: &[&str] = &[
     "always_load",
     "strict",
     "test_only",
+    "opt_in",
     "enabled_if",
     "open_world",
     "idempotent",

@@ -65,6 +65,9 @@ pub(crate) fn tool_section(model: &Model<'_>) -> String {
     if model.test_only {
         lines.push("| registered | in test environments only |".to_owned());
     }
+    if model.opt_in {
+        lines.push("| registered | only when a host adds it (not collected) |".to_owned());
+    }
     if !model.examples.is_empty() {
         lines.push(String::new());
         lines.push("Example inputs (exported as Anthropic `input_examples`):".to_owned());

@@ -380,6 +380,9 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
     if model.test_only {
         modifiers.extend(quote!(.test_only()));
     }
+    if model.opt_in {
+        modifiers.extend(quote!(.opt_in()));
+    }
     // Every token of the output probe (a closure, so it shares the registration's body) is
     // spanned like `of` for the struct form: rustc then reports a missing `impl Tool` once.
     let span = match &model.input.item {

@@ -87,12 +87,13 @@ use proc_macro::TokenStream;
 /// | `strict` | no | ask the provider for strict schema adherence (SPEC §8.4) |
 /// | `enabled_if = path` | no | a `fn() -> bool` the registry calls once, when it collects (SPEC §7) |
 /// | `test_only` | no | collected only when the registry's options say the host is a test environment |
+/// | `opt_in` | no | never collected by `ToolRegistry::collect()`: a host that wants it adds it itself (`tool_sdk::dyn_tool::<T>()`), as with the SDK's own `ToolSearch` |
 /// | `open_world` | no | the tool reaches outside the local machine (MCP `openWorldHint`); undeclared, exports say `true` and `Tool::is_open_world` answers `true` (fail-closed, the MCP default) |
 /// | `idempotent` | no | calling twice with one input has no further effect (MCP `idempotentHint`); undeclared, exports say `true` only for read-only tools |
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
 /// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
 ///
-/// `should_defer`, `always_load`, `strict`, `test_only`, `open_world` and `idempotent` are
+/// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world` and `idempotent` are
 /// fixed per tool: a bare word, `= true` or `= false`.
 ///
 /// ## `name`, `max_result_size_chars`, description

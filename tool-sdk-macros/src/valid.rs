@@ -22,6 +22,7 @@ pub(crate) struct Model<'a> {
     pub always_load: bool,
     pub strict: bool,
     pub test_only: bool,
+    pub opt_in: bool,
     pub enabled_if: Option<syn::Path>,
     /// `open_world`: `None` when undeclared.
     pub open_world: Option<bool>,
@@ -49,6 +50,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let always_load = fixed_flag(&mut errors, "always_load", args.always_load.as_ref());
     let strict = fixed_flag(&mut errors, "strict", args.strict.as_ref());
     let test_only = fixed_flag(&mut errors, "test_only", args.test_only.as_ref());
+    let opt_in = fixed_flag(&mut errors, "opt_in", args.opt_in.as_ref());
     let open_world = declared_flag(&mut errors, "open_world", args.open_world.as_ref());
     let idempotent = declared_flag(&mut errors, "idempotent", args.idempotent.as_ref());
     let title = check_title(&args, &mut errors);
@@ -68,6 +70,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         always_load,
         strict,
         test_only,
+        opt_in,
         open_world,
         idempotent,
         title,

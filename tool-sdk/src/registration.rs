@@ -8,7 +8,7 @@
 //! 2. **Collection time**: `#[tool(enabled_if = path)]` names a `fn() -> bool` that the
 //!    registry calls once, when it collects ([`ToolRegistration::is_registered`]);
 //!    `#[tool(test_only)]` tools are collected only when the registry is told the host is a
-//!    test environment.
+//!    test environment, and `#[tool(opt_in)]` tools never: a host adds them itself.
 //! 3. **Run time**: `Tool::is_enabled`, asked whenever a pool is assembled.
 //!
 //! # Linking
@@ -43,6 +43,10 @@ pub struct ToolRegistration {
     pub enabled_if: Option<fn() -> bool>,
     /// `#[tool(test_only)]`: collected only in a test environment.
     pub test_only: bool,
+    /// `#[tool(opt_in)]`: never collected by `tool_registry::ToolRegistry::collect`; a host
+    /// that wants the tool adds it itself (`tool_sdk::dyn_tool::<T>()`), as hosts add
+    /// ToolSearch.
+    pub opt_in: bool,
     /// The output schema: `Some` when `#[tool]` found `Output: JsonSchema`.
     pub output_schema: fn() -> Option<Value>,
 }
@@ -57,6 +61,7 @@ impl ToolRegistration {
             construct: construct::<T>,
             enabled_if: None,
             test_only: false,
+            opt_in: false,
             output_schema: no_output_schema,
         }
     }
@@ -72,6 +77,13 @@ impl ToolRegistration {
     #[must_use]
     pub const fn test_only(mut self) -> Self {
         self.test_only = true;
+        self
+    }
+
+    /// Leaves the tool out of collection: a host adds it on purpose.
+    #[must_use]
+    pub const fn opt_in(mut self) -> Self {
+        self.opt_in = true;
         self
     }
 

@@ -47,11 +47,25 @@ impl Tool for TestingPermission {
     }
 }
 
+/// Added by the host on purpose.
+#[tool(name = "OnPurpose", read_only, max_result_size_chars = 100, opt_in)]
+#[derive(Deserialize, JsonSchema)]
+pub struct OnPurpose {}
+
+impl Tool for OnPurpose {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("ok".to_owned()))
+    }
+}
+
 fn main() {
     let registrations: Vec<_> = tool_sdk::registration::registrations().collect();
     let mut names: Vec<_> = registrations.iter().map(|r| r.name).collect();
     names.sort_unstable();
-    assert_eq!(names, ["Flagged", "TestingPermission"]);
+    assert_eq!(names, ["Flagged", "OnPurpose", "TestingPermission"]);
+    let on_purpose = registrations.iter().find(|r| r.name == "OnPurpose").unwrap();
+    assert!(on_purpose.opt_in && !on_purpose.test_only);
     let flagged = registrations.iter().find(|r| r.name == "Flagged").unwrap();
     assert!(!flagged.is_registered(true));
     let testing = registrations.iter().find(|r| r.name == "TestingPermission").unwrap();

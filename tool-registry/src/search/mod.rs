@@ -17,7 +17,7 @@
 //! # How a host opts in
 //!
 //! `#[tool]` registers ToolSearch like any tool, but [`ToolRegistry::collect`](crate::ToolRegistry::collect)
-//! leaves it out ([`is_opt_in_registration`](crate::registry::is_opt_in_registration)): in the reference ToolSearch is part of the base tools only when the
+//! leaves it out (it is `#[tool(opt_in)]`): in the reference ToolSearch is part of the base tools only when the
 //! optimistic gate (SPEC §4.3) is on, and that gate depends on host configuration. A host that
 //! wants search calls [`insert_tool_search`] on its tool list with its [`ToolSearchConfig`], and
 //! inserts a [`SearchState`] for the pool into the host state:

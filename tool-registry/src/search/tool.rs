@@ -47,6 +47,7 @@ pub fn tool_search_prompt(deferred_delta: bool) -> String {
     description = "Fetches the full definitions of deferred tools so that they can be called.\n\nA deferred tool is known by name only: its parameters have not been loaded, so it cannot be called until this tool has fetched it. Deferred tools appear by name in <available-deferred-tools> messages.\n\nEvery match comes back as a reference to the tool, and its full definition is available from then on.\n\nQuery forms:\n- \"select:Read,Edit,Grep\" fetches exactly these tools, by name\n- \"notebook jupyter\" searches by keywords and returns the best max_results matches\n- \"+slack send\" requires \"slack\" in the name and ranks by the remaining terms",
     read_only,
     concurrency_safe,
+    opt_in,
     max_result_size_chars = 100_000
 )]
 #[derive(Debug, Deserialize, JsonSchema)]
