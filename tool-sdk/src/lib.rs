@@ -23,20 +23,24 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! // The registry stores tools erased over JSON; parse a model's input and run it.
-//! let tool = tool_sdk::TypedTool::of::<Add>(None);
-//! assert_eq!(tool.name(), "Add");
-//! let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
-//! assert!(call.is_read_only() && call.is_concurrency_safe());
-//! let output = call.call(&ToolUseContext::detached("toolu_1")).await.unwrap();
-//! assert_eq!(output.content.text(), "5");
+//! // `#[tool]` wrote the facts the model and the host read ...
+//! assert_eq!(<Add as ToolSpec>::NAME, "Add");
+//! assert!(Add { a: 0, b: 0 }.is_read_only());
+//! // ... and registered the tool, so a host collects it with every other linked tool.
+//! assert!(tool_sdk::registration::registrations().any(|tool| tool.name == "Add"));
+//! // A tool is a plain struct: test it by calling it.
+//! let output = Add { a: 2, b: 3 }.call(&ToolUseContext::detached("toolu_1")).await.unwrap();
+//! assert_eq!(output.data, 5);
 //! # }
 //! ```
 //!
+//! A host collects every linked tool with `tool_registry::ToolRegistry::collect()` and runs a
+//! model's `tool_use` blocks with `tool_registry::Orchestrator`, which parses and checks each
+//! input against the tool's schema, applies the permission rules and answers every call with
+//! exactly one `tool_result` (see the `tool-registry` crate).
+//!
 //! Flags are fail-closed (SPEC §1.1): a tool that does not declare `read_only` is assumed to
-//! write, and one that does not declare `concurrency_safe` runs alone. The `tool-registry`
-//! crate collects every linked tool, renders provider definitions and runs a model's batch of
-//! `tool_use` blocks.
+//! write, and one that does not declare `concurrency_safe` runs alone.
 
 extern crate self as tool_sdk;
 
