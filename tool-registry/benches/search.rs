@@ -233,6 +233,26 @@ struct BenchTool {
 }
 
 impl DynTool for BenchTool {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn has_json_schema(&self) -> bool {
+        false
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        None
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        None
+    }
+
     fn meta(&self) -> &ToolMeta {
         &self.meta
     }

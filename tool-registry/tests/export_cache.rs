@@ -39,6 +39,26 @@ impl Flipping {
 }
 
 impl DynTool for Flipping {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn has_json_schema(&self) -> bool {
+        false
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        None
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        None
+    }
+
     fn meta(&self) -> &ToolMeta {
         if self.flipped.load(Ordering::SeqCst) {
             &self.strict_meta
@@ -109,6 +129,22 @@ impl Counting {
 }
 
 impl DynTool for Counting {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        None
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        None
+    }
+
     fn meta(&self) -> &ToolMeta {
         &self.meta
     }

@@ -230,6 +230,26 @@ struct Counted {
 }
 
 impl DynTool for Counted {
+    fn is_enabled(&self) -> bool {
+        self.inner.is_enabled()
+    }
+
+    fn has_json_schema(&self) -> bool {
+        self.inner.has_json_schema()
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        self.inner.shared_input_schema()
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.inner.output_schema()
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        self.inner.definition_site()
+    }
+
     fn meta(&self) -> &ToolMeta {
         self.asked.fetch_add(1, Ordering::Relaxed);
         self.inner.meta()

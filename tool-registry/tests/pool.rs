@@ -33,7 +33,24 @@ fn tool_with(name: &str, aliases: &[&str]) -> Arc<dyn DynTool> {
 /// A host tool that is switched off: `is_enabled()` is false.
 struct Disabled(DynamicTool);
 
+/// The wrapped tool, disabled; everything else is the inner tool's.
 impl DynTool for Disabled {
+    fn has_json_schema(&self) -> bool {
+        self.0.has_json_schema()
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        self.0.shared_input_schema()
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.0.output_schema()
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        self.0.definition_site()
+    }
+
     fn meta(&self) -> &ToolMeta {
         self.0.meta()
     }

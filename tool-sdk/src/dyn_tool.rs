@@ -130,6 +130,11 @@ impl ToolMeta {
 }
 
 /// A tool as a registry holds it: facts, schema, and a parser that yields a runnable call.
+///
+/// Every method that carries something of the tool (whether it is offered, its schemas, where
+/// it was defined) has no default, so a hand-written wrapper around another tool states each
+/// one and cannot drop what the inner tool says by leaving a method out. Only `name` (read
+/// from `meta`) and `dispatch` (parse, then the call's own check and `call`) have defaults.
 pub trait DynTool: Send + Sync + 'static {
     /// The static facts.
     fn meta(&self) -> &ToolMeta;
@@ -139,10 +144,9 @@ pub trait DynTool: Send + Sync + 'static {
         &self.meta().name
     }
 
-    /// Whether the tool is offered right now (SPEC §7). Default `true`.
-    fn is_enabled(&self) -> bool {
-        true
-    }
+    /// Whether the tool is offered right now (SPEC §7); `true` for a tool that is always
+    /// offered.
+    fn is_enabled(&self) -> bool;
 
     /// The description sent to the API (the reference's `prompt()`).
     fn prompt(&self) -> Cow<'_, str>;
@@ -157,31 +161,23 @@ pub trait DynTool: Send + Sync + 'static {
     /// schema too (SPEC §8.4), and finds an instance it has rendered again by identity, so a
     /// tool's name, this flag and its schema must not change over the life of an instance
     /// (make a new instance for a new schema, as MCP imports do for each `tools/list`).
-    fn has_json_schema(&self) -> bool {
-        false
-    }
+    fn has_json_schema(&self) -> bool;
 
     /// [`DynTool::input_schema`] again when that schema is shared by the whole process and
-    /// never freed, else `None` (the default). Every [`crate::TypedTool`]'s is: one per tool
+    /// never freed, else `None`. Every [`crate::TypedTool`]'s is: one per tool
     /// type (and coercion setting and output-schema fallback), built at its first use. No
     /// other schema can ever have the address of such a schema, so exporters may key
     /// per-process memos of what they derive from it (an MCP server's listed `inputSchema`,
     /// say) by that address. An implementation returning `Some` must return the same
     /// reference as `input_schema`, at the same address on every call.
-    fn shared_input_schema(&self) -> Option<&'static Value> {
-        None
-    }
+    fn shared_input_schema(&self) -> Option<&'static Value>;
 
     /// The schema of the tool's structured output, if it declares one (MCP `outputSchema`).
-    /// Default `None`.
-    fn output_schema(&self) -> Option<&Value> {
-        None
-    }
+    fn output_schema(&self) -> Option<&Value>;
 
-    /// Where the tool was defined, for error messages about duplicates.
-    fn definition_site(&self) -> Option<DefinitionSite> {
-        None
-    }
+    /// Where the tool was defined, for error messages about duplicates; `None` for a tool
+    /// made at run time.
+    fn definition_site(&self) -> Option<DefinitionSite>;
 
     /// Parses and checks one call's input.
     ///

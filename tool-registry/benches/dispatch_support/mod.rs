@@ -46,6 +46,26 @@ struct Filler {
 }
 
 impl DynTool for Filler {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn has_json_schema(&self) -> bool {
+        false
+    }
+
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        None
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
+
+    fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+        None
+    }
+
     fn meta(&self) -> &ToolMeta {
         &self.meta
     }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 use tool_sdk::{
-    DeclaredFlag, DynTool, InputError, MaxResultSize, PermissionResult, ToolCall, ToolMeta,
+    DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult, ToolCall,
+    ToolMeta,
 };
 
 use super::call::{CallFacts, JsonCall, ToolHandler};
@@ -333,6 +334,20 @@ impl DynamicTool {
 }
 
 impl DynTool for DynamicTool {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    /// Its schema belongs to this instance.
+    fn shared_input_schema(&self) -> Option<&'static Value> {
+        None
+    }
+
+    /// Made at run time: no source site.
+    fn definition_site(&self) -> Option<DefinitionSite> {
+        None
+    }
+
     fn meta(&self) -> &ToolMeta {
         &self.meta
     }

@@ -453,6 +453,22 @@ mod tests {
     }
 
     impl DynTool for Plain {
+        fn is_enabled(&self) -> bool {
+            true
+        }
+
+        fn shared_input_schema(&self) -> Option<&'static Value> {
+            None
+        }
+
+        fn output_schema(&self) -> Option<&Value> {
+            None
+        }
+
+        fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
+            None
+        }
+
         fn meta(&self) -> &ToolMeta {
             &self.meta
         }

@@ -308,6 +308,11 @@ impl std::fmt::Debug for TypedTool {
 }
 
 impl DynTool for TypedTool {
+    /// A `#[tool]`'s schema is generated from its Rust type.
+    fn has_json_schema(&self) -> bool {
+        false
+    }
+
     fn meta(&self) -> &ToolMeta {
         &self.meta
     }
