@@ -36,7 +36,7 @@ impl std::fmt::Display for ExampleIssue {
 
 /// Every failing example of `tool`: each must parse as a JSON object and pass
 /// [`DynTool::parse_input`] (schema and deserialisation, SPEC §5.4 step 3). Empty when all pass.
-pub fn check_tool_examples(tool: &dyn DynTool) -> Vec<ExampleIssue> {
+pub(crate) fn check_tool_examples(tool: &dyn DynTool) -> Vec<ExampleIssue> {
     let name = tool.name();
     let mut issues = Vec::new();
     for (index, text) in tool.meta().examples.iter().enumerate() {
@@ -57,7 +57,7 @@ pub fn check_tool_examples(tool: &dyn DynTool) -> Vec<ExampleIssue> {
 }
 
 /// Every failing example of every tool in `tools`, in tool order.
-pub fn check_examples(tools: &[Arc<dyn DynTool>]) -> Vec<ExampleIssue> {
+pub(crate) fn check_examples(tools: &[Arc<dyn DynTool>]) -> Vec<ExampleIssue> {
     tools
         .iter()
         .flat_map(|tool| check_tool_examples(tool.as_ref()))

@@ -52,7 +52,7 @@ pub mod providers;
 pub mod registry;
 pub mod search;
 
-pub use examples::{ExampleIssue, check_examples, check_tool_examples};
+pub use examples::ExampleIssue;
 pub use export::{anthropic_tool_definition, anthropic_tools, anthropic_tools_json};
 pub use orchestration::{
     Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,
@@ -64,9 +64,6 @@ pub use permissions::{
 };
 pub use pool::{
     CoordinatorFilter, PoolConfig, PoolError, ToolPool, assemble_tool_pool, compare_tool_names,
-    find_tool_by_name, find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools,
-    sort_tools,
+    find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools, sort_tools,
 };
-pub use registry::{
-    CollectOptions, NOTHING_LINKED, RegistryError, SkipReason, SkippedTool, ToolRegistry,
-};
+pub use registry::{CollectOptions, RegistryError, SkipReason, SkippedTool, ToolRegistry};

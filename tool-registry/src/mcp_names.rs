@@ -19,7 +19,7 @@ pub const MAX_TOOL_NAME_CHARS: usize = 64;
 const HASH_HEX_DIGITS: usize = 8;
 
 /// The prefix every prefixed MCP tool name starts with.
-pub const MCP_PREFIX: &str = "mcp__";
+pub(crate) const MCP_PREFIX: &str = "mcp__";
 
 /// Replaces every char outside `[A-Za-z0-9_-]` with `_` (SPEC §10 `normalizeNameForMCP`).
 ///

@@ -53,7 +53,7 @@ pub fn sort_tools(tools: &mut [Arc<dyn DynTool>]) {
 
 /// The first tool in `tools` whose name or alias is exactly `name` (case-sensitive), as the
 /// reference's `findToolByName` (SPEC §8.1).
-pub fn find_tool_by_name<'a>(
+pub(crate) fn find_tool_by_name<'a>(
     tools: &'a [Arc<dyn DynTool>],
     name: &str,
 ) -> Option<&'a Arc<dyn DynTool>> {

@@ -57,7 +57,7 @@ impl std::fmt::Display for SkippedTool {
 }
 
 /// What [`ToolRegistry::explain_empty`] says when no `#[tool]` is linked into the binary at all.
-pub const NOTHING_LINKED: &str = "no #[tool] is linked into this binary. Tools register at link time, and a library crate that the binary never names is not linked at all, so its tools disappear. Name each tool crate once in the binary, for example `use my_tools as _;` in main.rs, and check that any `#[cfg(...)]` on the tools is enabled";
+pub(crate) const NOTHING_LINKED: &str = "no #[tool] is linked into this binary. Tools register at link time, and a library crate that the binary never names is not linked at all, so its tools disappear. Name each tool crate once in the binary, for example `use my_tools as _;` in main.rs, and check that any `#[cfg(...)]` on the tools is enabled";
 
 /// Why tools could not be put together.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

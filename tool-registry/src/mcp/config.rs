@@ -15,11 +15,11 @@ use serde_json::Value;
 /// model turn cannot. Two minutes lets real work finish (a repository search, a build step, a
 /// web fetch) while a server that hangs costs one bounded wait instead of a stuck turn. Set
 /// `timeout` (milliseconds) on a server to change it.
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How long connecting (spawn or HTTP handshake, `initialize`, the first `tools/list`) may
 /// take: 30 s, the reference's default connect timeout.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where a server lives.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,13 +18,13 @@ use super::config::McpServerConfig;
 use crate::dynamic::{SkippedEntry, ToolHandler, import_entries, not_connected_message};
 
 /// Reconnect attempts after an established connection ends, before the server is given up.
-pub const MAX_RECONNECT_ATTEMPTS: u32 = 5;
+pub(crate) const MAX_RECONNECT_ATTEMPTS: u32 = 5;
 
 /// The first reconnect delay; each further attempt doubles it, up to [`MAX_RECONNECT_DELAY`].
-pub const FIRST_RECONNECT_DELAY: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
 /// The longest delay between two reconnect attempts.
-pub const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(30);
 
 /// Where a server stands.
 #[derive(Debug, Clone, PartialEq, Eq)]

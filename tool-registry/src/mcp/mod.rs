@@ -37,11 +37,5 @@ mod manager;
 pub mod serve;
 
 pub use call::StructuredContentStore;
-pub use config::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpConfigError, McpServerConfig,
-    McpTransportConfig,
-};
-pub use manager::{
-    FIRST_RECONNECT_DELAY, MAX_RECONNECT_ATTEMPTS, MAX_RECONNECT_DELAY, McpManager,
-    McpServerSnapshot, McpServerStatus,
-};
+pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
+pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};

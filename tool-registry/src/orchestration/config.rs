@@ -8,15 +8,15 @@ use serde_json::Value;
 use tool_sdk::MaxResultSize;
 
 /// Default cap on calls running at once in a concurrency-safe batch (SPEC §5.3).
-pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
+pub(crate) const DEFAULT_MAX_CONCURRENCY: usize = 10;
 
 /// The environment variable [`OrchestratorConfig::from_env`] reads for the concurrency cap,
 /// the same one the reference reads (SPEC §5.3).
-pub const MAX_CONCURRENCY_ENV: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY";
+pub(crate) const MAX_CONCURRENCY_ENV: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY";
 
 /// Largest result, in chars, kept inline when a tool declares more (SPEC §9
 /// `DEFAULT_MAX_RESULT_SIZE_CHARS`).
-pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
+pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
 
 /// The reference's per-message aggregate limit, in chars (SPEC §9
 /// `MAX_TOOL_RESULTS_PER_MESSAGE_CHARS`); a suggested value for

@@ -5,12 +5,12 @@
 //! `InputValidationError:` prefix, the `Error calling tool (NAME):` prefix, tool names as given.
 
 /// Wraps `text` in `<tool_use_error>...</tool_use_error>`.
-pub fn tool_use_error(text: &str) -> String {
+pub(crate) fn tool_use_error(text: &str) -> String {
     format!("<tool_use_error>{text}</tool_use_error>")
 }
 
 /// SPEC §5.4 step 1: no tool answers to `name` (by name or alias).
-pub fn no_such_tool(name: &str) -> String {
+pub(crate) fn no_such_tool(name: &str) -> String {
     tool_use_error(&format!("Error: No such tool available: {name}"))
 }
 
@@ -19,23 +19,23 @@ pub const CANCEL_MESSAGE: &str = "The user does not want this action to happen r
 
 /// SPEC §5.4 step 3: the input does not fit the schema; `details` is
 /// `InputError::format_for(name)`, `hint` the schema-not-sent hint or empty.
-pub fn input_validation_error(details: &str, hint: &str) -> String {
+pub(crate) fn input_validation_error(details: &str, hint: &str) -> String {
     tool_use_error(&format!("InputValidationError: {details}{hint}"))
 }
 
 /// SPEC §5.4 step 8: something other than the call itself failed (a hook, a permission check,
 /// a panic).
-pub fn error_calling_tool(name: &str, message: &str) -> String {
+pub(crate) fn error_calling_tool(name: &str, message: &str) -> String {
     tool_use_error(&format!("Error calling tool ({name}): {message}"))
 }
 
 /// SPEC §9 step 1: a successful call returned nothing.
-pub fn empty_result(name: &str) -> String {
+pub(crate) fn empty_result(name: &str) -> String {
     format!("({name} completed with no output)")
 }
 
 /// SPEC §5.4 step 6: the tool asked for approval and the host has no way to ask.
-pub fn approval_unavailable(name: &str, reason: &str) -> String {
+pub(crate) fn approval_unavailable(name: &str, reason: &str) -> String {
     format!(
         "Permission to use {name} was not granted: it needs approval and this host cannot ask for it. {reason}"
     )
@@ -47,7 +47,7 @@ pub const REJECT_MESSAGE: &str = "The user does not want to go ahead with this t
 
 /// SPEC §5.5: a shell-class sibling call failed, so this call was cancelled. `description` is
 /// `NAME(summary)` of the failed call, or `None` when it had no summary.
-pub fn sibling_errored(description: Option<&str>) -> String {
+pub(crate) fn sibling_errored(description: Option<&str>) -> String {
     match description {
         Some(description) => tool_use_error(&format!(
             "Cancelled: the parallel tool call {description} failed"
@@ -64,7 +64,7 @@ pub fn streaming_discarded() -> String {
 /// SPEC §9 step 5: the block that replaces a persisted result. `size` is already formatted by
 /// [`super::persistence::format_file_size`]; `preview` is the first 2 KB (cut at a line end
 /// when one falls in the second KB); `has_more` adds the `...` line.
-pub fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -> String {
+pub(crate) fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -> String {
     let tail = if has_more { "\n...\n" } else { "\n" };
     format!(
         "<persisted-output>\nThe output is too large to show here ({size}). All of it was saved to: {path}\n\nPreview (first 2KB):\n{preview}{tail}</persisted-output>"
@@ -72,8 +72,9 @@ pub fn persisted_output(size: &str, path: &str, preview: &str, has_more: bool) -
 }
 
 /// The path a [`persisted_output`] block names (where the whole result was saved), or `None`
-/// when `text` is not such a block.
-pub fn persisted_output_path(text: &str) -> Option<&str> {
+/// when `text` is not such a block. (Read back by the MCP server, which shows the saved file.)
+#[cfg(feature = "mcp-server")]
+pub(crate) fn persisted_output_path(text: &str) -> Option<&str> {
     let rest = text.strip_prefix("<persisted-output>\n")?;
     let (_, after) = rest.split_once(" All of it was saved to: ")?;
     after.split_once("\n\nPreview").map(|(path, _)| path)

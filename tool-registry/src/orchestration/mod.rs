@@ -21,17 +21,11 @@ mod streaming;
 mod turn;
 
 pub use call::{CallOutcome, SchemaHintFn};
-pub use config::{
-    DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESULT_SIZE_CHARS, MAX_CONCURRENCY_ENV,
-    MAX_TOOL_RESULTS_PER_MESSAGE_CHARS, OrchestratorConfig, parse_max_concurrency,
-};
+pub use config::{OrchestratorConfig, parse_max_concurrency};
 pub use observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 pub use orchestrator::Orchestrator;
-pub use partition::{
-    Batch, Prepared, PreparedCall, describe_batches, partition_tool_calls,
-    partition_tool_calls_with,
-};
+pub use partition::{Batch, Prepared, PreparedCall, describe_batches, partition_tool_calls};
 pub use persistence::ContentReplacementState;
 pub use run::{ToolUseStream, ToolUseUpdate, TurnOutcome};
-pub use streaming::{SUMMARY_CHARS, ShellToolPredicate, StreamingToolExecutor, call_description};
+pub use streaming::{ShellToolPredicate, StreamingToolExecutor, call_description};
 pub use turn::TurnState;

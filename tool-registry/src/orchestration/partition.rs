@@ -131,7 +131,7 @@ pub fn partition_tool_calls(blocks: &[ToolUseBlock], tools: &[Arc<dyn DynTool>])
 
 /// [`partition_tool_calls`], parsing the input of the tools in
 /// `config.lenient_input_tools` leniently (unknown root keys dropped).
-pub fn partition_tool_calls_with(
+pub(crate) fn partition_tool_calls_with(
     blocks: &[ToolUseBlock],
     tools: &[Arc<dyn DynTool>],
     config: &OrchestratorConfig,

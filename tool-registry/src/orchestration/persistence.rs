@@ -25,7 +25,7 @@ pub fn persistence_threshold(declared: MaxResultSize, cap: usize) -> Option<usiz
 /// Formats a size in bytes as the reference's `formatFileSize` does (SPEC §9): below 1,024
 /// `"N bytes"`, else KB / MB / GB with one decimal and a trailing `.0` removed
 /// (`1536` → `"1.5KB"`, `2048` → `"2KB"`).
-pub fn format_file_size(bytes: u64) -> String {
+pub(crate) fn format_file_size(bytes: u64) -> String {
     // Sizes are far below 2^52, so the conversion is exact.
     #[allow(clippy::cast_precision_loss)]
     let mut value = bytes as f64 / 1024.0;
@@ -48,7 +48,7 @@ pub fn format_file_size(bytes: u64) -> String {
 /// The preview of `text` (SPEC §9 `generatePreview`): all of it when it has at most `limit`
 /// chars (`has_more` false); otherwise its first `limit` chars, cut at the last `\n` in them
 /// when that lies past the middle (the newline dropped), with `has_more` true.
-pub fn generate_preview(text: &str, limit: usize) -> (&str, bool) {
+pub(crate) fn generate_preview(text: &str, limit: usize) -> (&str, bool) {
     let Some((cut, _)) = text.char_indices().nth(limit) else {
         return (text, false);
     };
@@ -71,7 +71,7 @@ pub fn is_empty_content(content: &ToolResultContent) -> bool {
 
 /// The size that is compared with the threshold: a string's chars, or the chars of an array's
 /// text blocks (other blocks count 0).
-pub fn content_size(content: &ToolResultContent) -> usize {
+pub(crate) fn content_size(content: &ToolResultContent) -> usize {
     match content {
         ToolResultContent::Text(text) => text.chars().count(),
         ToolResultContent::Blocks(blocks) => blocks
@@ -114,7 +114,7 @@ pub fn process_result(
 /// Where [`persist`] saves the result of `tool_use_id` in `dir`: `<dir>/<id>.<extension>`
 /// (`txt` for a string, `json` for text blocks), with any character of the id outside
 /// `[A-Za-z0-9_-]` replaced by `_`.
-pub fn saved_result_path(dir: &Path, tool_use_id: &str, extension: &str) -> PathBuf {
+pub(crate) fn saved_result_path(dir: &Path, tool_use_id: &str, extension: &str) -> PathBuf {
     dir.join(format!("{}.{extension}", file_stem(tool_use_id)))
 }
 
@@ -122,7 +122,11 @@ pub fn saved_result_path(dir: &Path, tool_use_id: &str, extension: &str) -> Path
 /// (an array of text blocks, pretty JSON), created exclusively (an existing file counts as
 /// saved), and returns the `<persisted-output>` block. Arrays with a non-text block, and any
 /// write error other than "exists", return `content` unchanged.
-pub fn persist(content: ToolResultContent, tool_use_id: &str, dir: &Path) -> ToolResultContent {
+pub(crate) fn persist(
+    content: ToolResultContent,
+    tool_use_id: &str,
+    dir: &Path,
+) -> ToolResultContent {
     let (file_text, extension) = match &content {
         ToolResultContent::Text(text) => (text.clone(), "txt"),
         ToolResultContent::Blocks(blocks) => {

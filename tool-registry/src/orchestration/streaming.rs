@@ -25,7 +25,7 @@ use super::turn::{SiblingAbort, Signals, TurnState};
 pub type ShellToolPredicate = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// Longest call summary, in chars, in the sibling-cancelled message (SPEC §5.5).
-pub const SUMMARY_CHARS: usize = 40;
+pub(crate) const SUMMARY_CHARS: usize = 40;
 
 /// Runs `tool_use` blocks as they arrive from a streamed model response (SPEC §5.5).
 ///

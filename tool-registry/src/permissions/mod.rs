@@ -30,7 +30,7 @@ pub use matching::{
 };
 pub use pipeline::{
     CanUseTool, DecisionReason, HostAnswer, PermissionDecision, PermissionRequest,
-    approval_request_message, decide_permission, decide_without_host, permission_denied_message,
+    decide_permission, permission_denied_message,
 };
 pub use rule::{AliasTable, LEGACY_TOOL_NAMES, PermissionRuleValue, legacy_tool_name, parse_rule};
 pub use validation::{RuleProblem, RuleProblemKind, validate_rules};

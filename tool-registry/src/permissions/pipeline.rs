@@ -118,7 +118,7 @@ pub fn permission_denied_message(tool_name: &str) -> String {
 }
 
 /// What is asked when a call needs approval and nothing more specific was said.
-pub fn approval_request_message(tool_name: &str) -> String {
+pub(crate) fn approval_request_message(tool_name: &str) -> String {
     format!("{tool_name} needs your approval to run.")
 }
 
@@ -195,7 +195,7 @@ fn rule_for(
 }
 
 /// Steps 1–6 of [`decide_permission`]: never consults the host.
-pub async fn decide_without_host(
+pub(crate) async fn decide_without_host(
     tool: &dyn DynTool,
     call: &dyn ToolCall,
     ctx: &ToolUseContext,

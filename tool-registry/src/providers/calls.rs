@@ -125,7 +125,7 @@ pub enum ArgumentsError {
 ///
 /// # Errors
 /// [`ArgumentsError::NotJson`] naming `tool` and the parser's position.
-pub fn parse_arguments(tool: &str, arguments: &str) -> Result<Value, ArgumentsError> {
+pub(crate) fn parse_arguments(tool: &str, arguments: &str) -> Result<Value, ArgumentsError> {
     let text = arguments.trim();
     if text.is_empty() {
         return Ok(Value::Object(Map::new()));

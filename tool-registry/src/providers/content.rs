@@ -33,7 +33,7 @@ impl Image {
 
 /// The text written for a `tool_reference` block outside the Messages API, which alone loads
 /// the referenced definition: the host sends that tool's definition from the next request.
-pub fn tool_reference_text(tool_name: &str) -> String {
+pub(crate) fn tool_reference_text(tool_name: &str) -> String {
     format!("Tool found: {tool_name}")
 }
 

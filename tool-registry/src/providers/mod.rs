@@ -34,8 +34,8 @@ pub mod openai_responses;
 pub mod stream;
 pub mod tool_search;
 
-pub use calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls, parse_arguments};
-pub use content::tool_reference_text;
+pub(crate) use calls::parse_arguments;
+pub use calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
 
 /// Why a response could not be read (a call's bad arguments are not this: they fail that call
 /// alone).

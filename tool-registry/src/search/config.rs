@@ -6,7 +6,7 @@ use super::tokens::js_trim;
 
 /// Default percentage of the context window that deferred tools must fill before `auto` mode
 /// turns search on (SPEC §4.5 `DEFAULT_AUTO_TOOL_SEARCH_PERCENTAGE`).
-pub const DEFAULT_AUTO_PERCENTAGE: u8 = 10;
+pub(crate) const DEFAULT_AUTO_PERCENTAGE: u8 = 10;
 
 /// How tool search runs (SPEC §4.2 `getToolSearchMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,19 +97,19 @@ pub fn parse_auto_percentage(value: &str) -> Option<u8> {
 
 /// The percentage used by `auto` mode (SPEC §4.2): the clamped N of `auto:N`, otherwise
 /// [`DEFAULT_AUTO_PERCENTAGE`] (unset, `auto`, an unparsable `auto:` value, any other value).
-pub fn auto_percentage_from_setting(value: Option<&str>) -> u8 {
+pub(crate) fn auto_percentage_from_setting(value: Option<&str>) -> u8 {
     value
         .and_then(parse_auto_percentage)
         .unwrap_or(DEFAULT_AUTO_PERCENTAGE)
 }
 
 /// `isEnvTruthy`: non-empty and, lowercased and trimmed, one of `1` `true` `yes` `on`.
-pub fn is_env_truthy(value: Option<&str>) -> bool {
+pub(crate) fn is_env_truthy(value: Option<&str>) -> bool {
     value.is_some_and(|value| matches!(js_trim(&value.to_lowercase()), "1" | "true" | "yes" | "on"))
 }
 
 /// `isEnvDefinedFalsy`: non-empty and, lowercased and trimmed, one of `0` `false` `no` `off`.
-pub fn is_env_defined_falsy(value: Option<&str>) -> bool {
+pub(crate) fn is_env_defined_falsy(value: Option<&str>) -> bool {
     value
         .is_some_and(|value| matches!(js_trim(&value.to_lowercase()), "0" | "false" | "no" | "off"))
 }
@@ -141,9 +141,9 @@ impl ApiProvider {
 }
 
 /// The first-party API host (SPEC §4.3).
-pub const FIRST_PARTY_HOST: &str = "api.anthropic.com";
+pub(crate) const FIRST_PARTY_HOST: &str = "api.anthropic.com";
 /// The staging host, accepted when [`ToolSearchConfig::accept_staging_host`] is set.
-pub const STAGING_HOST: &str = "api-staging.anthropic.com";
+pub(crate) const STAGING_HOST: &str = "api-staging.anthropic.com";
 
 /// Tool-search configuration (SPEC §4): the mode, the auto percentage, what the optimistic gate
 /// looks at, the context window and the switches the reference takes from build flags and

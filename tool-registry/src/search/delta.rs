@@ -26,12 +26,12 @@ pub struct DeferredToolsDelta {
 }
 
 /// The attachment type of a delta in the history.
-pub const DELTA_ATTACHMENT_TYPE: &str = "deferred_tools_delta";
+pub(crate) const DELTA_ATTACHMENT_TYPE: &str = "deferred_tools_delta";
 
 /// The sentence before the added tools (our wording of SPEC §8.2's first part).
-pub const ADDED_HEADER: &str = "These deferred tools can now be loaded with ToolSearch:";
+pub(crate) const ADDED_HEADER: &str = "These deferred tools can now be loaded with ToolSearch:";
 /// The sentence before the removed tools (our wording of SPEC §8.2's second part).
-pub const REMOVED_HEADER: &str = "These deferred tools are gone because their MCP server disconnected. Do not search for them; ToolSearch will not find them:";
+pub(crate) const REMOVED_HEADER: &str = "These deferred tools are gone because their MCP server disconnected. Do not search for them; ToolSearch will not find them:";
 
 impl DeferredToolsDelta {
     /// The text for the model, inside `<system-reminder>`: the added part (header line, then one

@@ -14,15 +14,13 @@ use super::delta::available_deferred_tools;
 use super::history::discovered_tool_names;
 use crate::pool::find_tool_by_name;
 
-/// Tokens per char in the fallback estimate: 1 token per 2.5 chars (SPEC §4.5 `CHARS_PER_TOKEN`).
-pub const CHARS_PER_TOKEN: f64 = 2.5;
 /// Tokens a counting API adds for the request around the tools, subtracted from its count
 /// (SPEC §4.5 `TOOL_TOKEN_COUNT_OVERHEAD`).
-pub const TOOL_TOKEN_COUNT_OVERHEAD: u64 = 500;
+pub(crate) const TOOL_TOKEN_COUNT_OVERHEAD: u64 = 500;
 /// Context window, in tokens, of a model without the `[1m]` marker.
-pub const MODEL_CONTEXT_WINDOW_DEFAULT: u64 = 200_000;
+pub(crate) const MODEL_CONTEXT_WINDOW_DEFAULT: u64 = 200_000;
 /// Context window, in tokens, of a model id containing `[1m]`.
-pub const MODEL_CONTEXT_WINDOW_1M: u64 = 1_000_000;
+pub(crate) const MODEL_CONTEXT_WINDOW_1M: u64 = 1_000_000;
 
 /// Counts the tokens of the deferred tools' definitions (SPEC §4.5 token path), for example
 /// with a provider's token-counting API.
@@ -34,7 +32,7 @@ pub trait TokenCounter: Send + Sync {
 
 /// The default counter: never counts, so the threshold uses the character estimate.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CharEstimate;
+pub(crate) struct CharEstimate;
 
 impl TokenCounter for CharEstimate {
     fn count_tokens<'a>(&'a self, _: &'a [Arc<dyn DynTool>]) -> BoxFuture<'a, Option<u64>> {
@@ -60,7 +58,7 @@ impl ToolSearchConfig {
         self.context_window_for(model) * u64::from(self.auto_percentage.min(100)) / 100
     }
 
-    /// `floor(token_threshold × 2.5)` chars (SPEC §4.5).
+    /// `floor(token_threshold × 2.5)` chars (SPEC §4.5 `CHARS_PER_TOKEN`, 2.5), in integers.
     pub fn char_threshold(&self, model: &str) -> u64 {
         self.token_threshold(model) * 5 / 2
     }

@@ -44,7 +44,7 @@ pub fn schema_not_sent_hint(
 }
 
 /// The hint text for the tool `name` (see [`schema_not_sent_hint`]).
-pub fn schema_not_sent_text(name: &str) -> String {
+pub(crate) fn schema_not_sent_text(name: &str) -> String {
     format!(
         "\n\nThe schema of this tool was not sent to the API: the tool is not among the tools discovered in the message history. \
          Without the schema in your prompt, typed parameters (arrays, numbers, booleans) are emitted as strings and the client-side parser rejects them. \

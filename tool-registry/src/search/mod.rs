@@ -59,32 +59,18 @@ use std::sync::Arc;
 use tool_sdk::DynTool;
 
 pub use cache::{DescriptionCache, utf16_cmp};
-pub use config::{
-    ApiProvider, DEFAULT_AUTO_PERCENTAGE, ENV_VARS, FIRST_PARTY_HOST, STAGING_HOST,
-    ToolSearchConfig, ToolSearchMode, auto_percentage_from_setting, is_env_defined_falsy,
-    is_env_truthy, parse_auto_percentage,
-};
+pub use config::{ApiProvider, ENV_VARS, ToolSearchConfig, ToolSearchMode, parse_auto_percentage};
 pub use deferral::{DeferralRules, TOOL_SEARCH_NAME, is_deferred_tool};
 pub use delta::{
-    ADDED_HEADER, DELTA_ATTACHMENT_TYPE, DeferredToolsDelta, REMOVED_HEADER, announcements,
-    available_deferred_tools, deferred_tools_delta,
+    DeferredToolsDelta, announcements, available_deferred_tools, deferred_tools_delta,
 };
-pub use gate::{
-    CHARS_PER_TOKEN, CharEstimate, MODEL_CONTEXT_WINDOW_1M, MODEL_CONTEXT_WINDOW_DEFAULT,
-    RequestTools, TOOL_TOKEN_COUNT_OVERHEAD, TokenCounter, ToolSearchGate, deferred_chars,
-    request_tools,
-};
-pub use hint::{schema_not_sent_hint, schema_not_sent_text};
+pub use gate::{RequestTools, TokenCounter, ToolSearchGate, deferred_chars, request_tools};
+pub use hint::schema_not_sent_hint;
 pub use history::{discovered_tool_names, strip_tool_references};
 pub use index::{IndexEntry, SearchIndex};
 pub use state::{NO_MATCH_TEXT, SearchState, ToolSearchOutput, select_names};
-pub use tokens::{
-    ParsedToolName, is_js_whitespace, is_word_byte, js_trim, parse_tool_name, split_js_whitespace,
-};
-pub use tool::{
-    LOCATION_BLOCK, LOCATION_DELTA, MISSING_STATE, MaxResults, PROMPT_HEAD, PROMPT_TAIL,
-    ToolSearch, tool_search_prompt, tool_search_tool,
-};
+pub use tokens::{ParsedToolName, is_word_byte, js_trim, parse_tool_name};
+pub use tool::{MISSING_STATE, MaxResults, ToolSearch, tool_search_prompt, tool_search_tool};
 
 /// Adds the ToolSearch tool ([`tool_search_tool`]) to `tools` when the optimistic gate of
 /// `config` is on (SPEC §4.3) and no tool answers to `ToolSearch` yet. It goes where the pool

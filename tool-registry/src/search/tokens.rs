@@ -66,7 +66,7 @@ pub fn parse_tool_name(name: &str) -> ParsedToolName {
 }
 
 /// ECMAScript whitespace and line terminators: what `\s` matches and `trim()` removes.
-pub fn is_js_whitespace(c: char) -> bool {
+pub(crate) fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
@@ -86,7 +86,7 @@ pub fn js_trim(s: &str) -> &str {
 }
 
 /// `s.split(/\s+/)` with the empty strings dropped.
-pub fn split_js_whitespace(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn split_js_whitespace(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_js_whitespace).filter(|piece| !piece.is_empty())
 }
 

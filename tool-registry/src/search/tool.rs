@@ -16,14 +16,15 @@ use super::config::ToolSearchConfig;
 use super::state::{SearchState, ToolSearchOutput};
 
 /// The prompt's opening, before the sentence that says where deferred tools are listed.
-pub const PROMPT_HEAD: &str = "Fetches the full definitions of deferred tools so that they can be called.\n\nA deferred tool is known by name only: its parameters have not been loaded, so it cannot be called until this tool has fetched it. ";
+pub(crate) const PROMPT_HEAD: &str = "Fetches the full definitions of deferred tools so that they can be called.\n\nA deferred tool is known by name only: its parameters have not been loaded, so it cannot be called until this tool has fetched it. ";
 /// Where deferred tools are listed when the deferred-tools delta is on (SPEC §3.1, §8.2).
-pub const LOCATION_DELTA: &str = "Deferred tools appear by name in <system-reminder> messages.";
+pub(crate) const LOCATION_DELTA: &str =
+    "Deferred tools appear by name in <system-reminder> messages.";
 /// Where deferred tools are listed when the delta is off (SPEC §3.1, §4.4).
-pub const LOCATION_BLOCK: &str =
+pub(crate) const LOCATION_BLOCK: &str =
     "Deferred tools appear by name in <available-deferred-tools> messages.";
 /// The prompt's end: what a match gives and the three query forms.
-pub const PROMPT_TAIL: &str = "\n\nEvery match comes back as a reference to the tool, and its full definition is available from then on.\n\nQuery forms:\n- \"select:Read,Edit,Grep\" fetches exactly these tools, by name\n- \"notebook jupyter\" searches by keywords and returns the best max_results matches\n- \"+slack send\" requires \"slack\" in the name and ranks by the remaining terms";
+pub(crate) const PROMPT_TAIL: &str = "\n\nEvery match comes back as a reference to the tool, and its full definition is available from then on.\n\nQuery forms:\n- \"select:Read,Edit,Grep\" fetches exactly these tools, by name\n- \"notebook jupyter\" searches by keywords and returns the best max_results matches\n- \"+slack send\" requires \"slack\" in the name and ranks by the remaining terms";
 
 /// The ToolSearch prompt (SPEC §3.1): [`PROMPT_HEAD`], the location sentence for the delta gate,
 /// [`PROMPT_TAIL`].

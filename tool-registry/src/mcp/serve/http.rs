@@ -23,7 +23,7 @@ use tower_service::Service as _;
 use super::{McpServer, ServeError};
 
 /// The path the MCP endpoint answers at; every other path is `404 Not Found`.
-pub const MCP_PATH: &str = "/mcp";
+pub(crate) const MCP_PATH: &str = "/mcp";
 
 /// Connections the kernel may queue before they are accepted (capped by the system's own
 /// limit, `net.core.somaxconn` on Linux).

@@ -61,7 +61,7 @@ use rmcp::service::{Peer, RoleServer};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tool_sdk::Extensions;
 
-pub use http::{HttpOptions, HttpServer, MCP_PATH};
+pub use http::{HttpOptions, HttpServer};
 pub use listing::DEFAULT_PAGE_SIZE;
 pub use served_call::ServedCall;
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::schema::{GEMINI_SCHEMA_KEYS, GEMINI_TYPES, is_gemini_format};
 
 /// `true` when Gemini accepts `name` as a function name.
-pub fn is_valid_function_name(name: &str) -> bool {
+pub(crate) fn is_valid_function_name(name: &str) -> bool {
     let mut chars = name.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -57,7 +57,7 @@ pub fn check_function_declaration(declaration: &Value) -> Vec<String> {
 }
 
 /// Every rule `schema` breaks, each as `PATH: what is wrong`, appended to `problems`.
-pub fn check_schema(schema: &Value, path: &str, problems: &mut Vec<String>) {
+pub(crate) fn check_schema(schema: &Value, path: &str, problems: &mut Vec<String>) {
     let Some(map) = schema.as_object() else {
         problems.push(format!("{path}: a boolean or non-object sub-schema"));
         return;

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 mod combine;
 
 /// The keys a Gemini `Schema` object may carry.
-pub const GEMINI_SCHEMA_KEYS: &[&str] = &[
+pub(crate) const GEMINI_SCHEMA_KEYS: &[&str] = &[
     "type",
     "format",
     "title",
@@ -38,11 +38,12 @@ pub const GEMINI_SCHEMA_KEYS: &[&str] = &[
 ];
 
 /// The types a Gemini `Schema` may name (OpenAPI 3.0 has no `null` type).
-pub const GEMINI_TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
+pub(crate) const GEMINI_TYPES: &[&str] =
+    &["string", "number", "integer", "boolean", "array", "object"];
 
 /// The `format`s Gemini accepts, by type: `enum` and `date-time` for strings, `int32` and
 /// `int64` for integers, `float` and `double` for numbers. Others are dropped.
-pub fn is_gemini_format(kind: &str, format: &str) -> bool {
+pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
     matches!(
         (kind, format),
         ("string", "enum" | "date-time")
