@@ -1,19 +1,14 @@
 //! `tool-host search QUERY [--max-results N] [--json] [pool options]`: runs the ToolSearch tool
 //! over the pool the options describe (SPEC §3), as a model's call would.
 
-use std::sync::Arc;
-
 use clap::Args;
 use serde_json::json;
-use tool_registry::ToolRegistry;
 use tool_registry::providers::{ToolCalls, anthropic};
 use tool_registry::search::{
-    SearchState, ToolSearch, ToolSearchConfig, insert_tool_search, is_deferred_tool,
+    SearchState, TOOL_SEARCH_NAME, ToolSearchConfig, insert_tool_search, is_deferred_tool,
 };
-use tool_sdk::{
-    CancellationToken, DynTool, Extensions, ResultBlock, ToolResultBlock, ToolResultContent,
-    ToolUseBlock, ToolUseContext, TypedTool,
-};
+use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
+use tool_sdk::{Extensions, ResultBlock, ToolResultContent, ToolUseBlock};
 
 use crate::pool_options::PoolOptions;
 
@@ -47,38 +42,38 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         .filter(|tool| is_deferred_tool(tool.as_ref(), &config.deferral))
         .count();
     let total = tools.len();
-    let state = SearchState::new(tools).with_rules(config.deferral);
-    let ctx = ToolUseContext::new(
-        TOOL_USE_ID,
-        CancellationToken::new(),
-        Arc::new(Extensions::new().with(state)),
-    );
-    let input = json!({"query": args.query, "max_results": args.max_results});
-    let call = TypedTool::of::<ToolSearch>(None)
-        .parse_input(input.clone())
-        .map_err(|error| error.format_for("ToolSearch"))?;
+    let state = SearchState::new(tools.clone()).with_rules(config.deferral);
+    // One call through the orchestrator, as a model's call would run.
+    let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());
+    let turn = TurnState {
+        extensions: Extensions::new().with(state),
+        ..TurnState::default()
+    };
+    let block = ToolUseBlock {
+        id: TOOL_USE_ID.to_owned(),
+        name: TOOL_SEARCH_NAME.to_owned(),
+        input: json!({"query": args.query, "max_results": args.max_results}),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    let output = runtime
-        .block_on(call.call(&ctx))
-        .map_err(|error| error.to_model_text())?;
+    let outcome =
+        runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(&block), &turn, None));
+    let result = outcome.result;
+    if result.is_error {
+        return Err(result.text());
+    }
     if args.json {
         // The `tool_result` block as the Anthropic writer puts it in the user message.
-        let calls = ToolCalls::from(vec![ToolUseBlock {
-            id: TOOL_USE_ID.to_owned(),
-            name: "ToolSearch".to_owned(),
-            input,
-        }]);
-        let result = ToolResultBlock::success(TOOL_USE_ID, output.content);
-        let message =
-            anthropic::results_message(&calls, vec![result]).map_err(|error| error.to_string())?;
+        let message = anthropic::results_message(&ToolCalls::from(vec![block]), vec![result])
+            .map_err(|error| error.to_string())?;
         let text = serde_json::to_string_pretty(&message["content"][0])
             .map_err(|error| error.to_string())?;
         println!("{text}");
         return Ok(());
     }
-    print!("{}", describe(&output.content, deferred, total));
+    print!("{}", describe(&result.content, deferred, total));
     Ok(())
 }
 
