@@ -439,58 +439,25 @@ pub(crate) fn has_closed_root(schema: &Map<String, Value>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
     use serde_json::json;
-    use tool_sdk::{InputError, MaxResultSize, ToolCall, ToolMeta};
 
     use super::*;
     use crate::export::{ExportTarget, RenderRequest};
 
-    struct Plain {
-        meta: ToolMeta,
-        schema: Value,
-    }
-
-    impl DynTool for Plain {
-        fn is_enabled(&self) -> bool {
-            true
-        }
-
-        fn shared_input_schema(&self) -> Option<&'static Value> {
-            None
-        }
-
-        fn output_schema(&self) -> Option<&Value> {
-            None
-        }
-
-        fn definition_site(&self) -> Option<tool_sdk::DefinitionSite> {
-            None
-        }
-
-        fn meta(&self) -> &ToolMeta {
-            &self.meta
-        }
-        fn prompt(&self) -> Cow<'_, str> {
-            "plain".into()
-        }
-        fn input_schema(&self) -> &Value {
-            &self.schema
-        }
-        fn has_json_schema(&self) -> bool {
-            true
-        }
-        fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-            Err(InputError::new(Vec::new()))
-        }
-    }
-
+    /// A run-time tool with a schema of its own, as an MCP import makes one per `tools/list`.
     fn plain(property: &str) -> Arc<dyn DynTool> {
-        Arc::new(Plain {
-            meta: ToolMeta::new("Plain", MaxResultSize::Chars(1_000)),
-            schema: json!({"type": "object", "properties": {property: {"type": "string"}}}),
-        })
+        let definition = json!({
+            "name": "Plain",
+            "description": "plain",
+            "input_schema": {"type": "object", "properties": {property: {"type": "string"}}},
+        });
+        Arc::new(
+            crate::dynamic::DynamicTool::from_json(
+                &definition,
+                crate::dynamic::ToolHandler::fixed_text(""),
+            )
+            .expect("a valid definition"),
+        )
     }
 
     #[test]
