@@ -65,18 +65,15 @@ pub mod tool;
 pub use tool_sdk_macros::tool;
 
 pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
-pub use context::{
-    CancellationToken, Extensions, ProgressSink, ToolProgress, ToolUseContext, ToolUseId,
-};
+pub use context::{CancellationToken, Extensions, ToolUseContext};
 pub use dyn_tool::{DefinitionSite, DynTool, McpInfo, ToolCall, ToolMeta};
 pub use erased::{TypedTool, dyn_tool};
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
-pub use registration::ToolRegistration;
-pub use result::{ContextModifier, ToolError, ToolOutput, ToolResult};
+pub use result::{ToolError, ToolOutput, ToolResult};
 pub use tool::{
-    DeclaredFlag, InputOf, InterruptBehavior, MaxResultSize, OutputRef, PermissionMatcher,
-    SearchOrRead, Tool, ToolInput, ToolOutputValue, ToolSpec,
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
+    ToolInput, ToolSpec,
 };
 
 /// Everything a tool author needs: `use tool_sdk::prelude::*;`.

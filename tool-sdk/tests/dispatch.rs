@@ -5,11 +5,10 @@ use std::sync::Arc;
 
 use futures::executor::block_on;
 use serde_json::json;
+use tool_sdk::context::ToolUseId;
 use tool_sdk::prelude::*;
 use tool_sdk::tool::default_map_result_owned;
-use tool_sdk::{
-    CancellationToken, Extensions, InputError, ToolCall, ToolOutput, ToolUseId, dyn_tool,
-};
+use tool_sdk::{CancellationToken, Extensions, InputError, ToolCall, ToolOutput, dyn_tool};
 
 /// Echoes its text; refuses the text "no" in `validate_input`.
 #[tool(

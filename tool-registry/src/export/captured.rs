@@ -59,7 +59,7 @@ pub struct CachedTool {
     /// The output schema, if the tool has one.
     pub output_schema: Option<Value>,
     /// The declared example inputs that parse as JSON objects, in order (text that does not is
-    /// left out here and reported by [`crate::check_examples`]).
+    /// left out here and reported by [`ToolRegistry::check_examples`](crate::ToolRegistry::check_examples)).
     pub examples: Vec<Value>,
     strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
 }

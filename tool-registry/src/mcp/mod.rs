@@ -23,7 +23,7 @@
 //! ```
 //!
 //! Calls follow MCP 2025-11-25: arguments forwarded as JSON; a per-server timeout
-//! ([`DEFAULT_CALL_TIMEOUT`]) ending in an error result; host cancellation sent as
+//! (120 s by default) ending in an error result; host cancellation sent as
 //! `notifications/cancelled`; server progress passed to the call's context (so to
 //! `ToolUseUpdate::Progress`); `isError` results and JSON-RPC errors both become error
 //! `tool_result`s with the server's text; content blocks mapped to Anthropic blocks; and

@@ -10,9 +10,11 @@ use std::time::Instant;
 
 use futures::FutureExt as _;
 use serde_json::Value;
+use tool_sdk::context::ProgressSink;
+use tool_sdk::result::ContextModifier;
 use tool_sdk::{
-    ContextModifier, DynTool, Extensions, InputError, InterruptBehavior, ProgressSink, ToolCall,
-    ToolResultBlock, ToolUseContext, ValidationResult,
+    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseContext,
+    ValidationResult,
 };
 use tracing::Instrument as _;
 

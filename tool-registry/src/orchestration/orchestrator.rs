@@ -109,7 +109,7 @@ impl Orchestrator {
     }
 
     /// The tool answering `name` (a primary name or an alias, exact and case-sensitive), as
-    /// [`crate::find_tool_by_name`] finds it but through a hash index, so the time does not
+    /// the pool's `find_tool_by_name` finds it but through a hash index, so the time does not
     /// grow with the pool (SPEC §8.1); then a tool of the alias fallback answering `name` as
     /// an alias ([`Orchestrator::with_alias_fallback`]).
     pub fn find_tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
@@ -156,7 +156,7 @@ impl Orchestrator {
         &self,
         call: PreparedCall,
         turn: &TurnState,
-        progress: Option<tool_sdk::ProgressSink>,
+        progress: Option<tool_sdk::context::ProgressSink>,
     ) -> CallOutcome {
         let signals = Signals::of(turn);
         self.runner

@@ -14,9 +14,10 @@ use futures::{Stream, StreamExt as _, stream};
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
-use tool_sdk::{
-    ContextModifier, Extensions, ProgressSink, ToolProgress, ToolResultBlock, ToolUseBlock,
-};
+use tool_sdk::context::ProgressSink;
+use tool_sdk::context::ToolProgress;
+use tool_sdk::result::ContextModifier;
+use tool_sdk::{Extensions, ToolResultBlock, ToolUseBlock};
 
 use super::call::{CallOutcome, CallRunner};
 use super::config::OrchestratorConfig;

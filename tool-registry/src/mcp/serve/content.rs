@@ -6,7 +6,8 @@ use std::path::Path;
 
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ProgressToken};
 use serde_json::{Value, json};
-use tool_sdk::{ResultBlock, ToolProgress, ToolResultBlock, ToolResultContent};
+use tool_sdk::context::ToolProgress;
+use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
 use crate::orchestration::messages::persisted_output_path;
 use crate::orchestration::persistence::saved_result_path;

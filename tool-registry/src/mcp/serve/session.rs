@@ -27,7 +27,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
 use tokio::sync::{RwLock, Semaphore};
-use tool_sdk::{Extensions, ProgressSink, ToolUseBlock};
+use tool_sdk::context::ProgressSink;
+use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::content;
 use super::served_call::ServedCall;
