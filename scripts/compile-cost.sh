@@ -14,11 +14,11 @@
 # Last, the first render: a release example of each 100-tool crate that, in a fresh process,
 # collects the tools and renders their definitions (name, description, input schema) as one
 # JSON text, timed inside the process; run RENDERS times, interleaved, median reported
-#   sdk   `ToolRegistry::collect()` + `tool_registry::anthropic_tools_json`, the text written
-#         from the tools (tool-registry as a dev-dependency: the library builds above do not
-#         build it, and needs a tool-registry that has `anthropic_tools_json`); also
-#         reported, "#[tool] (Value render)": `anthropic_tools(..).to_string()`, which first
-#         copies every schema into a new `serde_json::Value`;
+#   sdk   `ToolRegistry::collect()` + `tool_registry::providers::anthropic::tools_json`, the
+#         text written from the tools (tool-registry as a dev-dependency: the library builds
+#         above do not build it); also reported, "#[tool] (Value render)": the same
+#         definitions through a fresh `SchemaCache` (`render`, then `to_string`), which first
+#         captures every tool and copies every schema into a new `serde_json::Value`;
 #   rmcp  `Server::new()` + `ToolRouter::list_all()`, serialized;
 #   hand  the static slice, each `schema()` called, serialized.
 # With --instructions, none of the above: the instructions rustc executes for a clean debug
@@ -172,11 +172,20 @@ fn main() {
 RENDER = {
     "sdk": '''    use {name} as _;
     let registry = tool_registry::ToolRegistry::collect().expect("the tools collect");
-    let text = tool_registry::anthropic_tools_json(registry.tools());
+    let text = tool_registry::providers::anthropic::tools_json(registry.tools());
 ''',
     "sdkv": '''    use {name} as _;
     let registry = tool_registry::ToolRegistry::collect().expect("the tools collect");
-    let text = tool_registry::anthropic_tools(registry.tools()).to_string();
+    let text = serde_json::Value::from(
+        tool_registry::export::SchemaCache::new()
+            .render(
+                registry.tools(),
+                tool_registry::export::ExportTarget::Anthropic,
+                &Default::default(),
+            )
+            .expect("renders"),
+    )
+    .to_string();
 ''',
     "rmcp": '''    let server = {name}::Server::new();
     let text = serde_json::to_string(&server.tool_router.list_all()).expect("serializes");

@@ -6,7 +6,8 @@
 # issue #32 tracks: tool-registry items, tool-sdk root names).
 #
 # Listings: `cargo public-api -sss` (blanket, auto-trait and auto-derived impls left out; items
-# marked #[doc(hidden)] are not listed), tool-registry with all features (`mcp`, `mcp-server`).
+# marked #[doc(hidden)] are not listed), tool-registry with the features of its API (`mcp`,
+# `mcp-server`); `test-support` (internals for the crate's own tests) is not part of it.
 # cargo-public-api 0.52.0 is installed into target/cargo-public-api when missing.
 #
 # Usage: scripts/public-api.sh [--bless]
@@ -28,7 +29,7 @@ export CARGO_TARGET_DIR="$PWD/target/public-api"
 status=0
 for crate in tool-sdk tool-registry; do
     features=()
-    [ "$crate" = tool-registry ] && features=(--all-features)
+    [ "$crate" = tool-registry ] && features=(--features mcp,mcp-server)
     listing=$(mktemp)
     cargo public-api --color never -p "$crate" "${features[@]}" -sss 2>/dev/null > "$listing"
     python3 - "$crate" "$listing" <<'PY'
@@ -43,7 +44,7 @@ modules = {m.group(1) for line in lines if (m := re.match(r"pub mod (\S+)$", lin
 items = 0
 root_names = set()
 for line in lines:
-    m = re.match(r"pub (?:(?:async |const |unsafe )*fn|struct|enum|trait|const|static|type|use|macro) ([A-Za-z0-9_:]+)", line)
+    m = re.match(r"(?:#\[[^\]]*\] )*pub (?:(?:async |const |unsafe )*fn|struct|enum|trait|const|static|type|use|macro) ([A-Za-z0-9_:]+)", line)
     if not m:
         continue
     parent = m.group(1).rsplit("::", 1)[0]

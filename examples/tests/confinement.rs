@@ -14,7 +14,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tool_examples::workspace::Workspace;
-use tool_registry::permissions::{PermissionMode, ToolPermissionContext};
+use tool_registry::ToolPermissionContext;
+use tool_registry::permissions::PermissionMode;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{Extensions, ToolUseBlock};
 

@@ -385,10 +385,9 @@ fn sigterm_stops_tool_host_serve_with_its_background_shells() {
 /// of it, then lists the new tool.
 #[test]
 fn tool_host_serve_forwards_an_imported_servers_list_changed() {
+    use tool_registry::ToolPermissionContext;
     use tool_registry::mcp::{McpManager, McpServerConfig};
-    use tool_registry::permissions::{
-        AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
-    };
+    use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
     use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
     use tool_sdk::ToolUseBlock;
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-use tool_registry::export::{export_input_schema, strict_schema};
+use tool_registry::test_support::{export_input_schema, strict_schema};
 use tool_sdk::DynTool;
 use tool_sdk::prelude::*;
 

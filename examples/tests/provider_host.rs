@@ -6,7 +6,7 @@ mod common;
 use common::{host, run_message};
 
 use serde_json::{Value, json};
-use tool_registry::providers::gemini::check::check_function_declaration;
+use tool_registry::test_support::check_function_declaration;
 
 #[test]
 fn gemini_definitions_of_every_example_tool_pass_the_checker() {

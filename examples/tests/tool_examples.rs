@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tool_registry::{ToolRegistry, anthropic_tool_definition};
+use tool_registry::ToolRegistry;
+use tool_registry::test_support::anthropic_tool_definition;
 use tool_sdk::DynTool;
 
 fn registry() -> ToolRegistry {

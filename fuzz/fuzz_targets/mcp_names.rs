@@ -5,10 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tool_registry::mcp_names::{
-    MAX_TOOL_NAME_CHARS, build_mcp_tool_name, exported_mcp_tool_name, is_filtered_ide_tool,
-    mcp_info_from_string, normalize_name_for_mcp, shorten_tool_name,
-};
+use tool_registry::test_support::{MAX_TOOL_NAME_CHARS, build_mcp_tool_name, exported_mcp_tool_name, is_filtered_ide_tool, mcp_info_from_string, normalize_name_for_mcp, shorten_tool_name};
 use tool_sdk_fuzz::split;
 
 fuzz_target!(|data: &[u8]| {

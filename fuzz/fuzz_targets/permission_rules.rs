@@ -7,7 +7,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tool_registry::permissions::{AliasTable, parse_rule, tool_matches_rule, validate_rules};
+use tool_registry::permissions::{AliasTable, validate_rules};
+use tool_registry::test_support::{parse_rule, tool_matches_rule};
 use tool_sdk_fuzz::fixed_pool;
 
 fn aliases() -> &'static AliasTable {

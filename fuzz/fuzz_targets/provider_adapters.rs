@@ -6,9 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tool_registry::providers::gemini::GeminiNames;
-use tool_registry::providers::{
-    ToolCalls, anthropic, gemini, openai_chat, openai_responses, tool_search,
-};
+use tool_registry::providers::{ToolCalls, anthropic, gemini, openai_chat, openai_responses};
 use tool_sdk::ToolResultBlock;
 
 fn results(calls: &ToolCalls) -> Vec<ToolResultBlock> {
@@ -42,5 +40,5 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(calls) = gemini::read_calls(&value, &names) {
         gemini::results_content(&calls, results(&calls), &names).expect("results pair");
     }
-    let _ = tool_search::read_tool_search_calls(&value);
+    let _ = tool_registry::providers::ToolSearchCall::read_all(&value);
 });

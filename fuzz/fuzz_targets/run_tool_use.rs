@@ -9,9 +9,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tool_examples::workspace::Workspace;
-use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext,
-};
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionMode, PermissionRuleSource};
+use tool_registry::ToolPermissionContext;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{Extensions, ToolUseBlock};
 use tool_sdk_fuzz::{json_or_string, runtime, split};
@@ -75,7 +74,7 @@ fuzz_target!(|data: &[u8]| {
     ));
     assert_eq!(outcome.result.tool_use_id, "toolu_fuzz");
     assert!(
-        !tool_registry::orchestration::persistence::is_empty_content(&outcome.result.content),
+        !tool_registry::test_support::is_empty_content(&outcome.result.content),
         "{name} answered with empty content"
     );
 });

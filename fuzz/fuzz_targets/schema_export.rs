@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
-use tool_registry::providers::gemini::gemini_declarations;
+use tool_registry::providers::gemini::GeminiDeclarations;
 use tool_sdk_fuzz::{mcp_tool, split};
 
 fuzz_target!(|data: &[u8]| {
@@ -19,9 +19,9 @@ fuzz_target!(|data: &[u8]| {
     if let Some(tool) = mcp_tool("fuzz", "tool", "A fuzzed schema", schema.clone()) {
         render(flags, &[tool]);
     }
-    let _ = tool_registry::export::strict_schema("tool", &schema);
+    let _ = tool_registry::test_support::strict_schema("tool", &schema);
     if jsonschema::validator_for(&schema).is_ok() {
-        let exported = tool_registry::export::export_input_schema(&schema);
+        let exported = tool_registry::test_support::export_input_schema(&schema);
         assert!(
             jsonschema::validator_for(&exported).is_ok(),
             "{schema} compiles but its export {exported} does not"
@@ -52,5 +52,5 @@ fn render(flags: u8, tools: &[std::sync::Arc<dyn tool_sdk::DynTool>]) {
             assert_eq!(parsed.as_array().map(Vec::len), Some(1));
         }
     }
-    let _ = gemini_declarations(&cache, tools);
+    let _ = GeminiDeclarations::new(&cache, tools);
 }

@@ -6,10 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use tool_registry::providers::ModelToolCall;
 use tool_registry::providers::gemini::GeminiNames;
-use tool_registry::providers::stream::{
-    AnthropicStream, CallAssembler, GeminiStream, OpenAiChatStream, OpenAiResponsesStream,
-    ToolCallStream,
-};
+use tool_registry::providers::stream::{AnthropicStream, CallAssembler, GeminiStream, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream};
 use tool_sdk_fuzz::split;
 
 fn assemble<A: CallAssembler>(make: impl Fn() -> A, chunks: &[&[u8]], whole: &[u8]) {

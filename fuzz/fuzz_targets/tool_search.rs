@@ -7,7 +7,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tool_registry::search::{SearchState, js_trim, select_names};
+use tool_registry::search::SearchState;
+use tool_registry::test_support::{js_trim, select_names};
 use tool_sdk_fuzz::{fixed_pool, split};
 
 fn state() -> &'static SearchState {

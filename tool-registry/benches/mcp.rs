@@ -16,10 +16,11 @@ use rmcp::model::{
 };
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
+use tool_registry::PoolConfig;
+use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
 use tool_registry::mcp::{McpManager, McpServerConfig};
-use tool_registry::permissions::ToolPermissionContext;
-use tool_registry::{PoolConfig, assemble_tool_pool};
+use tool_registry::test_support::assemble_tool_pool;
 use tool_sdk::{DynTool, ToolUseContext};
 
 fn everything_entry() -> Option<String> {

@@ -349,7 +349,7 @@ fn bench_search(c: &mut Criterion) {
     ];
     for (label, query) in &queries {
         let fast = state.search(query, 5).matches;
-        let slow = match tool_registry::search::select_names(query) {
+        let slow = match tool_registry::test_support::select_names(query) {
             Some(names) => naive_select(&names, &pool_names),
             None => naive_search(query, &naive_tools, &pool_names, 5),
         };
@@ -371,7 +371,7 @@ fn bench_search(c: &mut Criterion) {
             b.iter(|| black_box(state.search(black_box(query), 5)));
         });
         group.bench_function(format!("naive/{label}"), |b| {
-            b.iter(|| match tool_registry::search::select_names(query) {
+            b.iter(|| match tool_registry::test_support::select_names(query) {
                 Some(names) => black_box(naive_select(&names, &pool_names)),
                 None => black_box(naive_search(query, &naive_tools, &pool_names, 5)),
             });

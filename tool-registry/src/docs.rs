@@ -74,7 +74,7 @@ pub struct ToolDoc {
     /// The result-size limit in chars, `None` for unbounded.
     pub max_result_size_chars: Option<usize>,
     /// Loaded through ToolSearch only, as the pool decides it
-    /// ([`is_deferred_tool`] with the default [`DeferralRules`]).
+    /// (`is_deferred_tool` with the default [`DeferralRules`]).
     pub should_defer: bool,
     /// Never deferred.
     pub always_load: bool,
@@ -262,31 +262,33 @@ impl ToolDoc {
     }
 }
 
-/// The catalog's `index.md`: one row per tool with a link to its page, its first sentence,
-/// its kind and whether it is deferred.
-pub fn index_markdown(docs: &[ToolDoc]) -> String {
-    let mut page = format!(
-        "# Tools\n\n{} tools in the pool, in pool order.\n\n| Tool | Kind | Deferred | Summary |\n|---|---|---|---|\n",
-        docs.len()
-    );
-    for doc in docs {
-        let summary = first_sentence(&doc.description);
-        let _ = writeln!(
-            page,
-            "| [{}]({}) | {} | {} | {} |",
-            doc.name,
-            doc.file_name(),
-            doc.kind,
-            yes_no(doc.should_defer),
-            cell(&summary)
+impl ToolDoc {
+    /// The catalog's `index.md`: one row per tool with a link to its page, its first sentence,
+    /// its kind and whether it is deferred.
+    pub fn index_markdown(docs: &[ToolDoc]) -> String {
+        let mut page = format!(
+            "# Tools\n\n{} tools in the pool, in pool order.\n\n| Tool | Kind | Deferred | Summary |\n|---|---|---|---|\n",
+            docs.len()
         );
+        for doc in docs {
+            let summary = first_sentence(&doc.description);
+            let _ = writeln!(
+                page,
+                "| [{}]({}) | {} | {} | {} |",
+                doc.name,
+                doc.file_name(),
+                doc.kind,
+                yes_no(doc.should_defer),
+                cell(&summary)
+            );
+        }
+        page
     }
-    page
-}
 
-/// The catalog as JSON (`tools.json`): `{"tools": [ToolDoc, ...]}`.
-pub fn catalog_json(docs: &[ToolDoc]) -> Value {
-    json!({ "tools": docs })
+    /// The catalog as JSON (`tools.json`): `{"tools": [ToolDoc, ...]}`.
+    pub fn catalog_json(docs: &[ToolDoc]) -> Value {
+        json!({ "tools": docs })
+    }
 }
 
 fn yes_no(value: bool) -> &'static str {

@@ -66,7 +66,7 @@ pub(crate) fn check_examples(tools: &[Arc<dyn DynTool>]) -> Vec<ExampleIssue> {
 
 impl ToolRegistry {
     /// Every declared example of every collected tool that the tool's own input parsing
-    /// refuses ([`check_tool_examples`]); empty when all pass. Call it from a test:
+    /// refuses (`check_tool_examples`); empty when all pass. Call it from a test:
     /// `assert_eq!(ToolRegistry::collect()?.check_examples(), [])`.
     pub fn check_examples(&self) -> Vec<ExampleIssue> {
         check_examples(self.tools())

@@ -44,26 +44,21 @@ pub mod examples;
 pub mod export;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod mcp_names;
+mod mcp_names;
 pub mod orchestration;
 pub mod permissions;
-pub mod pool;
+mod pool;
 pub mod providers;
-pub mod registry;
+mod registry;
 pub mod search;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
-pub use examples::ExampleIssue;
-pub use export::{anthropic_tool_definition, anthropic_tools, anthropic_tools_json};
-pub use orchestration::{
-    Batch, Orchestrator, OrchestratorConfig, StreamingToolExecutor, ToolUseStream, ToolUseUpdate,
-    TurnOutcome, TurnState, describe_batches, partition_tool_calls,
-};
-pub use permissions::{
-    CanUseTool, PermissionDecision, PermissionMode, PermissionRuleSource, ToolPermissionContext,
-    decide_permission,
-};
-pub use pool::{
-    CoordinatorFilter, PoolConfig, PoolError, ToolPool, assemble_tool_pool, compare_tool_names,
-    find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools, sort_tools,
-};
+// The names of the author's path (collect, assemble the pool, run), each at the root only;
+// everything else is reached through its module.
+pub use orchestration::config::OrchestratorConfig;
+pub use orchestration::orchestrator::Orchestrator;
+pub use orchestration::turn::TurnState;
+pub use permissions::context::ToolPermissionContext;
+pub use pool::{CoordinatorFilter, PoolConfig, PoolError, ToolPool, compare_tool_names};
 pub use registry::{CollectOptions, RegistryError, SkipReason, SkippedTool, ToolRegistry};

@@ -2,7 +2,7 @@
 //! parsing such a name back, and our guarantee that no exported name exceeds 64 chars.
 //!
 //! ```
-//! use tool_registry::mcp_names::{build_mcp_tool_name, mcp_info_from_string, normalize_name_for_mcp};
+//! use tool_registry::test_support::{build_mcp_tool_name, mcp_info_from_string, normalize_name_for_mcp};
 //!
 //! assert_eq!(normalize_name_for_mcp("my.server"), "my_server");
 //! assert_eq!(build_mcp_tool_name("my.server", "read file"), "mcp__my_server__read_file");
@@ -28,7 +28,7 @@ pub(crate) const MCP_PREFIX: &str = "mcp__";
 /// and one leading and one trailing `_` removed. There is no length limit and no lowercasing.
 ///
 /// ```
-/// use tool_registry::mcp_names::normalize_name_for_mcp;
+/// use tool_registry::test_support::normalize_name_for_mcp;
 /// assert_eq!(normalize_name_for_mcp("é-x y"), "_-x_y");
 /// assert_eq!(normalize_name_for_mcp("claude.ai My  Server"), "claude_ai_My_Server");
 /// ```
@@ -83,7 +83,7 @@ pub struct McpNameParts {
 /// tool part `Some("")`. A server name containing `__` is mis-split, as in the reference.
 ///
 /// ```
-/// use tool_registry::mcp_names::mcp_info_from_string;
+/// use tool_registry::test_support::mcp_info_from_string;
 /// assert_eq!(mcp_info_from_string("mcp__s").unwrap().tool_name, None);
 /// assert_eq!(mcp_info_from_string("mcp__s__a__b").unwrap().tool_name.as_deref(), Some("a__b"));
 /// assert!(mcp_info_from_string("MCP__s__t").is_none());
@@ -106,7 +106,7 @@ pub fn mcp_info_from_string(name: &str) -> Option<McpNameParts> {
 /// the process or the Rust version.
 ///
 /// ```
-/// use tool_registry::mcp_names::fnv1a_32;
+/// use tool_registry::test_support::fnv1a_32;
 /// assert_eq!(fnv1a_32(b""), 0x811c_9dc5);
 /// assert_eq!(fnv1a_32(b"a"), 0xe40c_292c);
 /// ```
@@ -128,7 +128,7 @@ pub const fn fnv1a_32(bytes: &[u8]) -> u32 {
 /// Two different long names that share their first 55 chars still differ in the hash.
 ///
 /// ```
-/// use tool_registry::mcp_names::shorten_tool_name;
+/// use tool_registry::test_support::shorten_tool_name;
 /// assert_eq!(shorten_tool_name("mcp__s__t"), "mcp__s__t");
 /// let long = format!("mcp__server__{}", "x".repeat(60));
 /// let short = shorten_tool_name(&long);

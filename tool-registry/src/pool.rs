@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use tool_sdk::DynTool;
 
-use crate::permissions::{ToolPermissionContext, filter_tools_by_deny_rules};
+use crate::ToolPermissionContext;
+use crate::permissions::filter_tools_by_deny_rules;
 
 /// Compares two tool names the way the reference sorts its pool (ICU collation, SPEC §7):
 /// case-insensitively with `_` < `-` < digits < letters; when that ties, at the first position
@@ -47,7 +48,7 @@ fn primary_weight(c: char) -> u32 {
 }
 
 /// Sorts tools in place by [`compare_tool_names`] on their primary names.
-pub fn sort_tools(tools: &mut [Arc<dyn DynTool>]) {
+pub(crate) fn sort_tools(tools: &mut [Arc<dyn DynTool>]) {
     tools.sort_by(|a, b| compare_tool_names(a.name(), b.name()));
 }
 
@@ -66,7 +67,7 @@ pub fn is_mcp_tool(tool: &dyn DynTool) -> bool {
     tool.name().starts_with(crate::mcp_names::MCP_PREFIX) || tool.meta().is_mcp
 }
 
-/// Which base tools [`get_tools`] offers (SPEC §7 `getTools`). The reference's environment
+/// Which base tools `get_tools` offers (SPEC §7 `getTools`). The reference's environment
 /// switches (`CLAUDE_CODE_SIMPLE`, coordinator mode) are fields here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolConfig {
@@ -75,7 +76,7 @@ pub struct PoolConfig {
     /// `is_enabled` filter.
     pub simple: bool,
     /// Coordinator mode: adds the coordinator tools in simple mode, and
-    /// [`merge_and_filter_tools`] keeps only what [`PoolConfig::coordinator_filter`] allows.
+    /// `merge_and_filter_tools` keeps only what [`PoolConfig::coordinator_filter`] allows.
     pub coordinator: bool,
     /// Tools of simple mode. Default `Bash`, `Read`, `Edit`.
     pub simple_tools: Vec<String>,
@@ -263,7 +264,7 @@ impl ToolPool {
         })
     }
 
-    /// [`assemble_tool_pool`] as a constructor: the pool a model sees for `base` tools, MCP
+    /// `assemble_tool_pool` as a constructor: the pool a model sees for `base` tools, MCP
     /// tools and `permissions` (SPEC §7).
     ///
     /// # Errors
@@ -275,6 +276,13 @@ impl ToolPool {
         config: &PoolConfig,
     ) -> Result<Self, PoolError> {
         assemble_tool_pool(base, permissions, mcp_tools, config)
+    }
+
+    /// This pool with a caller's initial tools merged in (SPEC §7 `mergeAndFilterTools`):
+    /// unique by name with `initial` winning, built-in tools then MCP tools, each sorted; in
+    /// coordinator mode (`config.coordinator`) only the tools `config.coordinator_filter` keeps.
+    pub fn merge_initial(&self, initial: &[Arc<dyn DynTool>], config: &PoolConfig) -> ToolPool {
+        merge_and_filter_tools(initial, self, config)
     }
 
     /// The tools in pool order.

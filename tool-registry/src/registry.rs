@@ -180,7 +180,7 @@ impl ToolRegistry {
     }
 
     /// Why the registry is empty, or `None` when it is not: either nothing is linked
-    /// ([`NOTHING_LINKED`], with the `use my_tools as _;` fix), or every linked tool was left
+    /// (`NOTHING_LINKED`, with the `use my_tools as _;` fix), or every linked tool was left
     /// out, one `name (site): reason` per tool, joined by `; `.
     pub fn explain_empty(&self) -> Option<String> {
         if !self.tools.is_empty() {

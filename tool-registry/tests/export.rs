@@ -11,8 +11,10 @@ use serde_json::{Value, json};
 use tool_registry::OrchestratorConfig;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{
-    ExportTarget, RenderRequest, SchemaCache, StrictPolicy, StrictSchemaError, export_input_schema,
-    strict_schema,
+    ExportTarget, RenderRequest, SchemaCache, StrictPolicy, StrictSchemaError,
+};
+use tool_registry::test_support::{
+    anthropic_tool_definition, anthropic_tools_json, export_input_schema, strict_schema,
 };
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, dyn_tool};
@@ -454,7 +456,7 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         assert!(error.to_string().contains("lenient input"), "{error}");
     }
     // Gemini never states `additionalProperties`.
-    let gemini = tool_registry::providers::gemini::gemini_declarations(&cache, &tools).unwrap();
+    let gemini = tool_registry::providers::gemini::GeminiDeclarations::new(&cache, &tools).unwrap();
     assert!(
         !json!(gemini.declarations)
             .to_string()
@@ -490,12 +492,16 @@ fn the_fresh_text_render_is_the_value_render_byte_for_byte() {
     if let Some(dir) = fixtures() {
         tools.extend(fixture_tools(&dir));
     }
-    let text = tool_registry::anthropic_tools_json(&tools);
-    assert_eq!(text, tool_registry::anthropic_tools(&tools).to_string());
+    let text = anthropic_tools_json(&tools);
+    let one_by_one: Vec<Value> = tools
+        .iter()
+        .map(|tool| anthropic_tool_definition(tool.as_ref()))
+        .collect();
+    assert_eq!(text, Value::from(one_by_one).to_string());
     assert!(
         text.contains(r#""name":"Exact","description":"Asks for strict mode.","input_schema":{"#)
             && text.contains(r#""strict":true,"input_examples":[{"word":"tool"}]}"#),
         "{text}"
     );
-    assert_eq!(tool_registry::anthropic_tools_json(&[]), "[]");
+    assert_eq!(anthropic_tools_json(&[]), "[]");
 }

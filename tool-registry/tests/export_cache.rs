@@ -246,11 +246,11 @@ fn json_schema_tools_are_keyed_by_name_and_schema() {
     assert_ne!(first, second);
     assert_eq!(cache.len(), 2);
     assert_eq!(
-        tool_registry::export::cache_key(one[0].as_ref()),
+        tool_registry::test_support::cache_key(one[0].as_ref()),
         r#"mcp__s__t:{"type":"object","properties":{"a":{"type":"string"}}}"#
     );
     assert_eq!(
-        tool_registry::export::cache_key(dyn_tool::<Add>().as_ref()),
+        tool_registry::test_support::cache_key(dyn_tool::<Add>().as_ref()),
         "Add"
     );
 }

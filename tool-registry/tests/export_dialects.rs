@@ -2,7 +2,7 @@
 //! `$schema` and they are read as 2020-12.
 
 use serde_json::{Value, json};
-use tool_registry::export::export_input_schema;
+use tool_registry::test_support::export_input_schema;
 
 /// For each value: the schema in its own dialect (as an imported tool's validator reads it)
 /// and its export read as 2020-12 agree on whether it is valid.

@@ -23,9 +23,10 @@ use std::time::{Duration, Instant};
 use common::{all_tools, blocks, texts};
 use futures::StreamExt as _;
 use serde_json::json;
-use tool_registry::orchestration::ContentReplacementState;
-use tool_registry::orchestration::messages::{CANCEL_MESSAGE, REJECT_MESSAGE};
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnOutcome, TurnState};
+use tool_registry::orchestration::TurnOutcome;
+use tool_registry::test_support::ContentReplacementState;
+use tool_registry::test_support::{CANCEL_MESSAGE, REJECT_MESSAGE};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
 use tool_sdk::{InterruptBehavior, ToolResultBlock, dyn_tool};
 
@@ -334,7 +335,7 @@ async fn an_interrupt_stops_cancellable_hangs_and_an_abort_the_rest() {
         .await
         .expect("the cancellable call answers")
         .unwrap();
-    let tool_registry::ToolUseUpdate::Result { index, result, .. } = first else {
+    let tool_registry::orchestration::ToolUseUpdate::Result { index, result, .. } = first else {
         panic!("{first:?}");
     };
     assert_eq!((index, result.text().as_str()), (0, REJECT_MESSAGE));
@@ -348,7 +349,7 @@ async fn an_interrupt_stops_cancellable_hangs_and_an_abort_the_rest() {
         .expect("the stream ends");
     assert!(rest.iter().any(|update| matches!(
         update,
-        tool_registry::ToolUseUpdate::Result { index: 1, result, .. } if result.text() == REJECT_MESSAGE
+        tool_registry::orchestration::ToolUseUpdate::Result { index: 1, result, .. } if result.text() == REJECT_MESSAGE
     )));
     assert_eq!(running.0.load(Ordering::SeqCst), 0);
 }

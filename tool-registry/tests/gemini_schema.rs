@@ -12,10 +12,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::export::{SchemaCache, export_input_schema};
-use tool_registry::providers::gemini::check::check_function_declaration;
-use tool_registry::providers::gemini::gemini_declarations;
-use tool_registry::providers::gemini::schema::{PortableSchemaError, portable_schema};
+use tool_registry::export::SchemaCache;
+use tool_registry::providers::gemini::GeminiDeclarations;
+use tool_registry::providers::gemini::PortableSchemaError;
+use tool_registry::test_support::check_function_declaration;
+use tool_registry::test_support::export_input_schema;
+use tool_registry::test_support::portable_schema;
 use tool_sdk::DynTool;
 
 use providers_support::{fixtures, read_json};
@@ -79,7 +81,7 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     // One tool at a time: Claude Code's versions repeat names.
     let mut refused = Vec::new();
     for tool in &tools {
-        let exported = match gemini_declarations(&cache, std::slice::from_ref(tool)) {
+        let exported = match GeminiDeclarations::new(&cache, std::slice::from_ref(tool)) {
             Ok(exported) => exported,
             // A map field (keys chosen by the caller) cannot be made portable: the export
             // fails naming the tool and the field, and only for that reason.
@@ -110,12 +112,12 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     // Byte-stable for the session.
     let portable_tools: Vec<_> = tools
         .iter()
-        .filter(|tool| gemini_declarations(&cache, std::slice::from_ref(*tool)).is_ok())
+        .filter(|tool| GeminiDeclarations::new(&cache, std::slice::from_ref(*tool)).is_ok())
         .take(5)
         .cloned()
         .collect();
-    let first = gemini_declarations(&cache, &portable_tools).unwrap();
-    let again = gemini_declarations(&cache, &portable_tools).unwrap();
+    let first = GeminiDeclarations::new(&cache, &portable_tools).unwrap();
+    let again = GeminiDeclarations::new(&cache, &portable_tools).unwrap();
     assert_eq!(first.tools().to_string(), again.tools().to_string());
 }
 

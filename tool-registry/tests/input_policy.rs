@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::export::{export_input_schema, strict_schema};
+use tool_registry::test_support::{export_input_schema, strict_schema};
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, InputIssue, ToolResultContent, ToolUseBlock, dyn_tool};
 

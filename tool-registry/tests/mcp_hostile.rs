@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use mcp_support::*;
 use serde_json::json;
 use tool_registry::mcp::{McpManager, McpServerStatus, McpTransportConfig};
-use tool_registry::search::{NO_MATCH_TEXT, SearchState};
+use tool_registry::search::SearchState;
+use tool_registry::test_support::NO_MATCH_TEXT;
 use tool_sdk::Extensions;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,12 +2,12 @@
 
 use serde_json::json;
 use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-use tool_registry::mcp_names::{
+use tool_registry::test_support::tool_name_for_permission_check;
+use tool_registry::test_support::{
     MAX_TOOL_NAME_CHARS, McpNameParts, build_mcp_tool_name, exported_mcp_tool_name,
     is_filtered_ide_tool, mcp_info_from_string, mcp_prefix, normalize_name_for_mcp,
     shorten_tool_name,
 };
-use tool_registry::permissions::tool_name_for_permission_check;
 
 fn parts(server: &str, tool: Option<&str>) -> Option<McpNameParts> {
     Some(McpNameParts {

@@ -8,11 +8,10 @@ use std::time::Duration;
 
 use common::Log;
 use serde_json::json;
-use tool_registry::orchestration::messages;
-use tool_registry::{
-    Orchestrator, OrchestratorConfig, TurnOutcome, TurnState, describe_batches,
-    partition_tool_calls,
-};
+use tool_registry::orchestration::TurnOutcome;
+use tool_registry::test_support::describe_batches;
+use tool_registry::test_support::partition_tool_calls;
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, ToolUseBlock, dyn_tool};
 
@@ -304,7 +303,7 @@ async fn a_cancelled_turn_still_answers_every_call() {
     assert!(
         results
             .iter()
-            .all(|r| r.is_error && r.text() == messages::CANCEL_MESSAGE)
+            .all(|r| r.is_error && r.text() == tool_registry::test_support::CANCEL_MESSAGE)
     );
 }
 

@@ -25,12 +25,11 @@ use futures::StreamExt as _;
 use invariants_support::{Chaos, ChaosObserver, Live, Locked, quiet_panics};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use tool_registry::orchestration::ToolUseUpdate;
 use tool_registry::permissions::{
     AliasTable, PermissionBehavior, PermissionMode, PermissionRuleSource,
 };
-use tool_registry::{
-    Orchestrator, OrchestratorConfig, ToolPermissionContext, ToolUseUpdate, TurnState,
-};
+use tool_registry::{Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState};
 use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock, dyn_tool};
 
 #[derive(Debug, Clone)]
@@ -223,7 +222,7 @@ async fn run(turn: &Turn, orchestrator: &Orchestrator, live: &Live) -> Ran {
 }
 
 async fn read(
-    stream: &mut tool_registry::ToolUseStream,
+    stream: &mut tool_registry::orchestration::ToolUseStream,
     turn: &Turn,
     stopper: tokio::task::JoinHandle<()>,
 ) -> Ran {
@@ -274,7 +273,7 @@ async fn read(
 }
 
 /// A finished stream with no blocks, to take the place of one being collected.
-fn empty_stream() -> tool_registry::ToolUseStream {
+fn empty_stream() -> tool_registry::orchestration::ToolUseStream {
     Orchestrator::new(&[], OrchestratorConfig::default())
         .run_tools(Vec::new(), TurnState::default())
 }

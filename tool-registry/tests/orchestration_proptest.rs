@@ -10,7 +10,9 @@ use common::Log;
 use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::json;
-use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState, describe_batches};
+use tool_registry::orchestration::ToolUseUpdate;
+use tool_registry::test_support::describe_batches;
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
 use tool_sdk::{ToolUseBlock, dyn_tool};
 

@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::json;
+use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::mcp_names::build_mcp_tool_name;
 use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext,
-    filter_tools_by_deny_rules, permission_denied_message,
+    AliasTable, PermissionBehavior, PermissionMode, PermissionRuleSource,
 };
+use tool_registry::test_support::build_mcp_tool_name;
+use tool_registry::test_support::{filter_tools_by_deny_rules, permission_denied_message};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolUseBlock};
 
@@ -94,7 +95,7 @@ fn deny_rules_for(tool: &dyn DynTool) -> Vec<String> {
     let name = meta.name.to_string();
     let mut rules = vec![name.clone(), format!("{name}(*)"), format!("{name}()")];
     rules.extend(meta.aliases.iter().map(|alias| alias.to_string()));
-    for (legacy, current) in tool_registry::permissions::LEGACY_TOOL_NAMES {
+    for (legacy, current) in tool_registry::test_support::LEGACY_TOOL_NAMES {
         if current == name {
             rules.push(legacy.to_owned());
         }
@@ -117,7 +118,7 @@ fn call_names(pool: &[Arc<dyn DynTool>]) -> Vec<String> {
             names.push(info.tool_name.clone());
         }
     }
-    for (legacy, current) in tool_registry::permissions::LEGACY_TOOL_NAMES {
+    for (legacy, current) in tool_registry::test_support::LEGACY_TOOL_NAMES {
         names.push(legacy.to_owned());
         names.push(current.to_owned());
     }
@@ -245,7 +246,7 @@ fn every_rule_form_denies_its_tool_through_every_name() {
 #[test]
 fn a_legacy_rule_denies_the_current_tool_that_does_not_declare_the_alias() {
     let pool = &pools()[0];
-    for (legacy, current) in tool_registry::permissions::LEGACY_TOOL_NAMES {
+    for (legacy, current) in tool_registry::test_support::LEGACY_TOOL_NAMES {
         let (text, is_error) = call(pool, legacy, current);
         assert!(is_error, "{legacy} did not deny {current}: {text}");
         assert_eq!(text, permission_denied_message(current));

@@ -6,11 +6,13 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use tool_registry::ToolPermissionContext;
 use tool_registry::permissions::{
-    CanUseTool, DecisionReason, HostAnswer, PermissionBehavior, PermissionDecision, PermissionMode,
-    PermissionRequest, PermissionRule, PermissionRuleSource as Source, ToolPermissionContext,
-    decide_permission, parse_rule,
+    CanUseTool, DecisionReason, HostAnswer, PermissionBehavior, PermissionMode, PermissionRequest,
+    PermissionRule, PermissionRuleSource as Source,
 };
+use tool_registry::test_support::PermissionDecision;
+use tool_registry::test_support::{decide_permission, parse_rule};
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, dyn_tool};
 

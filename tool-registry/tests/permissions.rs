@@ -2,10 +2,13 @@
 
 mod permissions_support;
 
+use tool_registry::ToolPermissionContext;
 use tool_registry::permissions::{
-    AliasTable, LEGACY_TOOL_NAMES, PermissionBehavior, PermissionRuleSource as Source,
-    PermissionRuleValue, RuleProblemKind, ToolPermissionContext, filter_tools_by_deny_rules,
-    parse_rule, tool_matches_rule, validate_rules,
+    AliasTable, PermissionBehavior, PermissionRuleSource as Source, PermissionRuleValue,
+    RuleProblemKind, validate_rules,
+};
+use tool_registry::test_support::{
+    LEGACY_TOOL_NAMES, filter_tools_by_deny_rules, parse_rule, tool_matches_rule,
 };
 use tool_sdk::dyn_tool;
 

@@ -5,14 +5,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+use tool_registry::test_support::{
+    assemble_tool_pool, find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools,
 };
-use tool_registry::{
-    PoolConfig, ToolPool, assemble_tool_pool, find_tool_for_use, get_tools, is_mcp_tool,
-    merge_and_filter_tools,
-};
+use tool_registry::{PoolConfig, ToolPool};
 use tool_sdk::{DynTool, InputError, ToolCall, ToolMeta};
 
 fn tool(name: &str) -> Arc<dyn DynTool> {

@@ -10,11 +10,12 @@ use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
+use tool_registry::orchestration::ToolUseUpdate;
 use tool_registry::providers::stream::{
     AnthropicStream, CallAssembler, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream,
 };
 use tool_registry::providers::{ArgumentsError, ModelToolCall, ToolCalls};
-use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolResultContent};
 
 /// Arguments with a multi-byte character on every side of a split, escapes and a `}` in a string.

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::tool_search::{
-    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, OpenAiToolSearch, answer_tool_search_call,
-    anthropic_tool_search_request, openai_tool_search_request, read_tool_search_calls,
+use tool_registry::providers::{ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, OpenAiToolSearch};
+use tool_registry::search::{DeferralRules, SearchState, ToolSearchConfig};
+use tool_registry::test_support::tool_search_tool;
+use tool_registry::test_support::{
+    answer_tool_search_call, anthropic_tool_search_request, openai_tool_search_request,
+    read_tool_search_calls,
 };
-use tool_registry::search::{DeferralRules, SearchState, ToolSearchConfig, tool_search_tool};
 use tool_sdk::DynTool;
 
 fn pool() -> Vec<Arc<dyn DynTool>> {

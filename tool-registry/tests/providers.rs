@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
-use tool_registry::providers::gemini::{self, GeminiNames, MADE_UP_ID_PREFIX};
+use tool_registry::providers::gemini::{self, GeminiNames};
 use tool_registry::providers::{ResultsError, ToolCalls, anthropic, openai_chat, openai_responses};
+use tool_registry::test_support::MADE_UP_ID_PREFIX;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolError, ToolResultBlock, ToolResultContent};
 
@@ -417,7 +418,7 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
         let message = anthropic::results_message(&calls, vec![empty_error]).unwrap();
         assert_eq!(
             message["content"][0],
-            json!({"type": "tool_result", "tool_use_id": "c1", "content": anthropic::EMPTY_ERROR_TEXT, "is_error": true}),
+            json!({"type": "tool_result", "tool_use_id": "c1", "content": tool_registry::test_support::EMPTY_ERROR_TEXT, "is_error": true}),
             "an empty error is written with a short text, never empty"
         );
     }

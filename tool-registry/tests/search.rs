@@ -8,9 +8,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use search_support::{DescribedTool, ranking_pool};
 use serde_json::json;
-use tool_registry::search::{
-    DescriptionCache, IndexEntry, NO_MATCH_TEXT, SearchIndex, SearchState, ToolSearch,
-    parse_tool_name,
+use tool_registry::search::{SearchState, ToolSearch};
+use tool_registry::test_support::{
+    DescriptionCache, IndexEntry, NO_MATCH_TEXT, SearchIndex, parse_tool_name,
 };
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, Extensions, ToolSpec, ToolUseBlock};
@@ -295,7 +295,7 @@ fn block(id: &str, input: serde_json::Value) -> ToolUseBlock {
 async fn the_tool_runs_through_orchestration_with_the_pool_from_host_state() {
     let mut pool = ranking_pool();
     let config = tool_registry::search::ToolSearchConfig::default();
-    assert!(tool_registry::search::insert_tool_search(
+    assert!(tool_registry::test_support::insert_tool_search(
         &mut pool, &config
     ));
     let names: Vec<&str> = pool.iter().map(|tool| tool.name()).collect();
@@ -369,7 +369,10 @@ async fn without_a_search_state_the_call_says_what_is_missing() {
         .call(&tool_sdk::ToolUseContext::detached("toolu_1"))
         .await
         .unwrap_err();
-    assert_eq!(error.to_model_text(), tool_registry::search::MISSING_STATE);
+    assert_eq!(
+        error.to_model_text(),
+        tool_registry::test_support::MISSING_STATE
+    );
 }
 
 #[test]
@@ -386,7 +389,7 @@ fn tool_facts_follow_spec_3_1() {
     assert_eq!(call.user_facing_name(), "");
     assert_eq!(
         <ToolSearch as ToolSpec>::DESCRIPTION,
-        tool_registry::search::tool_search_prompt(false)
+        tool_registry::test_support::tool_search_prompt(false)
     );
     assert_eq!(
         tool.input_schema(),
@@ -404,7 +407,7 @@ fn tool_facts_follow_spec_3_1() {
         deferred_delta: true,
         ..Default::default()
     };
-    let with_delta = tool_registry::search::tool_search_tool(&delta_config);
+    let with_delta = tool_registry::test_support::tool_search_tool(&delta_config);
     assert!(
         with_delta
             .prompt()

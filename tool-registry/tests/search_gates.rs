@@ -11,9 +11,15 @@ use search_support::DescribedTool;
 use serde_json::json;
 use tool_registry::search::{
     ApiProvider, DeferralRules, DeferredToolsDelta, TokenCounter, ToolSearchConfig, ToolSearchGate,
-    ToolSearchMode, announcements, available_deferred_tools, deferred_chars, deferred_tools_delta,
-    discovered_tool_names, insert_tool_search, is_deferred_tool, request_tools,
-    schema_not_sent_hint, strip_tool_references, utf16_cmp,
+    ToolSearchMode,
+};
+use tool_registry::test_support::{
+    announcements, deferred_chars, discovered_tool_names, schema_not_sent_hint,
+    strip_tool_references, utf16_cmp,
+};
+use tool_registry::test_support::{
+    available_deferred_tools, deferred_tools_delta, insert_tool_search, is_deferred_tool,
+    request_tools,
 };
 use tool_sdk::DynTool;
 

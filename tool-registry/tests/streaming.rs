@@ -7,9 +7,10 @@ use std::time::Duration;
 use common::{all_tools, blocks, texts};
 use futures::StreamExt as _;
 use serde_json::json;
-use tool_registry::orchestration::call_description;
-use tool_registry::orchestration::messages::{REJECT_MESSAGE, streaming_discarded};
-use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnState};
+use tool_registry::orchestration::ToolUseUpdate;
+use tool_registry::test_support::call_description;
+use tool_registry::test_support::{REJECT_MESSAGE, streaming_discarded};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::ToolUseBlock;
 
 fn orchestrator() -> Orchestrator {
@@ -25,7 +26,9 @@ fn block(id: &str, name: &str, input: serde_json::Value) -> ToolUseBlock {
 }
 
 /// Result indexes in the order the executor yields them.
-async fn yield_order(executor: &mut tool_registry::StreamingToolExecutor) -> Vec<(usize, String)> {
+async fn yield_order(
+    executor: &mut tool_registry::orchestration::StreamingToolExecutor,
+) -> Vec<(usize, String)> {
     let mut order = Vec::new();
     while let Some(update) = executor.updates().next().await {
         if let ToolUseUpdate::Result { index, result, .. } = update {
@@ -110,7 +113,7 @@ async fn other_tools_failing_do_not_cancel_siblings() {
 
 #[tokio::test]
 async fn the_shell_predicate_is_configurable() {
-    let orchestrator = orchestrator().with_shell_tools(std::sync::Arc::new(|name| name == "Sleep"));
+    let orchestrator = orchestrator().with_shell_tools(|name| name == "Sleep");
     let mut executor = orchestrator.streaming(TurnState::default());
     executor.add_tool(block("slow", "Sleep", json!({"ms": 5_000, "tag": "slow"})));
     executor.add_tool(block(

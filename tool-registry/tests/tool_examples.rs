@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use tool_registry::ToolRegistry;
 use tool_registry::docs::ToolDoc;
-use tool_registry::{ToolRegistry, anthropic_tool_definition};
+use tool_registry::test_support::anthropic_tool_definition;
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, TypedTool};
 

@@ -9,11 +9,11 @@ use common::{blocks, texts, tools};
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tool_registry::orchestration::messages::{CANCEL_MESSAGE, REJECT_MESSAGE};
-use tool_registry::orchestration::{
-    PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver, parse_max_concurrency,
-};
-use tool_registry::{Orchestrator, OrchestratorConfig, ToolUseUpdate, TurnOutcome, TurnState};
+use tool_registry::orchestration::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
+use tool_registry::orchestration::{ToolUseUpdate, TurnOutcome};
+use tool_registry::test_support::parse_max_concurrency;
+use tool_registry::test_support::{CANCEL_MESSAGE, REJECT_MESSAGE};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 
 async fn run_with(orchestrator: &Orchestrator, input: Value) -> TurnOutcome {
     orchestrator
@@ -96,13 +96,13 @@ async fn input_validation_lists_missing_then_unexpected_then_mismatches_with_pat
 #[tokio::test]
 async fn the_schema_hint_goes_inside_the_wrapper_after_the_issues() {
     let orchestrator = Orchestrator::new(&tools(), OrchestratorConfig::default()).with_schema_hint(
-        Arc::new(|tool| {
+        |tool: &dyn tool_sdk::DynTool| {
             Some(format!(
                 "\n\nLoad {} first with select:{}.",
                 tool.name(),
                 tool.name()
             ))
-        }),
+        },
     );
     let outcome = run_with(
         &orchestrator,
@@ -420,9 +420,8 @@ impl tool_registry::permissions::CanUseTool for ApproveAll {
 
 #[tokio::test]
 async fn the_permission_pipeline_applies_rules_and_asks_the_host() {
-    use tool_registry::permissions::{
-        AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
-    };
+    use tool_registry::ToolPermissionContext;
+    use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
     let denied = ToolPermissionContext::default().with_rule(
         PermissionRuleSource::CliArg,
         PermissionBehavior::Deny,
@@ -439,7 +438,7 @@ async fn the_permission_pipeline_applies_rules_and_asks_the_host() {
     assert!(outcome.results[0].is_error);
     assert_eq!(
         texts(&outcome)[0],
-        tool_registry::permissions::permission_denied_message("Probe")
+        tool_registry::test_support::permission_denied_message("Probe")
     );
     let asking = Orchestrator::new(&tools(), OrchestratorConfig::default())
         .with_can_use_tool(Arc::new(ApproveAll));

@@ -26,11 +26,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tool_registry::ToolPermissionContext;
 use tool_registry::mcp::{McpManager, McpServerConfig, McpServerStatus};
-use tool_registry::mcp_names::normalize_name_for_mcp;
-use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
-};
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolUseBlock};
 
@@ -151,7 +149,7 @@ async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
     permissions.add_rule_str(
         PermissionRuleSource::CliArg,
         PermissionBehavior::Allow,
-        &format!("mcp__{}", normalize_name_for_mcp(SERVER)),
+        &format!("mcp__{SERVER}"),
         &AliasTable::default(),
     );
     let turn = Orchestrator::new(&tools, OrchestratorConfig::default())

@@ -36,7 +36,7 @@ fn nested_properties_get_rows_and_the_example_has_every_required_one() {
         page.contains("| Max result size | 100000 chars |"),
         "{page}"
     );
-    let index = index_markdown(&[doc]);
+    let index = ToolDoc::index_markdown(&[doc]);
     assert!(
         index.contains("| [TodoWrite](TodoWrite.md) | built-in | no | Replaces the todo list. |"),
         "{index}"
@@ -50,7 +50,7 @@ fn a_tool_without_parameters_says_so() {
     let doc = ToolDoc::of(&ping);
     assert_eq!(doc.file_name(), "Ping.md");
     assert!(doc.to_markdown().contains("This tool takes no parameters"));
-    assert_eq!(catalog_json(&[doc])["tools"][0]["name"], "Ping");
+    assert_eq!(ToolDoc::catalog_json(&[doc])["tools"][0]["name"], "Ping");
 }
 
 #[test]

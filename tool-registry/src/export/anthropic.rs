@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
 use super::captured::{CachedTool, object_examples};
-use super::schema::{export_input_cow, export_input_schema};
+use super::schema::export_input_cow;
 
 /// The base definition from a captured tool: `name`, `description`, `input_schema`,
 /// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
@@ -16,7 +16,7 @@ use super::schema::{export_input_cow, export_input_schema};
 /// examples" field of a tool definition (beta header `advanced-tool-use-2025-11-20`; see
 /// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference>): a host
 /// that sends tools with examples must send that header.
-pub(super) fn definition(tool: &CachedTool) -> Value {
+pub(crate) fn definition(tool: &CachedTool) -> Value {
     assemble(
         tool.name.clone(),
         tool.description.clone(),
@@ -47,40 +47,17 @@ fn assemble(
     Value::Object(map)
 }
 
-/// One tool's definition, rendered fresh (no cache): `name`, `description` (the tool's prompt,
-/// SPEC §1.1) and `input_schema` (root `{"type":"object",...}`, no `$schema`), plus
-/// `strict: true` when the tool asks for it. For a session, render through
-/// [`super::SchemaCache`] instead.
-pub fn anthropic_tool_definition(tool: &dyn DynTool) -> Value {
-    // Read from the tool, not through a `CachedTool`: the input schema is copied once, by the
-    // export, and the output schema (which this target does not send) is not copied.
-    assemble(
-        tool.name().to_owned(),
-        tool.prompt().into_owned(),
-        export_input_schema(tool.input_schema()),
-        tool.meta().strict,
-        object_examples(tool),
-    )
-}
-
-/// The `tools` array for a request, in pool order, rendered fresh (no cache). Every schema is
-/// copied into the new value; for the text sent, [`anthropic_tools_json`] writes the same
-/// bytes without those copies.
-pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
-    Value::Array(
-        tools
-            .iter()
-            .map(|tool| anthropic_tool_definition(tool.as_ref()))
-            .collect(),
-    )
-}
-
-/// [`anthropic_tools`] as the compact JSON text sent, byte for byte
-/// `anthropic_tools(tools).to_string()`, written straight from the tools: an input schema in
-/// export shape already (the schema of a `#[tool]` struct with fields and no flattened enum, or
-/// a run-time schema already written that way) is written where it is, not copied into a new
-/// value first; any other is rewritten as [`anthropic_tools`] does. For the definitions of a
-/// session, render through [`super::SchemaCache`] instead.
+/// The Anthropic Messages `tools` array for `tools`, in order, as the compact JSON text sent,
+/// rendered fresh (no cache): per tool `name`, `description` (the tool's prompt, SPEC §1.1),
+/// `input_schema` (root `{"type":"object",...}`, no `$schema`), plus `"strict": true` when the
+/// tool asks for it and `input_examples` when it declares examples. Byte for byte what
+/// [`SchemaCache::render_json`](crate::export::SchemaCache::render_json) writes for
+/// [`ExportTarget::Anthropic`](crate::export::ExportTarget::Anthropic) with no per-request
+/// fields, written straight from the tools: an input schema in export shape already (the
+/// schema of a `#[tool]` struct with fields and no flattened enum, or a run-time schema already
+/// written that way) is written where it is, not copied into a new value first. For the
+/// definitions of a session (cached, with `defer_loading` and `cache_control`), render through
+/// the [`SchemaCache`](crate::export::SchemaCache) instead.
 ///
 /// ```
 /// # use tool_sdk::prelude::*;
@@ -98,11 +75,10 @@ pub fn anthropic_tools(tools: &[Arc<dyn DynTool>]) -> Value {
 /// #     }
 /// # }
 /// let tools = [tool_sdk::dyn_tool::<Hello>()];
-/// let text = tool_registry::anthropic_tools_json(&tools);
-/// assert_eq!(text, tool_registry::anthropic_tools(&tools).to_string());
+/// let text = tool_registry::providers::anthropic::tools_json(&tools);
 /// assert!(text.starts_with(r#"[{"name":"Hello","description":"Says hello.","input_schema":{"#));
 /// ```
-pub fn anthropic_tools_json(tools: &[Arc<dyn DynTool>]) -> String {
+pub fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {
     let definitions: Vec<DefinitionRef<'_>> = tools
         .iter()
         .map(|tool| {

@@ -10,7 +10,7 @@ use tool_sdk::DynTool;
 use super::captured::CachedTool;
 use super::strict::{StrictPolicy, StrictSchemaError};
 use super::target::{ExportTarget, definition};
-use crate::orchestration::OrchestratorConfig;
+use crate::OrchestratorConfig;
 use crate::pool::is_mcp_tool;
 
 /// A captured tool and its renders, each made once: the base definition per target (a value,
@@ -201,7 +201,7 @@ impl SchemaCache {
     }
 
     /// The captured entry of `tool`, capturing it now on a miss.
-    pub fn entry(&self, tool: &dyn DynTool) -> Arc<CachedTool> {
+    pub(crate) fn entry(&self, tool: &dyn DynTool) -> Arc<CachedTool> {
         Arc::clone(&self.keyed_entry(tool).tool)
     }
 
@@ -249,6 +249,28 @@ impl SchemaCache {
         self.state
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Why each of `tools` that would be sent in OpenAI strict mode cannot be: the tools that
+    /// declare `strict` (or every tool, when `strict` is `true`) whose input schema is outside
+    /// strict mode's subset, each error naming the tool and the field (in pool order). Under
+    /// [`StrictPolicy::DropStrict`] these tools are sent without strict mode; a host shows these as
+    /// warnings.
+    pub fn strict_problems(
+        &self,
+        tools: &[Arc<dyn DynTool>],
+        strict: bool,
+    ) -> Vec<StrictSchemaError> {
+        tools
+            .iter()
+            .filter_map(|tool| {
+                let entry = self.entry(tool.as_ref());
+                if !(strict || entry.strict) {
+                    return None;
+                }
+                entry.strict_input_schema().err().cloned()
+            })
+            .collect()
     }
 
     /// Forgets every entry (the reference clears on auth changes and logout).

@@ -8,7 +8,7 @@ use super::captured::CachedTool;
 /// The `tools/list` entry of a captured tool: `title` when known; `outputSchema` only when the
 /// tool has one whose root is `{"type":"object"}` (MCP requires that), in export shape; and
 /// `annotations` stating all four hints, fail-closed when undeclared
-/// ([`super::ResolvedHints`]).
+/// (`ResolvedHints`).
 pub(super) fn definition(tool: &CachedTool) -> Value {
     let mut map = Map::new();
     map.insert("name".to_owned(), Value::String(tool.name.clone()));

@@ -25,7 +25,7 @@ use tool_sdk::schema::required_names;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_registry::export::export_input_schema;
+/// use tool_registry::test_support::export_input_schema;
 /// assert_eq!(
 ///     export_input_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": false})),
 ///     json!({"type": "object", "properties": {}})

@@ -56,9 +56,9 @@ pub struct McpServerConfig {
     pub name: String,
     /// Where it lives.
     pub transport: McpTransportConfig,
-    /// The limit of one `tools/call`; [`DEFAULT_CALL_TIMEOUT`] unless set.
+    /// The limit of one `tools/call`; `DEFAULT_CALL_TIMEOUT` unless set.
     pub call_timeout: Duration,
-    /// The limit of connecting; [`DEFAULT_CONNECT_TIMEOUT`] unless set.
+    /// The limit of connecting; `DEFAULT_CONNECT_TIMEOUT` unless set.
     pub connect_timeout: Duration,
 }
 

@@ -33,7 +33,7 @@ pub enum McpServerStatus {
     Pending,
     /// Connected; its tools are live.
     Connected,
-    /// The connection ended; reconnect attempt `attempt` of [`MAX_RECONNECT_ATTEMPTS`] is
+    /// The connection ended; reconnect attempt `attempt` of `MAX_RECONNECT_ATTEMPTS` is
     /// waiting or running. Its tools answer "not connected" meanwhile.
     Reconnecting {
         /// Why the connection ended.

@@ -24,14 +24,14 @@ use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver}
 use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
 use super::persistence;
 use super::turn::Signals;
-use crate::permissions::{
-    CanUseTool, PermissionDecision, ToolPermissionContext, decide_permission,
-};
+use crate::ToolPermissionContext;
+use crate::permissions::pipeline::PermissionDecision;
+use crate::permissions::{CanUseTool, decide_permission};
 
 /// Gives the schema-not-sent hint for a tool whose input failed to parse (SPEC §8.3), or
 /// `None`. The text is appended inside the `<tool_use_error>` wrapper, so it should start with
 /// its own blank line (`"\n\n..."`).
-pub type SchemaHintFn = Arc<dyn Fn(&dyn DynTool) -> Option<String> + Send + Sync>;
+pub(crate) type SchemaHintFn = Arc<dyn Fn(&dyn DynTool) -> Option<String> + Send + Sync>;
 
 /// What one call produced.
 #[derive(Debug)]

@@ -27,14 +27,14 @@ pub const MAX_TOOL_RESULTS_PER_MESSAGE_CHARS: usize = 200_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrchestratorConfig {
     /// Most calls of one concurrency-safe batch running at once; a 0 is read as
-    /// [`DEFAULT_MAX_CONCURRENCY`], never as "run nothing" (SPEC "How tool-sdk adapts" rule 3).
+    /// `DEFAULT_MAX_CONCURRENCY`, never as "run nothing" (SPEC "How tool-sdk adapts" rule 3).
     pub max_concurrency: usize,
     /// Directory large results are saved into as `<tool_use_id>.txt` / `.json` (SPEC §9). It is
     /// created on first use. `None` keeps every result inline, whatever its size.
     pub result_dir: Option<PathBuf>,
     /// Cap, in chars, on the persistence threshold of every tool: a tool's threshold is
     /// `min(declared, this)`; [`tool_sdk::MaxResultSize::Unbounded`] tools are never persisted.
-    /// Default [`DEFAULT_MAX_RESULT_SIZE_CHARS`].
+    /// Default `DEFAULT_MAX_RESULT_SIZE_CHARS`.
     pub max_result_size_chars: usize,
     /// Per-tool persistence thresholds, in chars, by primary tool name (SPEC §9
     /// `getPersistenceThreshold`, where they come from the feature flag `tengu_satin_quoll`).
@@ -75,8 +75,8 @@ impl Default for OrchestratorConfig {
 }
 
 impl OrchestratorConfig {
-    /// The defaults, with the cap read from [`MAX_CONCURRENCY_ENV`] by
-    /// [`parse_max_concurrency`]. Nothing else is read from the environment.
+    /// The defaults, with the cap read from `MAX_CONCURRENCY_ENV` by
+    /// `parse_max_concurrency`. Nothing else is read from the environment.
     pub fn from_env() -> Self {
         let value = std::env::var(MAX_CONCURRENCY_ENV).ok();
         Self {
@@ -183,7 +183,7 @@ fn threshold_override(value: &Value) -> Option<usize> {
 /// pass a negative value through and then run nothing, SPEC "How tool-sdk adapts" rule 3).
 ///
 /// ```
-/// use tool_registry::orchestration::parse_max_concurrency;
+/// use tool_registry::test_support::parse_max_concurrency;
 /// assert_eq!(parse_max_concurrency(Some("2.9")), 2);
 /// assert_eq!(parse_max_concurrency(Some("-3")), 10);
 /// assert_eq!(parse_max_concurrency(None), 10);

@@ -2,30 +2,26 @@
 //! (SPEC §5.2, §5.3), the outcome of each call (SPEC §5.4), the streaming executor and
 //! cancellation (SPEC §5.5), observers, and large results (SPEC §9).
 //!
-//! [`Orchestrator`] is the entry. Beneath it, each module depends only on those listed after
+//! [`Orchestrator`](crate::Orchestrator) (with its [`OrchestratorConfig`](crate::OrchestratorConfig)) is the entry. Beneath it, each module depends only on those listed after
 //! it: `orchestrator` (the entry and its builders), `streaming` (SPEC §5.5), `run` (a batch
 //! as a [`ToolUseStream`]), `call` (one call through SPEC §5.4, [`CallOutcome`]), `partition`
-//! ([`PreparedCall`], [`Batch`]), `lookup` (name and alias index), `turn` ([`TurnState`] and
+//! ([`PreparedCall`], [`Batch`]), `lookup` (name and alias index), `turn` ([`TurnState`](crate::TurnState) and
 //! the stop signals), `persistence`, `observer`, `config`, `messages`.
 
 mod call;
-pub mod config;
+pub(crate) mod config;
 mod lookup;
-pub mod messages;
-pub mod observer;
-mod orchestrator;
-mod partition;
-pub mod persistence;
+pub(crate) mod messages;
+mod observer;
+pub(crate) mod orchestrator;
+pub(crate) mod partition;
+pub(crate) mod persistence;
 mod run;
-mod streaming;
-mod turn;
+pub(crate) mod streaming;
+pub(crate) mod turn;
 
-pub use call::{CallOutcome, SchemaHintFn};
-pub use config::{OrchestratorConfig, parse_max_concurrency};
+pub use call::CallOutcome;
 pub use observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
-pub use orchestrator::Orchestrator;
-pub use partition::{Batch, Prepared, PreparedCall, describe_batches, partition_tool_calls};
-pub use persistence::ContentReplacementState;
+pub use partition::{Batch, PreparedCall};
 pub use run::{ToolUseStream, ToolUseUpdate, TurnOutcome};
-pub use streaming::{ShellToolPredicate, StreamingToolExecutor, call_description};
-pub use turn::TurnState;
+pub use streaming::StreamingToolExecutor;

@@ -15,7 +15,8 @@ use super::partition::{Batch, PreparedCall, partition, prepare};
 use super::run::{self, ToolUseStream};
 use super::streaming::{self, ShellToolPredicate, StreamingToolExecutor};
 use super::turn::{Signals, TurnState};
-use crate::permissions::{CanUseTool, ToolPermissionContext};
+use crate::ToolPermissionContext;
+use crate::permissions::CanUseTool;
 
 /// Runs tool calls: holds the tool pool, the [`OrchestratorConfig`] and the host hooks
 /// (permissions, observers, the schema-not-sent hint, the shell-class predicate). Cheap to
@@ -85,16 +86,25 @@ impl Orchestrator {
         self.edit_runner(|runner| runner.can_use_tool = Some(host))
     }
 
-    /// Sets the provider of the schema-not-sent hint (SPEC §8.3).
+    /// Sets the provider of the schema-not-sent hint (SPEC §8.3): for a tool whose input failed
+    /// to parse, the text appended inside the `<tool_use_error>` wrapper, or `None`. The text
+    /// should start with its own blank line (`"\n\n..."`).
     #[must_use]
-    pub fn with_schema_hint(self, hint: SchemaHintFn) -> Self {
+    pub fn with_schema_hint(
+        self,
+        hint: impl Fn(&dyn DynTool) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let hint: SchemaHintFn = Arc::new(hint);
         self.edit_runner(|runner| runner.schema_hint = Some(hint))
     }
 
     /// Replaces the shell-class predicate (default: the name is exactly `Bash`).
     #[must_use]
-    pub fn with_shell_tools(mut self, is_shell_tool: ShellToolPredicate) -> Self {
-        self.is_shell_tool = is_shell_tool;
+    pub fn with_shell_tools(
+        mut self,
+        is_shell_tool: impl Fn(&str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.is_shell_tool = Arc::new(is_shell_tool);
         self
     }
 

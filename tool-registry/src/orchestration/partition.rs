@@ -13,9 +13,9 @@ use super::messages;
 /// One `tool_use` block, looked up and parsed once.
 pub struct PreparedCall {
     /// The block as the model sent it.
-    pub block: ToolUseBlock,
+    pub(crate) block: ToolUseBlock,
     /// What the lookup and the parse found.
-    pub prepared: Prepared,
+    pub(crate) prepared: Prepared,
 }
 
 /// What looking up and parsing one block found (SPEC §5.4 steps 1 and 3).
@@ -208,8 +208,15 @@ pub(crate) fn drop_unknown_keys(input: &mut serde_json::Value, schema: &serde_js
     }
 }
 
-/// A human-readable plan, one line per batch:
-/// `batch 1: concurrent [Glob toolu_1, Grep toolu_2]` or `batch 2: serial [Edit toolu_3]`.
+impl Batch {
+    /// A human-readable plan, one line per batch:
+    /// `batch 1: concurrent [Glob toolu_1, Grep toolu_2]` or `batch 2: serial [Edit toolu_3]`.
+    pub fn describe_all(batches: &[Batch]) -> String {
+        describe_batches(batches)
+    }
+}
+
+/// [`Batch::describe_all`].
 pub fn describe_batches(batches: &[Batch]) -> String {
     let mut text = String::new();
     for (index, batch) in batches.iter().enumerate() {

@@ -26,7 +26,7 @@ use super::partition::{Batch, PreparedCall};
 use super::persistence;
 use super::turn::{Signals, TurnState};
 
-/// What [`Orchestrator::run_tools`](super::Orchestrator::run_tools) streams (SPEC §5.2).
+/// What [`Orchestrator::run_tools`](crate::Orchestrator::run_tools) streams (SPEC §5.2).
 #[derive(Debug)]
 pub enum ToolUseUpdate {
     /// A running call reported progress (delivered at once, SPEC §5.5).

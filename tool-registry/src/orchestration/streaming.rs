@@ -22,7 +22,7 @@ use super::turn::{SiblingAbort, Signals, TurnState};
 
 /// Says whether a tool (by primary name) is shell-class: its error results cancel the running
 /// siblings in the streaming executor (SPEC §5.5; default: the tool named `Bash`).
-pub type ShellToolPredicate = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+pub(crate) type ShellToolPredicate = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// Longest call summary, in chars, in the sibling-cancelled message (SPEC §5.5).
 pub(crate) const SUMMARY_CHARS: usize = 40;
@@ -39,10 +39,10 @@ pub(crate) const SUMMARY_CHARS: usize = 40;
 /// - results come out in arrival order, except that only a running *non-safe* call holds back
 ///   the results after it; progress comes out at once;
 /// - only the context modifiers of non-safe calls are applied (at once, when they finish);
-/// - an error result of a shell-class tool ([`Orchestrator::with_shell_tools`](super::Orchestrator::with_shell_tools), default `Bash`)
+/// - an error result of a shell-class tool ([`Orchestrator::with_shell_tools`](crate::Orchestrator::with_shell_tools), default `Bash`)
 ///   cancels every call that has not finished, each told which call failed;
 /// - [`TurnState::abort`] / [`TurnState::interrupt`] act as in
-///   [`Orchestrator::run_tools`](super::Orchestrator::run_tools).
+///   [`Orchestrator::run_tools`](crate::Orchestrator::run_tools).
 pub struct StreamingToolExecutor {
     commands: Option<UnboundedSender<Command>>,
     stream: ToolUseStream,
@@ -63,7 +63,7 @@ enum Command {
 }
 
 /// Starts a streaming executor over `lookup` with `runner` (see
-/// [`Orchestrator::streaming`](super::Orchestrator::streaming)).
+/// [`Orchestrator::streaming`](crate::Orchestrator::streaming)).
 pub(crate) fn start(
     lookup: Arc<ToolLookup>,
     runner: Arc<CallRunner>,

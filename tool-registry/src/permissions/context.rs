@@ -84,7 +84,7 @@ pub struct PermissionRule {
 }
 
 /// How calls that no rule decides are treated (the reference's permission modes, narrowed to
-/// the ones a generic host needs). Applied by [`crate::permissions::decide_permission`].
+/// the ones a generic host needs). Applied by `crate::permissions::decide_permission`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PermissionMode {
     /// The tool's own `check_permissions` decides; `ask` and `passthrough` go to the host.
@@ -147,9 +147,8 @@ impl fmt::Display for PermissionMode {
 /// added within one source; every lookup returns the first match in that order.
 ///
 /// ```
-/// use tool_registry::permissions::{
-///     AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
-/// };
+/// use tool_registry::ToolPermissionContext;
+/// use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 /// let mut ctx = ToolPermissionContext::default();
 /// let aliases = AliasTable::new();
 /// ctx.add_rule_str(PermissionRuleSource::Session, PermissionBehavior::Deny, "Write", &aliases);
@@ -191,7 +190,7 @@ impl ToolPermissionContext {
         );
     }
 
-    /// Parses `rule` with [`parse_rule`] (legacy names mapped through `aliases`) and adds it.
+    /// Parses `rule` with `parse_rule` (legacy names mapped through `aliases`) and adds it.
     pub fn add_rule_str(
         &mut self,
         source: PermissionRuleSource,

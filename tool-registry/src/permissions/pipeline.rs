@@ -83,6 +83,28 @@ impl std::fmt::Debug for PermissionRequest<'_> {
     }
 }
 
+impl PermissionRequest<'_> {
+    /// The name rules use for this call's tool: `mcp__SERVER__TOOL` for an MCP tool (its full,
+    /// unshortened name), the primary name otherwise (SPEC §6.3). A host that grants "always
+    /// allow" writes its rule with this name.
+    pub fn rule_name(&self) -> std::borrow::Cow<'_, str> {
+        super::matching::tool_name_for_permission_check(self.tool)
+    }
+
+    /// The first `behavior` rule of `permissions` that covers this call: a rule for the whole
+    /// tool (or its MCP server), else a content rule that matches the call's input, such as
+    /// `Bash(git *)` (SPEC §6.3). A host asks this of the rules it granted during the
+    /// session before asking the user again.
+    pub fn matching_rule<'p>(
+        &self,
+        permissions: &'p ToolPermissionContext,
+        behavior: PermissionBehavior,
+    ) -> Option<&'p PermissionRule> {
+        whole_tool_rule(self.tool, permissions, behavior)
+            .or_else(|| content_rule(self.tool, self.call, permissions, behavior))
+    }
+}
+
 /// The host's answer to a [`PermissionRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostAnswer {
@@ -98,8 +120,18 @@ pub enum HostAnswer {
     },
 }
 
+impl HostAnswer {
+    /// The user said no: the model is told that the user rejected this tool use and to stop
+    /// and wait for the user (the reference's `REJECT_MESSAGE`, SPEC §5.5).
+    pub fn reject() -> Self {
+        Self::Deny {
+            message: crate::orchestration::messages::REJECT_MESSAGE.to_owned(),
+        }
+    }
+}
+
 /// The host's async permission prompt (the reference's `canUseTool`), called only when the
-/// pipeline of [`decide_permission`] ends in "ask". Implementations must be cancel-safe.
+/// pipeline of `decide_permission` ends in "ask". Implementations must be cancel-safe.
 pub trait CanUseTool: Send + Sync {
     /// Asks the host's user about one call.
     fn can_use_tool<'a>(&'a self, request: PermissionRequest<'a>) -> BoxFuture<'a, HostAnswer>;

@@ -64,7 +64,7 @@ pub const LEGACY_TOOL_NAMES: [(&str, &str); 5] = [
 /// The current name for a legacy tool name of [`LEGACY_TOOL_NAMES`], else `name` itself.
 ///
 /// ```
-/// use tool_registry::permissions::legacy_tool_name;
+/// use tool_registry::test_support::legacy_tool_name;
 /// assert_eq!(legacy_tool_name("KillShell"), "TaskStop");
 /// assert_eq!(legacy_tool_name("Bash"), "Bash");
 /// ```
@@ -76,7 +76,7 @@ pub fn legacy_tool_name(name: &str) -> &str {
 }
 
 /// Legacy tool names and the primary names they stand for: the reference's fixed list
-/// ([`LEGACY_TOOL_NAMES`], always there: `Task` means `Agent` whether or not the host's tool
+/// (`LEGACY_TOOL_NAMES`, always there: `Task` means `Agent` whether or not the host's tool
 /// declares the alias) and every alias the host's tools declare (SPEC §6.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AliasTable {
@@ -90,7 +90,7 @@ impl Default for AliasTable {
 }
 
 impl AliasTable {
-    /// The reference's legacy names only ([`LEGACY_TOOL_NAMES`]).
+    /// The reference's legacy names only (`LEGACY_TOOL_NAMES`).
     pub fn new() -> Self {
         Self {
             primary_by_alias: LEGACY_TOOL_NAMES
@@ -185,7 +185,8 @@ pub(crate) fn count_unescaped(text: &str, c: char) -> usize {
 /// strings a settings file should not contain.
 ///
 /// ```
-/// use tool_registry::permissions::{AliasTable, PermissionRuleValue, parse_rule};
+/// use tool_registry::permissions::{AliasTable, PermissionRuleValue};
+/// use tool_registry::test_support::parse_rule;
 /// let aliases = AliasTable::new();
 /// assert_eq!(parse_rule("Task", &aliases), PermissionRuleValue::tool("Agent"));
 /// assert_eq!(parse_rule("Bash(*)", &aliases), PermissionRuleValue::tool("Bash"));

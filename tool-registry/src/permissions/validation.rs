@@ -68,7 +68,7 @@ impl fmt::Display for RuleProblem {
 /// found, in rule order; an empty list means every rule is fine.
 ///
 /// Rejected: empty rules; unescaped parentheses that do not pair up; empty `()`; any
-/// parentheses in an MCP rule (even `mcp__s(*)`, which [`super::parse_rule`] would accept as a
+/// parentheses in an MCP rule (even `mcp__s(*)`, which `super::parse_rule` would accept as a
 /// server rule); non-MCP tool names not starting with an uppercase letter; `:*` anywhere but at
 /// the end of the content. One rule can have several problems.
 ///

@@ -1,5 +1,6 @@
-//! Anthropic Messages API (`POST /v1/messages`): `tool_use` blocks in, one user message of
-//! `tool_result` blocks out.
+//! Anthropic Messages API (`POST /v1/messages`): the `tools` array ([`tools_json`]; cached and
+//! with per-request fields through [`SchemaCache`](crate::export::SchemaCache)), `tool_use`
+//! blocks in, one user message of `tool_result` blocks out.
 //!
 //! Reference: <https://docs.anthropic.com/en/docs/build-with-claude/tool-use> (the results
 //! must come first in the user message, one per `tool_use`, in order) and the streaming
@@ -11,6 +12,8 @@ use tool_sdk::blocks::MessageError;
 use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
 use super::calls::{ModelToolCall, ResultsError, ToolCalls};
+
+pub use crate::export::anthropic::tools_json;
 
 /// The tool calls of an assistant message: a `content` array, `{"content":[...]}` or a whole
 /// Messages response. A `tool_use` whose `input` is missing or `null` gets `{}`.
@@ -37,13 +40,13 @@ pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
 
 /// The text written for an error result whose content is empty (the Messages API refuses
 /// `"is_error": true` with empty content, and an empty text block anywhere).
-pub const EMPTY_ERROR_TEXT: &str = "The tool failed without an error message.";
+pub(crate) const EMPTY_ERROR_TEXT: &str = "The tool failed without an error message.";
 
 /// The user message answering `calls`: `{"role":"user","content":[tool_result, ...]}`, one
 /// `tool_result` per call in `tool_use` order, `is_error` only when `true`. Empty or blank
 /// `text` blocks are dropped from block contents (the API refuses them); a content left with no
 /// block becomes the empty string, and an error result whose text is empty or blank becomes
-/// [`EMPTY_ERROR_TEXT`].
+/// `EMPTY_ERROR_TEXT`.
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].

@@ -35,7 +35,7 @@ impl ModelToolCall {
     }
 
     /// A call whose `arguments` are JSON text (OpenAI, streamed Anthropic input), parsed now
-    /// with [`parse_arguments`].
+    /// with `parse_arguments`.
     pub fn from_arguments(id: impl Into<String>, name: impl Into<String>, arguments: &str) -> Self {
         let name = name.into();
         Self {

@@ -1,10 +1,10 @@
 //! One module per model API: read a response's tool calls (whole, or streamed through
 //! [`stream`]) into [`ToolCalls`], run them, and write the turn's results back in that API's
 //! shape. Also the Gemini declarations with the portable schema profile ([`gemini`]) and the
-//! provider-side tool search exports ([`tool_search`]).
+//! provider-side tool search ([`AnthropicToolSearch`], [`OpenAiToolSearch`], [`ToolSearchCall`]).
 //!
 //! Every API follows the same rules: a call's arguments given as JSON text are parsed once
-//! ([`parse_arguments`]: empty, whitespace and `null` mean `{}`); arguments that are not JSON
+//! (`parse_arguments`: empty, whitespace and `null` mean `{}`); arguments that are not JSON
 //! fail that call alone, answered with an error result and never run; the answer holds every
 //! call id exactly once, in call order ([`ToolCalls::pair`]); no empty text block is written.
 //!
@@ -32,10 +32,14 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod stream;
-pub mod tool_search;
+pub(crate) mod tool_search;
 
 pub(crate) use calls::parse_arguments;
 pub use calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
+pub use tool_search::{
+    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, AnthropicToolSearchRequest, OpenAiToolSearch,
+    ToolSearchCall,
+};
 
 /// Why a response could not be read (a call's bad arguments are not this: they fail that call
 /// alone).

@@ -16,7 +16,7 @@ use super::content::{Part, joined_text, parts};
 /// The tool calls of a Chat Completions response (`{"choices":[{"message":..}]}`, the first
 /// choice), of its assistant message (`{"role":"assistant","tool_calls":[..]}`), or the
 /// `tool_calls` array itself. No `tool_calls` (or `null`) means no call. Each call's
-/// `arguments` text is read with [`super::parse_arguments`], so a malformed one becomes that
+/// `arguments` text is read with `super::parse_arguments`, so a malformed one becomes that
 /// call's error result.
 ///
 /// # Errors

@@ -65,7 +65,7 @@ pub struct AnthropicToolSearchRequest {
     /// The `tools` array: the search tool first, then the pool in order (without our
     /// ToolSearch), deferred tools with `"defer_loading": true`.
     pub tools: Vec<Value>,
-    /// The `anthropic-beta` header value to send ([`ANTHROPIC_TOOL_SEARCH_BETA`]).
+    /// The `anthropic-beta` header value to send ([`ANTHROPIC_TOOL_SEARCH_BETA`](super::ANTHROPIC_TOOL_SEARCH_BETA)).
     pub beta_header: &'static str,
 }
 
@@ -111,7 +111,7 @@ pub enum OpenAiToolSearch {
     #[default]
     Hosted,
     /// `{"type":"tool_search","execution":"client",...}`: the model emits
-    /// `tool_search_call` items and the host answers them ([`answer_tool_search_call`]).
+    /// `tool_search_call` items and the host answers them ([`ToolSearchCall::answer`]).
     Client,
 }
 
@@ -292,6 +292,73 @@ pub fn answer_tool_search_call(
         "execution": "client",
         "tools": tools,
     }))
+}
+
+impl AnthropicToolSearch {
+    /// The `tools` of an Anthropic request in which this search finds the deferred tools of
+    /// `pool` (deferred under `rules`, SPEC §4.1), rendered through the session `cache` with
+    /// `request`'s other choices (`cache_control`, `strict`): the search tool first, then the
+    /// pool in order without our ToolSearch, deferred tools with `"defer_loading": true`; and
+    /// the `anthropic-beta` header to send.
+    ///
+    /// # Errors
+    /// As [`SchemaCache::render`].
+    pub fn request(
+        self,
+        cache: &SchemaCache,
+        pool: &[Arc<dyn DynTool>],
+        rules: &DeferralRules,
+        request: &RenderRequest,
+    ) -> Result<AnthropicToolSearchRequest, StrictSchemaError> {
+        anthropic_tool_search_request(cache, pool, rules, self, request)
+    }
+}
+
+impl OpenAiToolSearch {
+    /// The `tools` array of an OpenAI Responses request with this tool search over `pool`:
+    /// non-MCP tools as functions in pool order (deferred ones with `"defer_loading": true`),
+    /// then one `namespace` per MCP server (in order of first appearance) holding its tools,
+    /// each with `"defer_loading": true` when deferred, then the `tool_search` tool. Function
+    /// names stay the pool names, so calls come back unchanged.
+    ///
+    /// # Errors
+    /// As [`SchemaCache::render`] (strict mode under [`crate::export::StrictPolicy::Error`]).
+    pub fn tools(
+        self,
+        cache: &SchemaCache,
+        pool: &[Arc<dyn DynTool>],
+        rules: &DeferralRules,
+        request: &RenderRequest,
+    ) -> Result<Vec<Value>, StrictSchemaError> {
+        openai_tool_search_request(cache, pool, rules, self, request)
+    }
+}
+
+impl ToolSearchCall {
+    /// The client-executed `tool_search_call` items of an OpenAI Responses response (a
+    /// response, or its `output` array), in order; other items are skipped.
+    ///
+    /// # Errors
+    /// [`ReadError`](super::ReadError) naming the item and field when an item lacks its
+    /// `call_id` or `arguments.query`.
+    pub fn read_all(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
+        read_tool_search_calls(response)
+    }
+
+    /// The `tool_search_output` item that answers this call: the search run over the pool of
+    /// `state` (SPEC §3), the matched tools' definitions rendered through `cache` with
+    /// `request`.
+    ///
+    /// # Errors
+    /// As [`SchemaCache::render`].
+    pub fn answer(
+        &self,
+        state: &SearchState,
+        cache: &SchemaCache,
+        request: &RenderRequest,
+    ) -> Result<Value, StrictSchemaError> {
+        answer_tool_search_call(self, state, cache, request)
+    }
 }
 
 #[cfg(test)]

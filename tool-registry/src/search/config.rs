@@ -61,7 +61,7 @@ impl ToolSearchMode {
 /// first other char; no digit → `None`) clamped to 0..=100.
 ///
 /// ```
-/// use tool_registry::search::parse_auto_percentage;
+/// use tool_registry::test_support::parse_auto_percentage;
 /// assert_eq!(parse_auto_percentage("auto:25"), Some(25));
 /// assert_eq!(parse_auto_percentage("auto: 7%"), Some(7));
 /// assert_eq!(parse_auto_percentage("auto:0x10"), Some(0));
@@ -166,7 +166,7 @@ pub struct ToolSearchConfig {
     pub provider: ApiProvider,
     /// The API base URL (`ANTHROPIC_BASE_URL`), `None` for the default endpoint.
     pub base_url: Option<String>,
-    /// Also count [`STAGING_HOST`] as first party (the reference: `USER_TYPE=ant`).
+    /// Also count `STAGING_HOST` as first party (the reference: `USER_TYPE=ant`).
     pub accept_staging_host: bool,
     /// Model-id substrings of models without `tool_reference` support; the lowercased model id
     /// is tested against each as given (SPEC §4.4). Default `["haiku"]`.
@@ -225,7 +225,7 @@ impl ToolSearchConfig {
         }
     }
 
-    /// Reads [`ENV_VARS`] from the process environment (see [`ToolSearchConfig::from_vars`]).
+    /// Reads `ENV_VARS` from the process environment (see [`ToolSearchConfig::from_vars`]).
     pub fn from_env() -> Self {
         Self::from_vars(|name| {
             std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())
@@ -267,7 +267,7 @@ impl ToolSearchConfig {
     }
 
     /// `true` when the base URL is unset or its WHATWG host (lowercased, default port dropped)
-    /// is exactly [`FIRST_PARTY_HOST`] (or [`STAGING_HOST`] when accepted). An unparsable URL is
+    /// is exactly `FIRST_PARTY_HOST` (or `STAGING_HOST` when accepted). An unparsable URL is
     /// not first party (SPEC §4.3).
     pub fn is_first_party_base_url(&self) -> bool {
         let Some(base_url) = &self.base_url else {

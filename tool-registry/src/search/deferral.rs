@@ -21,6 +21,16 @@ pub struct DeferralRules {
     pub send_user_file_always_loaded: bool,
 }
 
+impl DeferralRules {
+    /// `true` when `tool` is deferred under these rules (SPEC §4.1 `isDeferredTool`):
+    /// `always_load` → not deferred; `is_mcp` → deferred (even an MCP tool named `ToolSearch`);
+    /// the name `ToolSearch` → not deferred; the three switches → not deferred; otherwise the
+    /// tool's `should_defer`.
+    pub fn is_deferred(&self, tool: &dyn DynTool) -> bool {
+        is_deferred_tool(tool, self)
+    }
+}
+
 /// `true` when `tool` is deferred (SPEC §4.1), checking in this order: `always_load` → not
 /// deferred; `is_mcp` → deferred (even an MCP tool named `ToolSearch`); the name `ToolSearch` →
 /// not deferred; the three switches of [`DeferralRules`] → not deferred; otherwise the tool's

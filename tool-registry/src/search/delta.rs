@@ -33,7 +33,29 @@ pub(crate) const ADDED_HEADER: &str = "These deferred tools can now be loaded wi
 /// The sentence before the removed tools (our wording of SPEC §8.2's second part).
 pub(crate) const REMOVED_HEADER: &str = "These deferred tools are gone because their MCP server disconnected. Do not search for them; ToolSearch will not find them:";
 
+impl DeferralRules {
+    /// The block listing the deferred tools of `tools` for hosts without deltas (SPEC §4.4):
+    /// `<available-deferred-tools>\n` + the deferred names sorted in UTF-16 code-unit order,
+    /// one per line + `\n</available-deferred-tools>`.
+    pub fn available_deferred_tools(&self, tools: &[Arc<dyn DynTool>]) -> String {
+        available_deferred_tools(tools, self)
+    }
+}
+
 impl DeferredToolsDelta {
+    /// The delta to announce now (SPEC §8.2 `getDeferredToolsDelta`): replays `announced` (each
+    /// delta's added names added, then its removed names removed) and compares with the
+    /// deferred tools of `tools` under `rules`: added = deferred names not announced; removed =
+    /// announced names neither deferred nor in the pool at all. `None` when both are empty.
+    /// Lists are sorted in UTF-16 code-unit order.
+    pub fn since<'a>(
+        tools: &[Arc<dyn DynTool>],
+        announced: impl IntoIterator<Item = &'a DeferredToolsDelta>,
+        rules: &DeferralRules,
+    ) -> Option<DeferredToolsDelta> {
+        deferred_tools_delta(tools, announced, rules)
+    }
+
     /// The text for the model, inside `<system-reminder>`: the added part (header line, then one
     /// line per tool) and the removed part (header line, then one name per line), each only when
     /// non-empty, separated by a blank line.

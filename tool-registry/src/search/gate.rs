@@ -132,7 +132,7 @@ impl ToolSearchGate {
     }
 
     /// SPEC §4.5: with a token count `total > 0`, `max(0, total − 500) ≥ token_threshold`;
-    /// otherwise [`deferred_chars`] `≥ char_threshold`.
+    /// otherwise `deferred_chars` `≥ char_threshold`.
     pub async fn threshold_reached(&self, model: &str, tools: &[Arc<dyn DynTool>]) -> bool {
         let deferred: Vec<Arc<dyn DynTool>> = tools
             .iter()
@@ -190,6 +190,38 @@ pub struct RequestTools {
 }
 
 impl RequestTools {
+    /// The tool list of a request (SPEC §4.4). `search_enabled` is the answer of
+    /// [`ToolSearchGate::is_enabled`]; search is switched off for this request when no tool is
+    /// deferred and no MCP server is pending (`has_pending_mcp_servers`). With search on: every
+    /// non-deferred tool, ToolSearch, and the deferred tools named in `tool_reference` blocks
+    /// (or compact boundaries) of `messages`, each of those deferred ones marked
+    /// `defer_loading`; plus the `<available-deferred-tools>` block when
+    /// `config.deferred_delta` is off. With search off: every tool except ToolSearch (the host
+    /// then strips `tool_reference` blocks from its history with
+    /// [`RequestTools::strip_tool_references`]).
+    pub fn choose(
+        pool: &[Arc<dyn DynTool>],
+        messages: &[Value],
+        search_enabled: bool,
+        has_pending_mcp_servers: bool,
+        config: &ToolSearchConfig,
+    ) -> Self {
+        request_tools(
+            pool,
+            messages,
+            search_enabled,
+            has_pending_mcp_servers,
+            config,
+        )
+    }
+
+    /// Removes every `tool_reference` block from the `tool_result` contents of the user
+    /// messages of a history (what a request with search off does, SPEC §4.4); returns how
+    /// many were removed.
+    pub fn strip_tool_references(messages: &mut [Value]) -> usize {
+        super::history::strip_tool_references(messages)
+    }
+
     /// `true` when `name`'s definition carries `"defer_loading": true`.
     pub fn defers(&self, name: &str) -> bool {
         self.defer_loading.iter().any(|deferred| deferred == name)
@@ -220,7 +252,7 @@ impl RequestTools {
 /// `messages`, each of those deferred ones marked `defer_loading`; plus the
 /// `<available-deferred-tools>` block when `config.deferred_delta` is off. With search off:
 /// every tool except ToolSearch (the host then strips `tool_reference` blocks from its history
-/// with [`strip_tool_references`](super::strip_tool_references)).
+/// with [`RequestTools::strip_tool_references`]).
 pub fn request_tools(
     pool: &[Arc<dyn DynTool>],
     messages: &[Value],

@@ -33,7 +33,7 @@ pub const NO_MATCH_TEXT: &str = "No deferred tools matched the query";
 
 impl ToolSearchOutput {
     /// The `tool_result` content (SPEC §3.7): one `tool_reference` block per match, in order;
-    /// with no match, [`NO_MATCH_TEXT`] followed, when servers are still connecting, by
+    /// with no match, `NO_MATCH_TEXT` followed, when servers are still connecting, by
     /// `. Some MCP servers are still connecting: A, B. ...`.
     pub fn to_content(&self) -> ToolResultContent {
         if !self.matches.is_empty() {
@@ -63,8 +63,8 @@ impl ToolSearchOutput {
 /// A host inserts one into the host state (`Extensions::insert`) whenever its pool changes; the
 /// ToolSearch tool reads it with `ctx.get::<SearchState>()`. The deferred list, the
 /// descriptions and the keyword index are built on the first search and reused until the
-/// pool or the [`DescriptionCache`] changes (a state built for another deferred set, or
-/// [`DescriptionCache::clear`]), so a search over 10,000 deferred tools costs well under a
+/// pool or the `DescriptionCache` changes (a state built for another deferred set, or
+/// `DescriptionCache::clear`), so a search over 10,000 deferred tools costs well under a
 /// millisecond after the first.
 pub struct SearchState {
     pool: Arc<[Arc<dyn DynTool>]>,
@@ -102,7 +102,7 @@ struct FirstMatch {
 
 impl SearchState {
     /// The state for `pool` (in pool order, SPEC §7), with default [`DeferralRules`], no
-    /// pending servers and a fresh [`DescriptionCache`].
+    /// pending servers and a fresh `DescriptionCache`.
     pub fn new(pool: impl Into<Arc<[Arc<dyn DynTool>]>>) -> Self {
         Self {
             pool: pool.into(),
@@ -276,7 +276,7 @@ impl SearchState {
 /// terminator; otherwise the comma-separated names, trimmed, empty ones dropped.
 ///
 /// ```
-/// use tool_registry::search::select_names;
+/// use tool_registry::test_support::select_names;
 /// assert_eq!(select_names("SELECT: Read, ,Edit"), Some(vec!["Read", "Edit"]));
 /// assert_eq!(select_names(" select:Read"), None);
 /// assert_eq!(select_names("select:"), None);

@@ -21,7 +21,7 @@ pub struct ParsedToolName {
 /// Tokenises a tool name exactly as SPEC §3.3 says.
 ///
 /// ```
-/// use tool_registry::search::parse_tool_name;
+/// use tool_registry::test_support::parse_tool_name;
 /// let mcp = parse_tool_name("mcp__my-server__Send_Message");
 /// assert_eq!(mcp.parts, ["my-server", "send", "message"]);
 /// assert_eq!(mcp.full, "my-server send message");

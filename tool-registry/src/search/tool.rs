@@ -2,6 +2,7 @@
 //! state, answering with `tool_reference` blocks.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use tool_sdk::prelude::*;
 use tool_sdk::{DefinitionSite, InputError, ToolMeta, ToolOutput, TypedTool};
 
 use super::config::ToolSearchConfig;
+use super::deferral::TOOL_SEARCH_NAME;
 use super::state::{SearchState, ToolSearchOutput};
 
 /// The prompt's opening, before the sentence that says where deferred tools are listed.
@@ -222,6 +224,41 @@ impl<T: DynTool> DynTool for WithPrompt<T> {
         ctx: &'c ToolUseContext,
     ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         self.inner.dispatch(input, ctx)
+    }
+}
+
+/// Adds the ToolSearch tool ([`tool_search_tool`]) to `tools` when the optimistic gate of
+/// `config` is on (SPEC §4.3) and no tool answers to `ToolSearch` yet. It goes where the pool
+/// collation puts it among the leading built-in tools (before the first MCP tool, SPEC §7), so
+/// a sorted pool stays sorted. Returns `true` when it was added.
+pub fn insert_tool_search(tools: &mut Vec<Arc<dyn DynTool>>, config: &ToolSearchConfig) -> bool {
+    if !config.is_enabled_optimistic()
+        || tools
+            .iter()
+            .any(|tool| tool.meta().matches_name(TOOL_SEARCH_NAME))
+    {
+        return false;
+    }
+    let at = tools
+        .iter()
+        .position(|tool| {
+            tool.name().starts_with("mcp__")
+                || tool.meta().is_mcp
+                || crate::pool::compare_tool_names(tool.name(), TOOL_SEARCH_NAME)
+                    == Ordering::Greater
+        })
+        .unwrap_or(tools.len());
+    tools.insert(at, tool_search_tool(config));
+    true
+}
+
+impl ToolSearchConfig {
+    /// Adds the ToolSearch tool to `tools` when the optimistic gate is on (SPEC §4.3) and no
+    /// tool answers to `ToolSearch` yet, where the pool collation puts it among the leading
+    /// built-in tools (before the first MCP tool, SPEC §7), so a sorted pool stays sorted.
+    /// Returns `true` when it was added.
+    pub fn insert_tool_search(&self, tools: &mut Vec<Arc<dyn DynTool>>) -> bool {
+        insert_tool_search(tools, self)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tool_registry::TurnOutcome;
+use tool_registry::orchestration::TurnOutcome;
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, InterruptBehavior, ToolUseBlock, dyn_tool};
 

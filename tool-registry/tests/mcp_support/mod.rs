@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use tool_registry::ToolPermissionContext;
 use tool_registry::mcp::McpServerConfig;
-use tool_registry::mcp_names::normalize_name_for_mcp;
-use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext,
-};
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnOutcome, TurnState};
+use tool_registry::orchestration::TurnOutcome;
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+use tool_registry::test_support::normalize_name_for_mcp;
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{CancellationToken, DynTool, Extensions, ToolUseBlock};
 
 /// `target/mcp-peers/` of the workspace.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::permissions::{AliasTable, PermissionRuleValue, parse_rule};
+use tool_registry::permissions::{AliasTable, PermissionRuleValue};
+use tool_registry::test_support::parse_rule;
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, PermissionMatcher};
 

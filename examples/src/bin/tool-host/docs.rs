@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tool_registry::ToolRegistry;
-use tool_registry::docs::{ToolDoc, catalog_json, index_markdown};
+use tool_registry::docs::ToolDoc;
 
 use crate::pool_options::PoolOptions;
 
@@ -43,9 +43,9 @@ pub fn run(registry: &ToolRegistry, args: &DocsArgs) -> Result<(), String> {
     for doc in &docs {
         write(doc.file_name(), doc.to_markdown())?;
     }
-    write("index.md".to_owned(), index_markdown(&docs))?;
-    let catalog =
-        serde_json::to_string_pretty(&catalog_json(&docs)).map_err(|error| error.to_string())?;
+    write("index.md".to_owned(), ToolDoc::index_markdown(&docs))?;
+    let catalog = serde_json::to_string_pretty(&ToolDoc::catalog_json(&docs))
+        .map_err(|error| error.to_string())?;
     write("tools.json".to_owned(), format!("{catalog}\n"))?;
     if args.json {
         return crate::print_json(&written);

@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
-use tool_registry::{
-    Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState, describe_batches,
-};
+use tool_registry::orchestration::Batch;
+use tool_registry::{Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState};
 use tool_sdk::{DynTool, Extensions, ToolResultBlock, ToolUseBlock};
 
 use crate::progress::{Display, Progress};
@@ -51,7 +50,7 @@ impl Host {
 
     /// The batch plan of `blocks`, one line per batch.
     pub fn plan(&self, blocks: &[ToolUseBlock]) -> String {
-        describe_batches(&self.orchestrator.partition(blocks))
+        Batch::describe_all(&self.orchestrator.partition(blocks))
     }
 
     /// Answers `blocks`: one result per block, in block order. Context modifiers the tools

@@ -129,7 +129,7 @@ impl McpSession {
                 let _ = writeln!(text, "  skipped #{}: {}", skipped.index, skipped.reason);
             }
             let mut tools = server.tools.clone();
-            tool_registry::sort_tools(&mut tools);
+            tools.sort_by(|a, b| tool_registry::compare_tool_names(a.name(), b.name()));
             for tool in tools {
                 let meta = tool.meta();
                 let raw = meta

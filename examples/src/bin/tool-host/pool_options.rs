@@ -7,15 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
+use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
 use tool_registry::permissions::{
-    AliasTable, PermissionBehavior, PermissionRuleSource, ToolPermissionContext, validate_rules,
+    AliasTable, PermissionBehavior, PermissionRuleSource, validate_rules,
 };
-use tool_registry::search::{DeferralRules, is_deferred_tool};
-use tool_registry::{
-    PoolConfig, ToolPool, ToolRegistry, assemble_tool_pool, merge_and_filter_tools,
-};
+use tool_registry::search::DeferralRules;
+use tool_registry::{PoolConfig, ToolPool, ToolRegistry};
 use tool_sdk::DynTool;
 
 /// How to build the tool pool.
@@ -64,7 +63,7 @@ pub struct BuiltPool {
     parts: PoolParts,
 }
 
-/// The inputs of [`assemble_tool_pool`] that do not change while a host runs.
+/// The inputs of [`ToolPool::assemble`] that do not change while a host runs.
 struct PoolParts {
     base: Vec<Arc<dyn DynTool>>,
     recorded_mcp: Vec<Arc<dyn DynTool>>,
@@ -81,10 +80,10 @@ impl PoolParts {
         if let Some(session) = live {
             mcp.extend(session.tools());
         }
-        let pool = assemble_tool_pool(&self.base, permissions, &mcp, &self.config)
+        let pool = ToolPool::assemble(&self.base, permissions, &mcp, &self.config)
             .map_err(|error| error.to_string())?;
         Ok(if self.config.coordinator {
-            merge_and_filter_tools(&[], &pool, &self.config)
+            pool.merge_initial(&[], &self.config)
         } else {
             pool
         })
@@ -223,7 +222,7 @@ pub fn describe_pool(pool: &ToolPool) -> String {
             || "built-in".to_owned(),
             |info| format!("mcp:{}", info.server_name),
         );
-        let deferred = if is_deferred_tool(tool.as_ref(), &DeferralRules::default()) {
+        let deferred = if DeferralRules::default().is_deferred(tool.as_ref()) {
             "deferred"
         } else {
             "-"
@@ -265,7 +264,7 @@ pub fn pool_json(pool: &ToolPool) -> Vec<serde_json::Value> {
                 "read_only": meta.read_only.label(),
                 "concurrency_safe": meta.concurrency_safe.label(),
                 "destructive": meta.destructive.label(),
-                "deferred": is_deferred_tool(tool.as_ref(), &DeferralRules::default()),
+                "deferred": DeferralRules::default().is_deferred(tool.as_ref()),
             })
         })
         .collect()
@@ -282,18 +281,9 @@ pub fn definitions(
 ) -> Result<Vec<serde_json::Value>, String> {
     let pool = options.build(registry)?;
     let cache = SchemaCache::new();
-    let openai = matches!(
-        format,
-        ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses
-    );
-    if openai {
-        for tool in pool.tools() {
-            let entry = cache.entry(tool.as_ref());
-            if (strict || entry.strict)
-                && let Err(error) = entry.strict_input_schema()
-            {
-                eprintln!("tool-host: warning: {error}; sent without strict mode");
-            }
+    if format.is_openai() {
+        for error in cache.strict_problems(pool.tools(), strict) {
+            eprintln!("tool-host: warning: {error}; sent without strict mode");
         }
     }
     let request = RenderRequest {

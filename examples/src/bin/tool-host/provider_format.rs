@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use tool_registry::ToolRegistry;
 use tool_registry::export::{ExportTarget, SchemaCache};
-use tool_registry::providers::gemini::{GeminiNames, gemini_declarations};
+use tool_registry::providers::gemini::{GeminiDeclarations, GeminiNames};
 use tool_registry::providers::{ToolCalls, anthropic, gemini, openai_chat, openai_responses};
 
 use tool_sdk::{DynTool, ToolResultBlock};
@@ -43,7 +43,7 @@ pub fn gemini_definitions(
     options: &PoolOptions,
 ) -> Result<Vec<Value>, String> {
     let pool = options.build(registry)?;
-    let exported = gemini_declarations(&SchemaCache::new(), pool.tools())
+    let exported = GeminiDeclarations::new(&SchemaCache::new(), pool.tools())
         .map_err(|error| error.to_string())?;
     for (name, sent) in exported.names.renamed() {
         eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");

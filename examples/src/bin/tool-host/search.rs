@@ -4,9 +4,7 @@
 use clap::Args;
 use serde_json::json;
 use tool_registry::providers::{ToolCalls, anthropic};
-use tool_registry::search::{
-    SearchState, TOOL_SEARCH_NAME, ToolSearchConfig, insert_tool_search, is_deferred_tool,
-};
+use tool_registry::search::{SearchState, TOOL_SEARCH_NAME, ToolSearchConfig};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
 use tool_sdk::{Extensions, ResultBlock, ToolResultContent, ToolUseBlock};
 
@@ -36,10 +34,10 @@ const TOOL_USE_ID: &str = "toolu_tool_host_search";
 pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
     let mut tools = args.pool.build(registry)?.tools().to_vec();
     let config = ToolSearchConfig::default();
-    insert_tool_search(&mut tools, &config);
+    config.insert_tool_search(&mut tools);
     let deferred = tools
         .iter()
-        .filter(|tool| is_deferred_tool(tool.as_ref(), &config.deferral))
+        .filter(|tool| config.deferral.is_deferred(tool.as_ref()))
         .count();
     let total = tools.len();
     let state = SearchState::new(tools.clone()).with_rules(config.deferral);

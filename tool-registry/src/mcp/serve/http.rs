@@ -113,7 +113,7 @@ impl HttpServer {
 }
 
 impl McpServer {
-    /// Binds `addr` and serves MCP over streamable HTTP at [`MCP_PATH`] until
+    /// Binds `addr` and serves MCP over streamable HTTP at `MCP_PATH` until
     /// [`HttpServer::shutdown`].
     ///
     /// # Errors

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tool_sdk::DynTool;
 
 #[cfg(doc)]
-use crate::export::{CachedTool, ExportTarget, SchemaCache};
+use crate::export::{ExportTarget, SchemaCache, captured::CachedTool};
 use crate::export::{
     RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
     listed_output_schema, open_input_root,

@@ -7,8 +7,8 @@
 //! `response` uses the `output` key for a result and `error` for an error, and `parts` may
 //! carry inline media).
 
-pub mod check;
-pub mod schema;
+pub(crate) mod check;
+pub(crate) mod schema;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,14 +21,15 @@ use super::calls::{ModelToolCall, ResultsError, ToolCalls};
 use super::content::{Image, Part, parts};
 use crate::export::SchemaCache;
 use check::is_valid_function_name;
-use schema::{PortableSchemaError, portable_schema};
+pub use schema::PortableSchemaError;
+use schema::portable_schema;
 
 /// The prefix of the id given to a Gemini call that came without one; the answer then
 /// carries no id, as the call had none.
-pub const MADE_UP_ID_PREFIX: &str = "gemini-call-";
+pub(crate) const MADE_UP_ID_PREFIX: &str = "gemini-call-";
 
 /// Pool names ↔ the names Gemini is sent, for the names Gemini refuses
-/// ([`is_valid_function_name`]): each character outside `a-z A-Z 0-9 _ . -` becomes `_`, a
+/// (`is_valid_function_name`): each character outside `a-z A-Z 0-9 _ . -` becomes `_`, a
 /// name not starting with a letter or `_` gets a leading `_`, the result is cut to 64 chars,
 /// and a clash with another name gets `_2`, `_3`, ... Valid names are sent unchanged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,6 +118,29 @@ pub struct GeminiDeclarations {
 }
 
 impl GeminiDeclarations {
+    /// The Gemini function declarations of `tools`, in order, from the session `cache`'s
+    /// captured form of each tool (byte-stable for the session as the other targets are), each
+    /// input schema made portable (Gemini's OpenAPI-subset `parameters`); names Gemini refuses
+    /// are mapped ([`GeminiNames`]).
+    ///
+    /// # Errors
+    /// [`PortableSchemaError`] naming the first tool and field that cannot be made portable.
+    pub fn new(
+        cache: &SchemaCache,
+        tools: &[Arc<dyn DynTool>],
+    ) -> Result<Self, PortableSchemaError> {
+        gemini_declarations(cache, tools)
+    }
+
+    /// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
+    /// (`{"name","description","parameters"?}`) breaks, each as `PATH: what is wrong`; empty
+    /// when Gemini accepts it. An offline check, so a schema the API would refuse at request
+    /// time is caught in tests (sources: <https://ai.google.dev/api/caching#FunctionDeclaration>,
+    /// <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>).
+    pub fn check(declaration: &Value) -> Vec<String> {
+        check::check_function_declaration(declaration)
+    }
+
     /// The request's `tools` value: `[{"functionDeclarations":[...]}]`.
     pub fn tools(&self) -> Value {
         json!([{"functionDeclarations": self.declarations}])
@@ -129,7 +153,7 @@ impl GeminiDeclarations {
 ///
 /// # Errors
 /// [`PortableSchemaError`] naming the first tool and field that cannot be made portable.
-pub fn gemini_declarations(
+fn gemini_declarations(
     cache: &SchemaCache,
     tools: &[Arc<dyn DynTool>],
 ) -> Result<GeminiDeclarations, PortableSchemaError> {
@@ -184,7 +208,7 @@ fn parts_of(response: &Value) -> Result<&Vec<Value>, ReadError> {
 }
 
 /// The `functionCall` parts of a response, in order, names mapped back with `names`. `args`
-/// missing or `null` means `{}`. A call without an `id` gets [`MADE_UP_ID_PREFIX`] plus its
+/// missing or `null` means `{}`. A call without an `id` gets `MADE_UP_ID_PREFIX` plus its
 /// position among the calls, and is answered without an id.
 ///
 /// # Errors

@@ -46,7 +46,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
-use crate::StreamingToolExecutor;
+use crate::orchestration::StreamingToolExecutor;
 
 /// Where finished calls go.
 pub trait CallSink {

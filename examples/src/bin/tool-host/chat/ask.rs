@@ -13,11 +13,10 @@ use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tool_examples::tools::Bash;
 use tool_examples::tools::bash::rules::session_rules;
-use tool_registry::orchestration::messages::REJECT_MESSAGE;
+use tool_registry::ToolPermissionContext;
 use tool_registry::permissions::{
     CanUseTool, HostAnswer, PermissionBehavior, PermissionRequest, PermissionRuleSource,
-    PermissionRuleValue, ToolPermissionContext, content_rule, tool_name_for_permission_check,
-    whole_tool_rule,
+    PermissionRuleValue,
 };
 use tool_sdk::ToolSpec as _;
 
@@ -157,7 +156,7 @@ fn parse_answer(line: &str) -> Option<Answer> {
 /// [`session_rules`]); for any other tool, the whole tool. Empty when no rule can cover the
 /// call (a command line the rules cannot read).
 fn session_rules_for(request: &PermissionRequest<'_>) -> Vec<PermissionRuleValue> {
-    let name = tool_name_for_permission_check(request.tool).into_owned();
+    let name = request.rule_name().into_owned();
     let command = request.input.get("command").and_then(Value::as_str);
     match command {
         Some(command) if name == Bash::NAME => session_rules(command)
@@ -183,13 +182,8 @@ impl Asker {
     /// Whether a rule granted this session covers the call.
     fn allowed_always(&self, request: &PermissionRequest<'_>) -> bool {
         let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        whole_tool_rule(request.tool, &session, PermissionBehavior::Allow).is_some()
-            || content_rule(
-                request.tool,
-                request.call,
-                &session,
-                PermissionBehavior::Allow,
-            )
+        request
+            .matching_rule(&session, PermissionBehavior::Allow)
             .is_some()
     }
 
@@ -201,9 +195,7 @@ impl Asker {
                  (pass --allow {name} to allow it)"
             ));
             // As if the user had said no: the model gets the reference's rejection result.
-            return HostAnswer::Deny {
-                message: REJECT_MESSAGE.to_owned(),
-            };
+            return HostAnswer::reject();
         };
         let _one_at_a_time = self.asking.lock().await;
         // Another question may have granted a rule while this one waited.
@@ -227,9 +219,7 @@ impl Asker {
         ));
         loop {
             let Some(line) = lines.next_answer().await else {
-                return HostAnswer::Deny {
-                    message: REJECT_MESSAGE.to_owned(),
-                };
+                return HostAnswer::reject();
             };
             match parse_answer(&line) {
                 Some(Answer::Once) => {
@@ -251,9 +241,7 @@ impl Asker {
                     };
                 }
                 Some(Answer::Deny) => {
-                    return HostAnswer::Deny {
-                        message: REJECT_MESSAGE.to_owned(),
-                    };
+                    return HostAnswer::reject();
                 }
                 None => self.progress.println(&format!(
                     "  `{}`: answer 1, 2 or 3 (y, a or n)",

@@ -7,14 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
-use tool_registry::providers::tool_search::{
-    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, anthropic_tool_search_request,
-};
+use tool_registry::providers::{ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch};
 use tool_registry::providers::{ToolCalls, anthropic, openai_chat};
-use tool_registry::search::{
-    DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate, deferred_tools_delta,
-    request_tools,
-};
+use tool_registry::search::{DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate};
 use tool_sdk::{DynTool, ToolResultBlock};
 
 use super::Provider;
@@ -171,14 +166,14 @@ impl Conversation {
                 } else {
                     AnthropicToolSearch::Regex
                 };
-                let request =
-                    anthropic_tool_search_request(&self.schemas, pool, rules, search, &render)
-                        .map_err(|error| error.to_string())?;
+                let request = search
+                    .request(&self.schemas, pool, rules, &render)
+                    .map_err(|error| error.to_string())?;
                 (request.tools, Some(request.beta_header))
             }
             SearchChoice::Client => {
                 let enabled = self.gate.is_enabled(&settings.model, pool).await;
-                let chosen = request_tools(
+                let chosen = RequestTools::choose(
                     pool,
                     &self.result_history,
                     enabled,
@@ -265,9 +260,11 @@ impl Conversation {
     /// `<available-deferred-tools>` block on the first request.
     fn announce(&mut self, pool: &[Arc<dyn DynTool>], chosen: &RequestTools) {
         let text = if self.settings.search_config.deferred_delta {
-            let Some(delta) =
-                deferred_tools_delta(pool, &self.announced, &self.settings.search_config.deferral)
-            else {
+            let Some(delta) = DeferredToolsDelta::since(
+                pool,
+                &self.announced,
+                &self.settings.search_config.deferral,
+            ) else {
                 return;
             };
             let text = delta.render();

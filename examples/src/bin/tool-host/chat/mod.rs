@@ -20,7 +20,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
-use tool_registry::search::{SearchState, ToolSearchConfig, insert_tool_search};
+use tool_registry::search::{SearchState, ToolSearchConfig};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
 use tool_sdk::{CancellationToken, DynTool, Extensions};
 
@@ -162,7 +162,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     };
     let mut tools = live.pool.tools().to_vec();
     if args.search == SearchChoice::Client {
-        insert_tool_search(&mut tools, &search_config);
+        search_config.insert_tool_search(&mut tools);
     }
     let interactive = args.prompt.is_none();
     let asks = args.permission_prompt.asks();

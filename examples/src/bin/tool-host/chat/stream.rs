@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
-use tool_registry::StreamingToolExecutor;
+use tool_registry::orchestration::StreamingToolExecutor;
 use tool_registry::providers::ToolCalls;
 use tool_registry::providers::stream::{
     AnthropicStream, OpenAiChatStream, SseDecoder, ToolCallStream,
