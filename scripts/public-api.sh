@@ -44,7 +44,10 @@ modules = {m.group(1) for line in lines if (m := re.match(r"pub mod (\S+)$", lin
 items = 0
 root_names = set()
 for line in lines:
-    m = re.match(r"(?:#\[[^\]]*\] )*pub (?:(?:async |const |unsafe )*fn|struct|enum|trait|const|static|type|use|macro) ([A-Za-z0-9_:]+)", line)
+    m = re.match(r"(?:#\[[^\]]*\] )*pub (?:(?:async |const |unsafe )*fn|struct|enum|trait|const|static|type|use|macro) ([A-Za-z0-9_:]+)(<[^>]*>::)?", line)
+    # `pub fn path::Type<A>::method(..)`: a method of a generic type, not an item of the module.
+    if m and m.group(2):
+        continue
     if not m:
         continue
     parent = m.group(1).rsplit("::", 1)[0]

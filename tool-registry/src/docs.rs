@@ -74,7 +74,7 @@ pub struct ToolDoc {
     /// The result-size limit in chars, `None` for unbounded.
     pub max_result_size_chars: Option<usize>,
     /// Loaded through ToolSearch only, as the pool decides it
-    /// (`is_deferred_tool` with the default [`DeferralRules`]).
+    /// ([`DeferralRules::is_deferred`] with the default rules).
     pub should_defer: bool,
     /// Never deferred.
     pub always_load: bool,

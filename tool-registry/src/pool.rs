@@ -67,7 +67,7 @@ pub fn is_mcp_tool(tool: &dyn DynTool) -> bool {
     tool.name().starts_with(crate::mcp_names::MCP_PREFIX) || tool.meta().is_mcp
 }
 
-/// Which base tools `get_tools` offers (SPEC §7 `getTools`). The reference's environment
+/// Which base tools [`ToolPool::assemble`] offers (SPEC §7 `getTools`). The reference's environment
 /// switches (`CLAUDE_CODE_SIMPLE`, coordinator mode) are fields here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolConfig {
@@ -76,7 +76,7 @@ pub struct PoolConfig {
     /// `is_enabled` filter.
     pub simple: bool,
     /// Coordinator mode: adds the coordinator tools in simple mode, and
-    /// `merge_and_filter_tools` keeps only what [`PoolConfig::coordinator_filter`] allows.
+    /// [`ToolPool::merge_initial`] keeps only what [`PoolConfig::coordinator_filter`] allows.
     pub coordinator: bool,
     /// Tools of simple mode. Default `Bash`, `Read`, `Edit`.
     pub simple_tools: Vec<String>,
@@ -264,8 +264,12 @@ impl ToolPool {
         })
     }
 
-    /// `assemble_tool_pool` as a constructor: the pool a model sees for `base` tools, MCP
-    /// tools and `permissions` (SPEC §7).
+    /// The pool a model sees (SPEC §7 `assembleToolPool`): the base tools offered under
+    /// `config` and `permissions` (simple mode: the simple tools no deny rule covers, without
+    /// `is_enabled`; otherwise the special tools removed, deny rules applied and only tools
+    /// whose `is_enabled()` is true kept), sorted, as a prefix; then the `mcp_tools` no deny
+    /// rule covers (not `is_enabled`-filtered), sorted; unique by name with the built-in
+    /// winning (logged through `tracing`).
     ///
     /// # Errors
     /// [`PoolError`] when two MCP tools share a name.
@@ -279,7 +283,8 @@ impl ToolPool {
     }
 
     /// This pool with a caller's initial tools merged in (SPEC §7 `mergeAndFilterTools`):
-    /// unique by name with `initial` winning, built-in tools then MCP tools, each sorted; in
+    /// unique by name with `initial` winning (the initial tools are taken as given: no deny
+    /// rule or `is_enabled` filter), built-in tools then MCP tools, each sorted; in
     /// coordinator mode (`config.coordinator`) only the tools `config.coordinator_filter` keeps.
     pub fn merge_initial(&self, initial: &[Arc<dyn DynTool>], config: &PoolConfig) -> ToolPool {
         merge_and_filter_tools(initial, self, config)

@@ -1,9 +1,9 @@
 //! Internals that the crate's own tests, benchmarks and fuzz targets check directly: the
 //! reference's algorithms one by one (name cleaning, rule parsing, search tokenising, result
-//! persistence, schema export). Behind the `test-support` feature, outside the public API and
+//! persistence, schema rewrites). Behind the `test-support` feature, outside the public API and
 //! its compatibility promise: a program that uses the SDK goes through the doors the other
-//! modules document (`Orchestrator`, `ToolPool`, `SchemaCache`, the `providers` modules), which
-//! run all of these.
+//! modules document (`Orchestrator`, `ToolPool`, `SchemaCache`, the `providers` and `search`
+//! modules), which run all of these.
 
 pub use crate::export::cache::cache_key;
 pub use crate::export::schema::export_input_schema;
@@ -13,17 +13,16 @@ pub use crate::mcp_names::{
     is_filtered_ide_tool, mcp_info_from_string, mcp_prefix, normalize_name_for_mcp,
     shorten_tool_name,
 };
-pub use crate::orchestration::config::{MAX_TOOL_RESULTS_PER_MESSAGE_CHARS, parse_max_concurrency};
+pub use crate::orchestration::config::parse_max_concurrency;
 pub use crate::orchestration::messages::{CANCEL_MESSAGE, REJECT_MESSAGE, streaming_discarded};
-pub use crate::orchestration::partition::{describe_batches, partition_tool_calls};
+pub use crate::orchestration::partition::partition_tool_calls;
 pub use crate::orchestration::persistence::{
-    ContentReplacementState, PREVIEW_SIZE_CHARS, enforce_message_budget, is_empty_content,
-    persistence_threshold, process_result,
+    PREVIEW_SIZE_CHARS, enforce_message_budget, is_empty_content, persistence_threshold,
+    process_result,
 };
 pub use crate::orchestration::streaming::call_description;
 pub use crate::permissions::matching::{
-    content_rule, filter_tools_by_deny_rules, tool_matches_rule, tool_name_for_permission_check,
-    whole_tool_rule,
+    filter_tools_by_deny_rules, tool_matches_rule, tool_name_for_permission_check,
 };
 pub use crate::permissions::pipeline::{
     PermissionDecision, decide_permission, permission_denied_message,
@@ -32,25 +31,16 @@ pub use crate::permissions::rule::{LEGACY_TOOL_NAMES, legacy_tool_name, parse_ru
 pub use crate::pool::{
     assemble_tool_pool, find_tool_for_use, get_tools, is_mcp_tool, merge_and_filter_tools,
 };
-pub use crate::providers::gemini::check::check_function_declaration;
-pub use crate::providers::gemini::schema::{MAX_INLINED_SCHEMAS, portable_schema};
-pub use crate::providers::tool_search::{
-    answer_tool_search_call, anthropic_tool_search_request, openai_tool_search_request,
-    read_tool_search_calls,
-};
-pub use crate::search::cache::{DescriptionCache, utf16_cmp};
-pub use crate::search::config::{ENV_VARS, parse_auto_percentage};
-pub use crate::search::deferral::is_deferred_tool;
-pub use crate::search::delta::{announcements, available_deferred_tools, deferred_tools_delta};
-pub use crate::search::gate::{deferred_chars, request_tools};
-pub use crate::search::hint::schema_not_sent_hint;
-pub use crate::search::history::{discovered_tool_names, strip_tool_references};
+pub use crate::providers::gemini::schema::portable_schema;
+pub use crate::search::cache::utf16_cmp;
+pub use crate::search::config::parse_auto_percentage;
+pub use crate::search::delta::available_deferred_tools;
+pub use crate::search::gate::deferred_chars;
+pub use crate::search::history::discovered_tool_names;
 pub use crate::search::index::{IndexEntry, SearchIndex};
 pub use crate::search::state::{NO_MATCH_TEXT, select_names};
 pub use crate::search::tokens::{ParsedToolName, is_word_byte, js_trim, parse_tool_name};
-pub use crate::search::tool::{
-    MISSING_STATE, insert_tool_search, tool_search_prompt, tool_search_tool,
-};
+pub use crate::search::tool::{MISSING_STATE, tool_search_prompt, tool_search_tool};
 
 /// The text of an error result that came with none (Anthropic refuses an empty error result).
 pub const EMPTY_ERROR_TEXT: &str = crate::providers::anthropic::EMPTY_ERROR_TEXT;

@@ -15,7 +15,6 @@ use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_too
 use tool_registry::export::SchemaCache;
 use tool_registry::providers::gemini::GeminiDeclarations;
 use tool_registry::providers::gemini::PortableSchemaError;
-use tool_registry::test_support::check_function_declaration;
 use tool_registry::test_support::export_input_schema;
 use tool_registry::test_support::portable_schema;
 use tool_sdk::DynTool;
@@ -23,7 +22,7 @@ use tool_sdk::DynTool;
 use providers_support::{fixtures, read_json};
 
 fn assert_portable(label: &str, declaration: &Value) {
-    let problems = check_function_declaration(declaration);
+    let problems = GeminiDeclarations::check(declaration);
     assert!(
         problems.is_empty(),
         "{label}: {problems:#?}\n{declaration:#}"
@@ -293,7 +292,7 @@ fn arrays_without_items_properties_off_objects_and_outer_integer_enums_fail() {
     assert_eq!(error.field, "level");
     assert!(error.reason.contains("enum"), "{error}");
     // The checker sees the same faults in a schema written by hand.
-    let problems = check_function_declaration(&json!({"name": "T", "parameters": {
+    let problems = GeminiDeclarations::check(&json!({"name": "T", "parameters": {
         "type": "object",
         "properties": {
             "xs": {"type": "array"},

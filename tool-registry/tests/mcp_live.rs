@@ -44,10 +44,7 @@ async fn everything_over_stdio_answers_each_kind_of_call() {
     }
     for tool in &tools {
         assert!(tool.meta().is_mcp);
-        assert!(tool_registry::test_support::is_deferred_tool(
-            tool.as_ref(),
-            &tool_registry::search::DeferralRules::default()
-        ));
+        assert!(tool_registry::search::DeferralRules::default().is_deferred(tool.as_ref()));
     }
     let extensions = Extensions::new().with(StructuredContentStore::new());
     let store = extensions.get_arc::<StructuredContentStore>().unwrap();

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::Log;
 use serde_json::json;
+use tool_registry::orchestration::Batch;
 use tool_registry::orchestration::TurnOutcome;
-use tool_registry::test_support::describe_batches;
 use tool_registry::test_support::partition_tool_calls;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
@@ -141,7 +141,7 @@ fn partition_groups_consecutive_safe_calls_only() {
         {"id": "7", "name": "Append", "input": {"entry": "g", "parallel": true}},
         {"id": "8", "name": "Slow", "input": {"ms": 1, "tag": "w"}},
     ]));
-    let plan = describe_batches(&partition_tool_calls(&batch, &tools()));
+    let plan = Batch::describe_all(&partition_tool_calls(&batch, &tools()));
     assert_eq!(
         plan,
         "batch 1: concurrent [Slow 1, Slow 2]\n\

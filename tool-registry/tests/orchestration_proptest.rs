@@ -10,8 +10,8 @@ use common::Log;
 use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::json;
+use tool_registry::orchestration::Batch;
 use tool_registry::orchestration::ToolUseUpdate;
-use tool_registry::test_support::describe_batches;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
 use tool_sdk::{ToolUseBlock, dyn_tool};
@@ -149,7 +149,7 @@ proptest! {
         let orchestrator = Orchestrator::new(&[dyn_tool::<Op>()], config);
 
         // Batches as SPEC §5.1.
-        let plan = describe_batches(&orchestrator.partition(&blocks));
+        let plan = Batch::describe_all(&orchestrator.partition(&blocks));
         let numbers = expected_batches(&kinds);
         let mut expected_plan = String::new();
         for batch in 1..=numbers.last().copied().unwrap_or(0) {

@@ -356,3 +356,84 @@ fn modes_parse_from_their_names() {
         Err("unknown permission mode `yolo`; use one of default, acceptEdits, bypassPermissions, plan, dontAsk".to_owned())
     );
 }
+
+// ---------------------------------------------------------------- the host's view of a request
+
+/// A host that grants "always allow" rules during a session, as `tool-host chat` does: for each
+/// request it records the rule name and whether a granted rule already covers the call.
+struct SessionHost {
+    session: ToolPermissionContext,
+    seen: Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl CanUseTool for SessionHost {
+    fn can_use_tool<'a>(&'a self, request: PermissionRequest<'a>) -> BoxFuture<'a, HostAnswer> {
+        let covered = request
+            .matching_rule(&self.session, ALLOW)
+            .map(|rule| rule.value.to_string());
+        self.seen
+            .lock()
+            .unwrap()
+            .push((request.rule_name().into_owned(), covered.clone()));
+        Box::pin(async move {
+            match covered {
+                Some(_) => HostAnswer::Allow {
+                    updated_input: None,
+                },
+                None => HostAnswer::reject(),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_host_finds_the_session_rule_that_covers_a_request_and_names_rules_as_the_pipeline_does()
+{
+    let mut session = ToolPermissionContext::default();
+    session.add_rule_str(Source::Session, ALLOW, "Bash(git *)", &aliases());
+    session.add_rule_str(Source::Session, ALLOW, "mcp__github", &aliases());
+    let host = SessionHost {
+        session,
+        seen: Mutex::new(Vec::new()),
+    };
+    let ctx = ToolPermissionContext::default();
+    let bash = dyn_tool::<Shell>();
+    let github = mcp("github", "create_issue", false);
+    let other = mcp("linear", "create_issue", false);
+
+    let git = decide(&bash, json!({"command": "git status"}), &ctx, Some(&host)).await;
+    assert!(matches!(git, PermissionDecision::Allow { .. }), "{git:?}");
+    let npm = decide(&bash, json!({"command": "npm test"}), &ctx, Some(&host)).await;
+    let rejected = HostAnswer::reject();
+    let HostAnswer::Deny { message } = &rejected else {
+        panic!("reject() is a denial");
+    };
+    assert!(
+        matches!(&npm, PermissionDecision::Deny { message: sent, .. } if sent == message),
+        "{npm:?}"
+    );
+    assert_eq!(message, tool_registry::test_support::REJECT_MESSAGE);
+    let issue = decide(&github, json!({}), &ctx, Some(&host)).await;
+    assert!(
+        matches!(issue, PermissionDecision::Allow { .. }),
+        "{issue:?}"
+    );
+    let linear = decide(&other, json!({}), &ctx, Some(&host)).await;
+    assert!(
+        matches!(linear, PermissionDecision::Deny { .. }),
+        "{linear:?}"
+    );
+
+    assert_eq!(
+        *host.seen.lock().unwrap(),
+        [
+            ("Bash".to_owned(), Some("Bash(git *)".to_owned())),
+            ("Bash".to_owned(), None),
+            (
+                "mcp__github__create_issue".to_owned(),
+                Some("mcp__github".to_owned())
+            ),
+            ("mcp__linear__create_issue".to_owned(), None),
+        ]
+    );
+}

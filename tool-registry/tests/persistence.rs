@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{all_tools, blocks, texts};
 use serde_json::{Value, json};
+use tool_registry::orchestration::ContentReplacementState;
 use tool_registry::test_support as persistence;
-use tool_registry::test_support::ContentReplacementState;
 use tool_registry::test_support::PREVIEW_SIZE_CHARS;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;

@@ -7,13 +7,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::{ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, OpenAiToolSearch};
+use tool_registry::providers::{
+    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, OpenAiToolSearch, ToolSearchCall,
+};
 use tool_registry::search::{DeferralRules, SearchState, ToolSearchConfig};
 use tool_registry::test_support::tool_search_tool;
-use tool_registry::test_support::{
-    answer_tool_search_call, anthropic_tool_search_request, openai_tool_search_request,
-    read_tool_search_calls,
-};
 use tool_sdk::DynTool;
 
 fn pool() -> Vec<Arc<dyn DynTool>> {
@@ -58,14 +56,14 @@ fn anthropic_gets_the_server_search_tool_deferred_flags_and_the_beta_header() {
             "tool_search_tool_regex",
         ),
     ] {
-        let request = anthropic_tool_search_request(
-            &cache,
-            &pool(),
-            &DeferralRules::default(),
-            search,
-            &RenderRequest::default(),
-        )
-        .unwrap();
+        let request = search
+            .request(
+                &cache,
+                &pool(),
+                &DeferralRules::default(),
+                &RenderRequest::default(),
+            )
+            .unwrap();
         assert_eq!(request.beta_header, ANTHROPIC_TOOL_SEARCH_BETA);
         assert_eq!(request.tools[0], json!({"type": kind, "name": name}));
         let deferred: Vec<(&str, bool)> = request.tools[1..]
@@ -95,14 +93,14 @@ fn anthropic_gets_the_server_search_tool_deferred_flags_and_the_beta_header() {
 #[test]
 fn openai_gets_namespaces_per_mcp_server_and_a_tool_search_tool() {
     let cache = SchemaCache::new();
-    let tools = openai_tool_search_request(
-        &cache,
-        &pool(),
-        &DeferralRules::default(),
-        OpenAiToolSearch::Hosted,
-        &RenderRequest::default(),
-    )
-    .unwrap();
+    let tools = OpenAiToolSearch::Hosted
+        .tools(
+            &cache,
+            &pool(),
+            &DeferralRules::default(),
+            &RenderRequest::default(),
+        )
+        .unwrap();
     let kinds: Vec<(&str, &str)> = tools
         .iter()
         .map(|t| {
@@ -132,14 +130,14 @@ fn openai_gets_namespaces_per_mcp_server_and_a_tool_search_tool() {
     assert_eq!(tools[2]["tools"][0]["name"], "mcp__github__create_issue");
     assert_eq!(tools[2]["tools"][0]["defer_loading"], true);
     assert_eq!(tools[4], json!({"type": "tool_search"}));
-    let client = openai_tool_search_request(
-        &cache,
-        &pool(),
-        &DeferralRules::default(),
-        OpenAiToolSearch::Client,
-        &RenderRequest::default(),
-    )
-    .unwrap();
+    let client = OpenAiToolSearch::Client
+        .tools(
+            &cache,
+            &pool(),
+            &DeferralRules::default(),
+            &RenderRequest::default(),
+        )
+        .unwrap();
     let search = client.last().unwrap();
     assert_eq!(search["execution"], "client");
     assert_eq!(search["parameters"]["required"], json!(["query"]));
@@ -152,13 +150,14 @@ fn a_client_tool_search_call_is_answered_with_the_matching_definitions() {
         {"type": "tool_search_call", "id": "ts_2", "execution": "server", "arguments": {"query": "x"}},
         {"type": "tool_search_call", "id": "ts_3", "call_id": "call_s3", "execution": "client", "arguments": "{\"query\": \"github issues\", \"max_results\": 1}"}
     ]});
-    let calls = read_tool_search_calls(&response).unwrap();
+    let calls = ToolSearchCall::read_all(&response).unwrap();
     assert_eq!(calls.len(), 2, "hosted searches are OpenAI's");
     assert_eq!(calls[1].max_results, 1);
     let state = SearchState::new(pool());
     let cache = SchemaCache::new();
-    let output =
-        answer_tool_search_call(&calls[0], &state, &cache, &RenderRequest::default()).unwrap();
+    let output = calls[0]
+        .answer(&state, &cache, &RenderRequest::default())
+        .unwrap();
     assert_eq!(output["type"], "tool_search_output");
     assert_eq!(output["call_id"], "call_s1");
     assert_eq!(output["execution"], "client");
@@ -171,8 +170,9 @@ fn a_client_tool_search_call_is_answered_with_the_matching_definitions() {
     assert_eq!(names, ["mcp__slack__send_message", "NotebookEdit"]);
     assert_eq!(output["tools"][0]["type"], "function");
     assert!(output["tools"][0]["parameters"]["properties"]["q"].is_object());
-    let keyword =
-        answer_tool_search_call(&calls[1], &state, &cache, &RenderRequest::default()).unwrap();
+    let keyword = calls[1]
+        .answer(&state, &cache, &RenderRequest::default())
+        .unwrap();
     let found = keyword["tools"].as_array().unwrap();
     assert_eq!(found.len(), 1);
     assert!(

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use search_support::{DescribedTool, ranking_pool};
 use serde_json::json;
+use tool_registry::search::DescriptionCache;
 use tool_registry::search::{SearchState, ToolSearch};
-use tool_registry::test_support::{
-    DescriptionCache, IndexEntry, NO_MATCH_TEXT, SearchIndex, parse_tool_name,
-};
+use tool_registry::test_support::{IndexEntry, NO_MATCH_TEXT, SearchIndex, parse_tool_name};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, Extensions, ToolSpec, ToolUseBlock};
 
@@ -295,9 +294,7 @@ fn block(id: &str, input: serde_json::Value) -> ToolUseBlock {
 async fn the_tool_runs_through_orchestration_with_the_pool_from_host_state() {
     let mut pool = ranking_pool();
     let config = tool_registry::search::ToolSearchConfig::default();
-    assert!(tool_registry::test_support::insert_tool_search(
-        &mut pool, &config
-    ));
+    assert!(config.insert_tool_search(&mut pool));
     let names: Vec<&str> = pool.iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,

@@ -10,23 +10,18 @@ use futures::future::BoxFuture;
 use search_support::DescribedTool;
 use serde_json::json;
 use tool_registry::search::{
-    ApiProvider, DeferralRules, DeferredToolsDelta, TokenCounter, ToolSearchConfig, ToolSearchGate,
-    ToolSearchMode,
+    ApiProvider, DeferralRules, DeferredToolsDelta, RequestTools, TokenCounter, ToolSearchConfig,
+    ToolSearchGate, ToolSearchMode, schema_not_sent_hint,
 };
 use tool_registry::test_support::{
-    announcements, deferred_chars, discovered_tool_names, schema_not_sent_hint,
-    strip_tool_references, utf16_cmp,
-};
-use tool_registry::test_support::{
-    available_deferred_tools, deferred_tools_delta, insert_tool_search, is_deferred_tool,
-    request_tools,
+    available_deferred_tools, deferred_chars, discovered_tool_names, utf16_cmp,
 };
 use tool_sdk::DynTool;
 
 #[test]
 fn deferral_rules_apply_in_spec_order() {
     let none = DeferralRules::default();
-    let check = |tool: DescribedTool, rules: &DeferralRules| is_deferred_tool(&tool, rules);
+    let check = |tool: DescribedTool, rules: &DeferralRules| rules.is_deferred(&tool);
     assert!(!check(
         DescribedTool::new("mcp__a__b", "").always_load(),
         &none
@@ -227,7 +222,7 @@ impl TokenCounter for FixedCounter {
 fn auto_pool(prompt_chars: usize) -> Vec<Arc<dyn DynTool>> {
     let mut pool = vec![DescribedTool::new("Read", "Reads.").arc()];
     let config = ToolSearchConfig::default();
-    insert_tool_search(&mut pool, &config);
+    config.insert_tool_search(&mut pool);
     // name 9 + prompt + schema {"type":"object"} 17.
     pool.push(
         DescribedTool::new("mcp__a__b", &"x".repeat(prompt_chars))
@@ -315,7 +310,7 @@ fn request_pool() -> Vec<Arc<dyn DynTool>> {
             .arc(),
         DescribedTool::new("Read", "Reads.").arc(),
     ];
-    insert_tool_search(&mut pool, &ToolSearchConfig::default());
+    ToolSearchConfig::default().insert_tool_search(&mut pool);
     pool.push(DescribedTool::new("mcp__a__x", "X.").arc());
     pool.push(DescribedTool::new("mcp__a__y", "Y.").arc());
     pool
@@ -326,7 +321,7 @@ fn discovered_names_come_from_user_tool_results_and_compact_boundaries() {
     let names: Vec<String> = discovered_tool_names(&history()).into_iter().collect();
     assert_eq!(names, ["NotebookEdit", "mcp__a__y", "mcp__z__w"]);
     let mut messages = history();
-    assert_eq!(strip_tool_references(&mut messages), 2);
+    assert_eq!(RequestTools::strip_tool_references(&mut messages), 2);
     assert_eq!(
         messages[2]["content"][0]["content"],
         json!([{"type": "text", "text": "ok"}])
@@ -338,7 +333,7 @@ fn discovered_names_come_from_user_tool_results_and_compact_boundaries() {
 fn request_tools_send_non_deferred_tool_search_and_discovered_tools() {
     let pool = request_pool();
     let config = ToolSearchConfig::default();
-    let request = request_tools(&pool, &history(), true, false, &config);
+    let request = RequestTools::choose(&pool, &history(), true, false, &config);
     let names: Vec<&str> = request.tools.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["NotebookEdit", "Read", "ToolSearch", "mcp__a__y"]);
     assert!(request.tool_search);
@@ -360,20 +355,20 @@ fn request_tools_send_non_deferred_tool_search_and_discovered_tools() {
         ..Default::default()
     };
     assert_eq!(
-        request_tools(&pool, &[], true, false, &with_delta).available_deferred_tools,
+        RequestTools::choose(&pool, &[], true, false, &with_delta).available_deferred_tools,
         None
     );
 
     // Search off: everything but ToolSearch, nothing deferred.
-    let off = request_tools(&pool, &history(), false, false, &config);
+    let off = RequestTools::choose(&pool, &history(), false, false, &config);
     let names: Vec<&str> = off.tools.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["NotebookEdit", "Read", "mcp__a__x", "mcp__a__y"]);
     assert!(!off.tool_search && off.defer_loading.is_empty());
 
     // Nothing deferred and no pending server: search switches off for the request.
     let plain = &pool[1..3];
-    assert!(!request_tools(plain, &[], true, false, &config).tool_search);
-    assert!(request_tools(plain, &[], true, true, &config).tool_search);
+    assert!(!RequestTools::choose(plain, &[], true, false, &config).tool_search);
+    assert!(RequestTools::choose(plain, &[], true, true, &config).tool_search);
 }
 
 #[test]
@@ -404,9 +399,9 @@ fn deferred_delta_replays_announcements() {
         json!({"type": "attachment", "attachment": {"type": "deferred_tools_delta",
             "addedNames": ["mcp__a__x", "mcp__gone__z", "Read"], "addedLines": [], "removedNames": []}})
     );
-    let announced = announcements(&messages);
+    let announced = DeferredToolsDelta::announced_in(&messages);
     assert_eq!(announced, [first, second]);
-    let delta = deferred_tools_delta(&pool, &announced, &DeferralRules::default()).unwrap();
+    let delta = DeferredToolsDelta::since(&pool, &announced, &DeferralRules::default()).unwrap();
     assert_eq!(delta.added_names, ["NotebookEdit", "mcp__b__y"]);
     assert_eq!(delta.added_lines, ["NotebookEdit", "mcp__b__y"]);
     assert_eq!(delta.removed_names, ["mcp__gone__z"]);
@@ -420,10 +415,10 @@ fn deferred_delta_replays_announcements() {
     let mut all = announced.clone();
     all.push(delta);
     assert_eq!(
-        deferred_tools_delta(&pool, &all, &DeferralRules::default()),
+        DeferredToolsDelta::since(&pool, &all, &DeferralRules::default()),
         None
     );
-    let only_added = deferred_tools_delta(&pool, &[], &DeferralRules::default()).unwrap();
+    let only_added = DeferredToolsDelta::since(&pool, &[], &DeferralRules::default()).unwrap();
     assert_eq!(
         only_added.render(),
         "<system-reminder>\nThese deferred tools can now be loaded with ToolSearch:\nNotebookEdit\nmcp__a__x\nmcp__b__y\n</system-reminder>"
@@ -443,7 +438,7 @@ fn announcement_order_is_utf16_code_unit_order() {
         DescribedTool::new("mcp__s__\u{FF61}", "").arc(),
         DescribedTool::new("mcp__s__\u{1F600}", "").arc(),
     ];
-    let delta = deferred_tools_delta(&pool, &[], &DeferralRules::default()).unwrap();
+    let delta = DeferredToolsDelta::since(&pool, &[], &DeferralRules::default()).unwrap();
     assert_eq!(delta.added_names, ["mcp__s__\u{1F600}", "mcp__s__\u{FF61}"]);
 }
 
@@ -489,9 +484,9 @@ fn tool_search_is_added_only_when_the_optimistic_gate_is_on() {
         DescribedTool::new("mcp__a__b", "").arc(),
     ];
     let standard = ToolSearchConfig::with_mode(ToolSearchMode::Standard);
-    assert!(!insert_tool_search(&mut pool, &standard));
-    assert!(insert_tool_search(&mut pool, &ToolSearchConfig::default()));
-    assert!(!insert_tool_search(&mut pool, &ToolSearchConfig::default()));
+    assert!(!standard.insert_tool_search(&mut pool));
+    assert!(ToolSearchConfig::default().insert_tool_search(&mut pool));
+    assert!(!ToolSearchConfig::default().insert_tool_search(&mut pool));
     let names: Vec<&str> = pool.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["Read", "ToolSearch", "Write", "mcp__a__b"]);
 }

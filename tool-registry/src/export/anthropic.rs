@@ -76,6 +76,10 @@ fn assemble(
 /// # }
 /// let tools = [tool_sdk::dyn_tool::<Hello>()];
 /// let text = tool_registry::providers::anthropic::tools_json(&tools);
+/// let cached = tool_registry::export::SchemaCache::new()
+///     .render_json(&tools, tool_registry::export::ExportTarget::Anthropic, &Default::default())
+///     .unwrap();
+/// assert_eq!(text, cached);
 /// assert!(text.starts_with(r#"[{"name":"Hello","description":"Says hello.","input_schema":{"#));
 /// ```
 pub fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {

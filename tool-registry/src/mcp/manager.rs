@@ -280,7 +280,7 @@ impl McpManager {
             .collect()
     }
 
-    /// The tools of every server, for `assemble_tool_pool` (which sorts them and applies deny
+    /// The tools of every server, for [`ToolPool::assemble`](crate::ToolPool::assemble) (which sorts them and applies deny
     /// rules such as `mcp__server`).
     pub fn tools(&self) -> Vec<Arc<dyn DynTool>> {
         self.links

@@ -16,7 +16,7 @@
 //! for server in manager.servers() {
 //!     println!("{}: {} ({} tools)", server.name, server.status, server.tools.len());
 //! }
-//! let mcp_tools = manager.tools(); // for assemble_tool_pool
+//! let mcp_tools = manager.tools(); // for ToolPool::assemble
 //! # let _ = mcp_tools;
 //! manager.shutdown().await;
 //! # }

@@ -18,11 +18,6 @@ pub(crate) const MAX_CONCURRENCY_ENV: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURREN
 /// `DEFAULT_MAX_RESULT_SIZE_CHARS`).
 pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
 
-/// The reference's per-message aggregate limit, in chars (SPEC §9
-/// `MAX_TOOL_RESULTS_PER_MESSAGE_CHARS`); a suggested value for
-/// [`OrchestratorConfig::message_budget_chars`].
-pub const MAX_TOOL_RESULTS_PER_MESSAGE_CHARS: usize = 200_000;
-
 /// How the orchestrator runs a turn's calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrchestratorConfig {
@@ -45,7 +40,8 @@ pub struct OrchestratorConfig {
     /// Optional per-message budget, in chars, over all results of one assistant message
     /// (SPEC §9 `enforceToolResultBudget`, off by default as in the reference). Applied by
     /// [`super::ToolUseStream::collect_results`]: while the total is over it, the largest
-    /// results are persisted first. Needs `result_dir`.
+    /// results are persisted first. Needs `result_dir`. The reference's limit is 200,000
+    /// (SPEC §9 `MAX_TOOL_RESULTS_PER_MESSAGE_CHARS`).
     pub message_budget_chars: Option<usize>,
     /// Tools (by primary name) whose input may carry keys their schema lacks: such keys are
     /// dropped before parsing instead of being reported as unexpected. Every other tool is

@@ -23,5 +23,6 @@ pub(crate) mod turn;
 pub use call::CallOutcome;
 pub use observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 pub use partition::{Batch, PreparedCall};
+pub use persistence::ContentReplacementState;
 pub use run::{ToolUseStream, ToolUseUpdate, TurnOutcome};
 pub use streaming::StreamingToolExecutor;

@@ -49,6 +49,11 @@ pub enum Prepared {
 }
 
 impl PreparedCall {
+    /// The `tool_use` block as the model sent it (its id, name and input).
+    pub fn block(&self) -> &ToolUseBlock {
+        &self.block
+    }
+
     /// The tool the block names, unless it is unknown.
     pub fn tool(&self) -> Option<&Arc<dyn DynTool>> {
         match &self.prepared {

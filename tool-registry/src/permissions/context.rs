@@ -84,7 +84,7 @@ pub struct PermissionRule {
 }
 
 /// How calls that no rule decides are treated (the reference's permission modes, narrowed to
-/// the ones a generic host needs). Applied by `crate::permissions::decide_permission`.
+/// the ones a generic host needs). Applied by the orchestrator's permission pipeline to each call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PermissionMode {
     /// The tool's own `check_permissions` decides; `ask` and `passthrough` go to the host.
@@ -190,7 +190,8 @@ impl ToolPermissionContext {
         );
     }
 
-    /// Parses `rule` with `parse_rule` (legacy names mapped through `aliases`) and adds it.
+    /// Parses `rule` (`Tool`, `Tool(content)` or `mcp__server`, SPEC §6.1; legacy names mapped
+    /// through `aliases`) and adds it.
     pub fn add_rule_str(
         &mut self,
         source: PermissionRuleSource,

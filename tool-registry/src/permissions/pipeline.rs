@@ -131,7 +131,7 @@ impl HostAnswer {
 }
 
 /// The host's async permission prompt (the reference's `canUseTool`), called only when the
-/// pipeline of `decide_permission` ends in "ask". Implementations must be cancel-safe.
+/// orchestrator's permission pipeline ends in "ask". Implementations must be cancel-safe.
 pub trait CanUseTool: Send + Sync {
     /// Asks the host's user about one call.
     fn can_use_tool<'a>(&'a self, request: PermissionRequest<'a>) -> BoxFuture<'a, HostAnswer>;

@@ -46,7 +46,7 @@ pub(crate) const EMPTY_ERROR_TEXT: &str = "The tool failed without an error mess
 /// `tool_result` per call in `tool_use` order, `is_error` only when `true`. Empty or blank
 /// `text` blocks are dropped from block contents (the API refuses them); a content left with no
 /// block becomes the empty string, and an error result whose text is empty or blank becomes
-/// `EMPTY_ERROR_TEXT`.
+/// "The tool failed without an error message." (Anthropic refuses an empty error result).
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].

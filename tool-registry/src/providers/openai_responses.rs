@@ -33,7 +33,7 @@ pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {
 
 /// The `function_call` items of a response, in order (other items, such as `message`,
 /// `reasoning` or `tool_search_call`, are skipped; see
-/// `super::tool_search::read_tool_search_calls` for the last). Each call's `arguments`
+/// [`ToolSearchCall::read_all`](super::ToolSearchCall::read_all) for the last). Each call's `arguments`
 /// text is read with `super::parse_arguments`.
 ///
 /// # Errors

@@ -203,18 +203,6 @@ impl Default for ToolSearchConfig {
     }
 }
 
-/// The environment variables [`ToolSearchConfig::from_env`] reads.
-pub const ENV_VARS: &[&str] = &[
-    "ENABLE_TOOL_SEARCH",
-    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
-    "CLAUDE_CODE_USE_BEDROCK",
-    "CLAUDE_CODE_USE_VERTEX",
-    "CLAUDE_CODE_USE_FOUNDRY",
-    "ANTHROPIC_BASE_URL",
-    "USER_TYPE",
-    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
-];
-
 impl ToolSearchConfig {
     /// A configuration with `mode` chosen explicitly and everything else default.
     pub fn with_mode(mode: ToolSearchMode) -> Self {
@@ -225,7 +213,11 @@ impl ToolSearchConfig {
         }
     }
 
-    /// Reads `ENV_VARS` from the process environment (see [`ToolSearchConfig::from_vars`]).
+    /// Reads the variables the reference reads from the process environment
+    /// (`ENABLE_TOOL_SEARCH`, `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`,
+    /// `CLAUDE_CODE_USE_BEDROCK`, `CLAUDE_CODE_USE_VERTEX`, `CLAUDE_CODE_USE_FOUNDRY`,
+    /// `ANTHROPIC_BASE_URL`, `USER_TYPE`, `CLAUDE_CODE_DISABLE_1M_CONTEXT`; see
+    /// [`ToolSearchConfig::from_vars`]).
     pub fn from_env() -> Self {
         Self::from_vars(|name| {
             std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())

@@ -33,16 +33,14 @@ pub(crate) const ADDED_HEADER: &str = "These deferred tools can now be loaded wi
 /// The sentence before the removed tools (our wording of SPEC §8.2's second part).
 pub(crate) const REMOVED_HEADER: &str = "These deferred tools are gone because their MCP server disconnected. Do not search for them; ToolSearch will not find them:";
 
-impl DeferralRules {
-    /// The block listing the deferred tools of `tools` for hosts without deltas (SPEC §4.4):
-    /// `<available-deferred-tools>\n` + the deferred names sorted in UTF-16 code-unit order,
-    /// one per line + `\n</available-deferred-tools>`.
-    pub fn available_deferred_tools(&self, tools: &[Arc<dyn DynTool>]) -> String {
-        available_deferred_tools(tools, self)
-    }
-}
-
 impl DeferredToolsDelta {
+    /// The deltas announced so far in a message history: every `deferred_tools_delta`
+    /// attachment of `messages` (what [`DeferredToolsDelta::to_attachment`] writes), in order;
+    /// what [`DeferredToolsDelta::since`] replays.
+    pub fn announced_in(messages: &[Value]) -> Vec<DeferredToolsDelta> {
+        announcements(messages)
+    }
+
     /// The delta to announce now (SPEC §8.2 `getDeferredToolsDelta`): replays `announced` (each
     /// delta's added names added, then its removed names removed) and compares with the
     /// deferred tools of `tools` under `rules`: added = deferred names not announced; removed =

@@ -13,7 +13,7 @@ use crate::pool::find_tool_by_name;
 
 /// The hint for `tool`, or `None` unless all hold (SPEC §8.3): the optimistic gate is on,
 /// ToolSearch (by name or alias) is in `tools`, `tool` is deferred, and its name is not among
-/// [`discovered_tool_names`] of `messages`.
+/// the tools discovered in `messages` (named in `tool_reference` blocks or kept across a compact).
 ///
 /// The text starts with a blank line and has three sentences, the last asking for the query
 /// `select:NAME`:

@@ -8,12 +8,13 @@
 //!   build flags as [`DeferralRules`];
 //! - the [`ToolSearch`] tool, the [`SearchState`] a host puts into the host state so the tool
 //!   sees the pool, and the search itself: `select:` and keyword ranking over a prebuilt
-//!   `SearchIndex` (SPEC §3.2–§3.6), result mapping (§3.7), the `DescriptionCache` (§3.8);
+//!   index (SPEC §3.2–§3.6), result mapping (§3.7), the [`DescriptionCache`] (§3.8);
 //! - [`ToolSearchConfig`] / [`ToolSearchMode`] (SPEC §4.2, §4.3), the definitive gate and the
 //!   auto threshold with a pluggable [`TokenCounter`] ([`ToolSearchGate`], SPEC §4.4, §4.5),
 //!   and the tool list of a request ([`RequestTools::choose`]);
 //! - the deferred-tools delta and the `<available-deferred-tools>` block (SPEC §8.2, §4.4);
-//! - the schema-not-sent hint (SPEC §8.3).
+//! - the schema-not-sent hint ([`schema_not_sent_hint`], SPEC §8.3), which a host gives the
+//!   orchestrator with `Orchestrator::with_schema_hint`.
 //!
 //! # How a host opts in
 //!
@@ -54,10 +55,12 @@ pub(crate) mod state;
 pub(crate) mod tokens;
 pub(crate) mod tool;
 
+pub use cache::DescriptionCache;
 pub use config::{ApiProvider, ToolSearchConfig, ToolSearchMode};
 pub(crate) use deferral::is_deferred_tool;
 pub use deferral::{DeferralRules, TOOL_SEARCH_NAME};
 pub use delta::DeferredToolsDelta;
 pub use gate::{RequestTools, TokenCounter, ToolSearchGate};
+pub use hint::schema_not_sent_hint;
 pub use state::{SearchState, ToolSearchOutput};
 pub use tool::{MaxResults, ToolSearch};

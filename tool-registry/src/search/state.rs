@@ -33,7 +33,7 @@ pub const NO_MATCH_TEXT: &str = "No deferred tools matched the query";
 
 impl ToolSearchOutput {
     /// The `tool_result` content (SPEC §3.7): one `tool_reference` block per match, in order;
-    /// with no match, `NO_MATCH_TEXT` followed, when servers are still connecting, by
+    /// with no match, "No deferred tools matched the query" followed, when servers are still connecting, by
     /// `. Some MCP servers are still connecting: A, B. ...`.
     pub fn to_content(&self) -> ToolResultContent {
         if !self.matches.is_empty() {

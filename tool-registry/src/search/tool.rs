@@ -43,7 +43,7 @@ pub fn tool_search_prompt(deferred_delta: bool) -> String {
 ///
 /// The host opts in: [`ToolRegistry::collect`](crate::ToolRegistry::collect) leaves this tool
 /// out (as the reference leaves it out of its base tools unless the optimistic gate of
-/// SPEC §4.3 is on), and the host adds it with [`insert_tool_search`](super::insert_tool_search)
+/// SPEC §4.3 is on), and the host adds it with [`ToolSearchConfig::insert_tool_search`]
 /// and puts a [`SearchState`] for its pool into the host state.
 #[tool(
     name = "ToolSearch",

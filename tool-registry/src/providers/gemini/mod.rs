@@ -208,7 +208,7 @@ fn parts_of(response: &Value) -> Result<&Vec<Value>, ReadError> {
 }
 
 /// The `functionCall` parts of a response, in order, names mapped back with `names`. `args`
-/// missing or `null` means `{}`. A call without an `id` gets `MADE_UP_ID_PREFIX` plus its
+/// missing or `null` means `{}`. A call without an `id` gets `gemini-call-` plus its
 /// position among the calls, and is answered without an id.
 ///
 /// # Errors

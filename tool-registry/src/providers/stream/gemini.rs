@@ -10,7 +10,7 @@ use crate::providers::calls::{ModelToolCall, ToolCalls};
 use crate::providers::gemini::{GeminiNames, MADE_UP_ID_PREFIX};
 
 /// Assembles Gemini `functionCall` parts from stream chunks (the first candidate), names
-/// mapped back with a [`GeminiNames`]. A call without an `id` gets `MADE_UP_ID_PREFIX` plus
+/// mapped back with a [`GeminiNames`]. A call without an `id` gets `gemini-call-` plus
 /// its position among the calls of the response, as [`crate::providers::gemini::read_calls`]
 /// does.
 #[derive(Debug, Default)]
