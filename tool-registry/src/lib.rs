@@ -45,6 +45,7 @@ pub mod export;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod mcp_names;
+mod messages;
 pub mod orchestration;
 pub mod permissions;
 mod pool;

@@ -13,8 +13,8 @@ pub use crate::mcp_names::{
     is_filtered_ide_tool, mcp_info_from_string, mcp_prefix, normalize_name_for_mcp,
     shorten_tool_name,
 };
+pub use crate::messages::{CANCEL_MESSAGE, REJECT_MESSAGE, streaming_discarded};
 pub use crate::orchestration::config::parse_max_concurrency;
-pub use crate::orchestration::messages::{CANCEL_MESSAGE, REJECT_MESSAGE, streaming_discarded};
 pub use crate::orchestration::partition::partition_tool_calls;
 pub use crate::orchestration::persistence::{
     PREVIEW_SIZE_CHARS, enforce_message_budget, is_empty_content, persistence_threshold,

@@ -395,9 +395,9 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         .with_lenient_input("Exact");
     let lenient = RenderRequest {
         strict_policy: StrictPolicy::DropStrict,
+        lenient_input: config.lenient_input_tools.clone(),
         ..RenderRequest::default()
-    }
-    .with_lenient_input_of(&config);
+    };
     let closed = RenderRequest {
         strict_policy: StrictPolicy::DropStrict,
         ..RenderRequest::default()
@@ -450,7 +450,14 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         ),
     ] {
         let error = cache
-            .render(&tools, target, &request.with_lenient_input_of(&config))
+            .render(
+                &tools,
+                target,
+                &RenderRequest {
+                    lenient_input: config.lenient_input_tools.clone(),
+                    ..request
+                },
+            )
             .unwrap_err();
         assert_eq!(error.field, "(root)", "{error}");
         assert!(error.to_string().contains("lenient input"), "{error}");

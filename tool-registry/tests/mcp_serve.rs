@@ -486,7 +486,10 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
         described_tool("A JSON-defined tool.", false),
     ];
     let config = OrchestratorConfig::default().with_lenient_input("add");
-    let request = RenderRequest::default().with_lenient_input_of(&config);
+    let request = RenderRequest {
+        lenient_input: config.lenient_input_tools.clone(),
+        ..RenderRequest::default()
+    };
     let orchestrator = Orchestrator::new(&tools, config);
     let pool = orchestrator.tools().to_vec();
     let server = McpServer::new(orchestrator, "t", "1").unwrap();

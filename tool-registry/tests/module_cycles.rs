@@ -202,6 +202,35 @@ struct Graph {
     edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
 }
 
+/// The names the crate root (`lib.rs`) re-exports with `pub use`, each with the module path it
+/// comes from.
+fn root_reexports(src: &Path) -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(src.join("lib.rs")).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    let mut pending: Option<String> = None;
+    for line in text.lines() {
+        let code = code_of(line);
+        let trimmed = code.trim();
+        match (&mut pending, trimmed.strip_prefix("pub use ")) {
+            (Some(item), _) => item.push_str(trimmed),
+            (None, Some(rest)) => pending = Some(rest.to_owned()),
+            (None, None) => continue,
+        }
+        if let Some(item) = pending.take_if(|item| item.contains(';')) {
+            for path in expand_use_tree(item.trim_end_matches(';')) {
+                let mut segments: Vec<String> = std::iter::once("crate")
+                    .chain(path.split("::"))
+                    .map(str::to_owned)
+                    .collect();
+                if let Some(name) = segments.pop() {
+                    out.insert(name, segments);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Reads one crate's module graph.
 fn read_crate(src: &Path) -> Graph {
     let mut files = Vec::new();
@@ -265,11 +294,20 @@ fn read_crate(src: &Path) -> Graph {
             }
         }
     }
+    let reexports = root_reexports(src);
     let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
     for (here, path) in named {
         let Some(mut target) = absolute(&here, &path) else {
             continue;
         };
+        // A name the crate root re-exports (`crate::Orchestrator`) is an edge to the module
+        // that defines it, not to the root.
+        if let Some(first) = target.get(1)
+            && !modules.contains(&vec!["crate".to_owned(), first.clone()])
+            && let Some(module) = reexports.get(first)
+        {
+            target = module.clone();
+        }
         while !modules.contains(&target) {
             target.pop();
         }
@@ -409,6 +447,62 @@ fn no_module_import_cycles_and_no_long_files() {
             }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The layers of tool-registry's top-level modules, lowest first: a module imports only from
+/// layers below its own (never from its own layer or above), so following a call from the
+/// runner down never loops back up. `test_support` (a window for the crate's own tests) and the
+/// crate root are outside the layers.
+const REGISTRY_LAYERS: &[&[&str]] = &[
+    &["messages", "mcp_names"],
+    &["permissions", "dynamic"],
+    &["pool"],
+    &["export", "search", "registry"],
+    &["providers", "docs", "examples"],
+    &["orchestration"],
+    &["mcp"],
+];
+
+#[test]
+fn tool_registry_imports_point_down_the_layers() {
+    let src = workspace_root().join("tool-registry").join("src");
+    let graph = read_crate(&src);
+    let layer_of = |module: &[String]| -> Option<usize> {
+        let top = module.get(1)?;
+        REGISTRY_LAYERS
+            .iter()
+            .position(|layer| layer.contains(&top.as_str()))
+    };
+    let mut problems = Vec::new();
+    for module in &graph.modules {
+        let Some(top) = module.get(1) else { continue };
+        if top == "test_support" {
+            continue;
+        }
+        if layer_of(module).is_none() {
+            problems.push(format!("`{top}` is in no layer of REGISTRY_LAYERS"));
+        }
+    }
+    for (from, targets) in &graph.edges {
+        let (Some(here), Some(top)) = (layer_of(from), from.get(1)) else {
+            continue;
+        };
+        for target in targets {
+            let (Some(there), Some(target_top)) = (layer_of(target), target.get(1)) else {
+                continue;
+            };
+            if target_top != top && there >= here {
+                problems.push(format!(
+                    "{} imports {} (layer {there}, not below its own layer {here})",
+                    from.join("::"),
+                    target.join("::")
+                ));
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

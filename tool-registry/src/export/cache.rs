@@ -10,7 +10,6 @@ use tool_sdk::DynTool;
 use super::captured::CachedTool;
 use super::strict::{StrictPolicy, StrictSchemaError};
 use super::target::{ExportTarget, definition};
-use crate::OrchestratorConfig;
 use crate::pool::is_mcp_tool;
 
 /// A captured tool and its renders, each made once: the base definition per target (a value,
@@ -96,8 +95,9 @@ pub struct RenderRequest {
     /// built-in tool (the last tool that is not an MCP tool), so the built-in prefix is cached.
     pub cache_control: Option<Value>,
     /// Tools (by primary name) whose input keys outside their schema are dropped rather than
-    /// refused: the orchestrator's `lenient_input_tools`, copied by
-    /// [`RenderRequest::with_lenient_input_of`]. Their definitions advertise that: the input
+    /// refused: set it to the orchestrator's
+    /// [`lenient_input_tools`](crate::OrchestratorConfig::lenient_input_tools), so the
+    /// definitions sent advertise what the orchestrator running the calls accepts: the input
     /// schema's root has no `additionalProperties: false`, for every target. Strict mode
     /// (OpenAI's, and Anthropic's `"strict": true`) requires that `false`, so these tools are
     /// not strict: under [`StrictPolicy::Error`] asking for it is a [`StrictSchemaError`] on
@@ -107,16 +107,6 @@ pub struct RenderRequest {
 
 /// [`StrictSchemaError::reason`] for a lenient tool asked to be strict.
 const LENIENT_REASON: &str = "the orchestrator drops its unknown keys (lenient input), which strict mode's `additionalProperties: false` would deny";
-
-impl RenderRequest {
-    /// This request with `config`'s lenient tools ([`OrchestratorConfig::lenient_input_tools`]),
-    /// so the definitions sent advertise what the orchestrator running the calls accepts.
-    #[must_use]
-    pub fn with_lenient_input_of(mut self, config: &OrchestratorConfig) -> Self {
-        self.lenient_input.clone_from(&config.lenient_input_tools);
-        self
-    }
-}
 
 /// The session's definitions cache (SPEC §8.4), shared by every render of a session.
 ///

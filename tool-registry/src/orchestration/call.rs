@@ -19,12 +19,12 @@ use tool_sdk::{
 use tracing::Instrument as _;
 
 use super::config::OrchestratorConfig;
-use super::messages;
 use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
 use super::persistence;
 use super::turn::Signals;
 use crate::ToolPermissionContext;
+use crate::messages;
 use crate::permissions::pipeline::PermissionDecision;
 use crate::permissions::{CanUseTool, decide_permission};
 

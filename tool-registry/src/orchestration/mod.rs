@@ -6,12 +6,11 @@
 //! it: `orchestrator` (the entry and its builders), `streaming` (SPEC §5.5), `run` (a batch
 //! as a [`ToolUseStream`]), `call` (one call through SPEC §5.4, [`CallOutcome`]), `partition`
 //! ([`PreparedCall`], [`Batch`]), `lookup` (name and alias index), `turn` ([`TurnState`](crate::TurnState) and
-//! the stop signals), `persistence`, `observer`, `config`, `messages`.
+//! the stop signals), `persistence`, `observer`, `config`; the model-facing texts are in the crate's `messages`.
 
 mod call;
 pub(crate) mod config;
 mod lookup;
-pub(crate) mod messages;
 mod observer;
 pub(crate) mod orchestrator;
 pub(crate) mod partition;

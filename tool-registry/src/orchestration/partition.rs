@@ -8,7 +8,7 @@ use tool_sdk::{DynTool, InputError, ToolCall, ToolUseBlock};
 
 use super::config::OrchestratorConfig;
 use super::lookup::ToolLookup;
-use super::messages;
+use crate::messages;
 
 /// One `tool_use` block, looked up and parsed once.
 pub struct PreparedCall {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use tool_sdk::{MaxResultSize, ResultBlock, ToolResultBlock, ToolResultContent};
 
-use super::messages;
+use crate::messages;
 
 /// Length, in chars, of the preview kept in a `<persisted-output>` block (SPEC §9
 /// `PREVIEW_SIZE_BYTES`).

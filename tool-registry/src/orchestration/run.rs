@@ -21,10 +21,10 @@ use tool_sdk::{Extensions, ToolResultBlock, ToolUseBlock};
 
 use super::call::{CallOutcome, CallRunner};
 use super::config::OrchestratorConfig;
-use super::messages;
 use super::partition::{Batch, PreparedCall};
 use super::persistence;
 use super::turn::{Signals, TurnState};
+use crate::messages;
 
 /// What [`Orchestrator::run_tools`](crate::Orchestrator::run_tools) streams (SPEC §5.2).
 #[derive(Debug)]

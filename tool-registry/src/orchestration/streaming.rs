@@ -13,12 +13,14 @@ use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::call::{CallOutcome, CallRunner};
 use super::lookup::ToolLookup;
-use super::messages;
 use super::partition::{PreparedCall, prepare};
 use super::run::{
     ToolUseStream, TurnOutcome, UpdateSender, apply_modifier, spawn_call, update_channel,
 };
 use super::turn::{SiblingAbort, Signals, TurnState};
+use crate::messages;
+use crate::providers::ModelToolCall;
+use crate::providers::stream::CallSink;
 
 /// Says whether a tool (by primary name) is shell-class: its error results cancel the running
 /// siblings in the streaming executor (SPEC §5.5; default: the tool named `Bash`).
@@ -334,4 +336,15 @@ pub fn call_description(name: &str, input: &Value) -> Option<String> {
         ""
     };
     Some(format!("{name}({short}{ellipsis})"))
+}
+
+impl CallSink for StreamingToolExecutor {
+    /// Adds the call's `tool_use` block, so it may start at once; a call whose arguments
+    /// failed is not run (its error result comes from
+    /// [`ToolCalls::pair`](crate::providers::ToolCalls::pair)).
+    fn call_ready(&mut self, call: &ModelToolCall) {
+        if let Some(block) = call.to_block() {
+            self.add_tool(block);
+        }
+    }
 }

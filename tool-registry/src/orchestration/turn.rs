@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use tool_sdk::{CancellationToken, Extensions, InterruptBehavior};
 
-use super::messages;
+use crate::messages;
 
 /// What the host hands to a turn: the state tools may read and change, and the two stop
 /// signals (SPEC §5.5).

@@ -125,7 +125,7 @@ impl HostAnswer {
     /// and wait for the user (the reference's `REJECT_MESSAGE`, SPEC §5.5).
     pub fn reject() -> Self {
         Self::Deny {
-            message: crate::orchestration::messages::REJECT_MESSAGE.to_owned(),
+            message: crate::messages::REJECT_MESSAGE.to_owned(),
         }
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use tool_sdk::{ToolResultBlock, ToolUseBlock};
 
-use crate::orchestration::messages::tool_use_error;
+use crate::messages::tool_use_error;
 
 /// One tool call as a model API sent it, before it runs (in any API's shape); distinct from
 /// the [`tool_sdk::ToolCall`] trait a tool implements.

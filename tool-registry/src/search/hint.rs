@@ -26,7 +26,7 @@ use crate::pool::find_tool_by_name;
 /// ```
 ///
 /// Orchestration appends it to the `InputValidationError:` text inside `<tool_use_error>`
-/// (`orchestration::messages::input_validation_error(details, hint)`).
+/// (`messages::input_validation_error(details, hint)`).
 pub fn schema_not_sent_hint(
     tool: &dyn DynTool,
     messages: &[Value],

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tool_sdk::context::ToolProgress;
 use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
-use crate::orchestration::messages::persisted_output_path;
+use crate::messages::persisted_output_path;
 use crate::orchestration::persistence::saved_result_path;
 
 /// The text of an error `tool_result` without the `<tool_use_error>` wrapper a model

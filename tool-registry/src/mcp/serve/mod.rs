@@ -149,7 +149,10 @@ impl Shared {
     fn listing(&self, orchestrator: &Orchestrator) -> Result<Listing, ServeError> {
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         // Lenient tools are listed as the orchestrator runs them: open at the root.
-        let request = RenderRequest::default().with_lenient_input_of(orchestrator.config());
+        let request = RenderRequest {
+            lenient_input: orchestrator.config().lenient_input_tools.clone(),
+            ..RenderRequest::default()
+        };
         Listing::build(orchestrator.tools(), &request, generation, self.page_size)
             .map_err(ServeError::Listing)
     }

@@ -1,4 +1,4 @@
-//! Tool calls assembled from a streamed response, handed to a [`StreamingToolExecutor`] as soon
+//! Tool calls assembled from a streamed response, handed to a [`StreamingToolExecutor`](crate::orchestration::StreamingToolExecutor) as soon
 //! as each is complete, so tools start while the model is still writing (SPEC §5.5).
 //!
 //! Bytes go through [`SseDecoder`] (server-sent events; a multi-byte character or an escape
@@ -46,22 +46,11 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
-use crate::orchestration::StreamingToolExecutor;
 
 /// Where finished calls go.
 pub trait CallSink {
     /// A call is complete (its arguments parsed, or failed).
     fn call_ready(&mut self, call: &ModelToolCall);
-}
-
-impl CallSink for StreamingToolExecutor {
-    /// Adds the call's `tool_use` block, so it may start at once; a call whose arguments
-    /// failed is not run (its error result comes from [`ToolCalls::pair`]).
-    fn call_ready(&mut self, call: &ModelToolCall) {
-        if let Some(block) = call.to_block() {
-            self.add_tool(block);
-        }
-    }
 }
 
 impl CallSink for Vec<ModelToolCall> {
@@ -174,7 +163,7 @@ impl<A: CallAssembler> ToolCallStream<A> {
     /// (handing them to `sink`) and returns every call in the API's order (a call that
     /// repeated the id of a call handed over before it marked [`ArgumentsError::DuplicateId`],
     /// as [`ToolCalls`] describes), ready for
-    /// [`ToolCalls::pair`]. A host using a [`StreamingToolExecutor`] then calls its `finish`.
+    /// [`ToolCalls::pair`]. A host using a [`StreamingToolExecutor`](crate::orchestration::StreamingToolExecutor) then calls its `finish`.
     pub fn finish(mut self, sink: &mut impl CallSink) -> ToolCalls {
         for event in self.sse.finish() {
             // A last event cut mid-JSON carries no complete call part; it is dropped here and
