@@ -93,14 +93,17 @@ fn anthropic_gets_the_server_search_tool_deferred_flags_and_the_beta_header() {
 #[test]
 fn openai_gets_namespaces_per_mcp_server_and_a_tool_search_tool() {
     let cache = SchemaCache::new();
-    let tools = OpenAiToolSearch::Hosted
-        .tools(
-            &cache,
-            &pool(),
-            &DeferralRules::default(),
-            &RenderRequest::default(),
-        )
-        .unwrap();
+    let openai = |search: OpenAiToolSearch| {
+        search
+            .tools(
+                &cache,
+                &pool(),
+                &DeferralRules::default(),
+                &RenderRequest::default(),
+            )
+            .unwrap()
+    };
+    let tools = openai(OpenAiToolSearch::Hosted);
     let kinds: Vec<(&str, &str)> = tools
         .iter()
         .map(|t| {
@@ -130,14 +133,7 @@ fn openai_gets_namespaces_per_mcp_server_and_a_tool_search_tool() {
     assert_eq!(tools[2]["tools"][0]["name"], "mcp__github__create_issue");
     assert_eq!(tools[2]["tools"][0]["defer_loading"], true);
     assert_eq!(tools[4], json!({"type": "tool_search"}));
-    let client = OpenAiToolSearch::Client
-        .tools(
-            &cache,
-            &pool(),
-            &DeferralRules::default(),
-            &RenderRequest::default(),
-        )
-        .unwrap();
+    let client = openai(OpenAiToolSearch::Client);
     let search = client.last().unwrap();
     assert_eq!(search["execution"], "client");
     assert_eq!(search["parameters"]["required"], json!(["query"]));

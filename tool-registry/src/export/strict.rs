@@ -48,7 +48,8 @@ pub fn strict_schema(tool: &str, schema: &Value) -> Result<Value, StrictSchemaEr
     Ok(schema)
 }
 
-fn field_name(path: &str) -> String {
+/// A field path as error messages name it: `(root)` for the root.
+pub(crate) fn field_name(path: &str) -> String {
     if path.is_empty() {
         "(root)".to_owned()
     } else {
@@ -56,7 +57,8 @@ fn field_name(path: &str) -> String {
     }
 }
 
-fn child(path: &str, name: &str) -> String {
+/// The path of property `name` under `path` (`a.b`).
+pub(crate) fn child(path: &str, name: &str) -> String {
     if path.is_empty() {
         name.to_owned()
     } else {

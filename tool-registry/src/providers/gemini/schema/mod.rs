@@ -7,6 +7,7 @@
 //! type), string-only `enum`, a few `format`s, `anyOf` but no `$ref`, `oneOf`, `allOf`,
 //! `const`, `additionalProperties` or tuples. [`super::check`] checks the same rules offline.
 
+use crate::export::strict::{child, field_name};
 use serde_json::{Map, Value};
 
 mod combine;
@@ -117,22 +118,6 @@ struct Converter<'a> {
 /// doubles at every level; past this size the export fails naming the field where the limit
 /// was reached, rather than send a schema Gemini would refuse as too large.
 pub const MAX_INLINED_SCHEMAS: usize = 10_000;
-
-fn field_name(path: &str) -> String {
-    if path.is_empty() {
-        "(root)".to_owned()
-    } else {
-        path.to_owned()
-    }
-}
-
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
-    }
-}
 
 /// Keywords that belong to one type, for splitting a `type` array into branches.
 fn keyword_type(key: &str) -> Option<&'static str> {
