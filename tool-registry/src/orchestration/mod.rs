@@ -2,11 +2,51 @@
 //! (SPEC §5.2, §5.3), the outcome of each call (SPEC §5.4), the streaming executor and
 //! cancellation (SPEC §5.5), observers, and large results (SPEC §9).
 //!
-//! [`Orchestrator`](crate::Orchestrator) (with its [`OrchestratorConfig`](crate::OrchestratorConfig)) is the entry. Beneath it, each module depends only on those listed after
-//! it: `orchestrator` (the entry and its builders), `streaming` (SPEC §5.5), `run` (a batch
-//! as a [`ToolUseStream`]), `call` (one call through SPEC §5.4, [`CallOutcome`]), `partition`
-//! ([`PreparedCall`], [`Batch`]), `lookup` (name and alias index), `turn` ([`TurnState`](crate::TurnState) and
-//! the stop signals), `persistence`, `observer`, `config`; the model-facing texts are in the crate's `messages`.
+//! [`Orchestrator`](crate::Orchestrator) (with its
+//! [`OrchestratorConfig`](crate::OrchestratorConfig)) is the entry. Beneath it, each module
+//! depends only on those listed after it: `orchestrator` (the entry and its builders),
+//! `streaming` (SPEC §5.5), `run` (a batch as a [`ToolUseStream`]), `call` (one call through
+//! SPEC §5.4, [`CallOutcome`]), `partition` ([`PreparedCall`], [`Batch`]), `lookup` (name and
+//! alias index), `turn` ([`TurnState`](crate::TurnState) and the stop signals), `persistence`,
+//! `observer`, `config`; the model-facing texts are in the crate's `messages`.
+//!
+//! # The route of one call
+//!
+//! One `tool_use` block of an Anthropic message, run as a batch (each file is entered at most
+//! twice along the way):
+//!
+//! 1. [`read_calls`](crate::providers::anthropic::read_calls) reads the block through
+//!    [`tool_uses_of`](tool_sdk::blocks::tool_uses_of) (a `null` input becomes `{}`) into
+//!    [`ToolCalls`](crate::providers::ToolCalls), which marks a repeated id; the host passes
+//!    [`ToolCalls::runnable`](crate::providers::ToolCalls::runnable) to
+//!    [`Orchestrator::run_tools`](crate::Orchestrator::run_tools).
+//! 2. [`Orchestrator::partition`](crate::Orchestrator::partition) prepares each block once, as
+//!    [`Orchestrator::prepare`](crate::Orchestrator::prepare) does: the name is looked up
+//!    (`lookup`), then [`DynTool::parse_input`](tool_sdk::DynTool::parse_input) checks the
+//!    input against the tool's schema and reads it into the tool's type. The parsed call
+//!    answers [`is_concurrency_safe`](tool_sdk::ToolCall::is_concurrency_safe); the result is
+//!    a [`PreparedCall`] in a [`Batch`].
+//! 3. `run::start` returns the [`ToolUseStream`] and spawns the turn's driver, which gives each
+//!    call to `CallRunner::run` (module `call`): SPEC §5.4 in order. Unknown tool; stopped
+//!    before start (the stop signals of `turn`); invalid input;
+//!    [`ToolCall::validate_input`](tool_sdk::ToolCall::validate_input); observers; the
+//!    permission pipeline (deny and ask rules of the
+//!    [`ToolPermissionContext`](crate::ToolPermissionContext), then
+//!    [`ToolCall::check_permissions`](tool_sdk::ToolCall::check_permissions), then allow rules
+//!    and the mode; a host's [`CanUseTool`](crate::permissions::CanUseTool) when it ends in
+//!    "ask"); then [`ToolCall::call`](tool_sdk::ToolCall::call), which runs the author's
+//!    [`Tool::call`](tool_sdk::Tool::call) and maps its output to content, raced by the stop
+//!    signals its [`interrupt_behavior`](tool_sdk::ToolCall::interrupt_behavior) allows.
+//! 4. The content passes the large-result rules (`persistence`, with the threshold of
+//!    [`OrchestratorConfig::persistence_threshold`](crate::OrchestratorConfig::persistence_threshold)),
+//!    becomes a [`CallOutcome`] and is sent as a [`ToolUseUpdate::Result`] with the block's
+//!    index.
+//! 5. [`ToolUseStream::collect_results`] puts the results in block order in a
+//!    [`TurnOutcome`];
+//!    [`results_message`](crate::providers::anthropic::results_message) pairs them with the
+//!    calls ([`ToolCalls::pair`](crate::providers::ToolCalls::pair): an error result for each
+//!    call whose arguments failed or whose id repeats) and writes one user message of
+//!    `tool_result`s.
 
 mod call;
 pub(crate) mod config;

@@ -138,6 +138,24 @@ pub fn content_rule<'a>(
     })
 }
 
+/// The first rule that covers the call, trying `behaviors` in order: for each, a rule for the
+/// whole tool ([`whole_tool_rule`]), else a content rule the call matches ([`content_rule`]).
+/// One lookup per step of the permission pipeline; nothing to do when there are no rules.
+pub(crate) fn first_rule<'a>(
+    tool: &dyn DynTool,
+    call: &dyn ToolCall,
+    permissions: &'a ToolPermissionContext,
+    behaviors: &[PermissionBehavior],
+) -> Option<&'a PermissionRule> {
+    if permissions.all_rules().is_empty() {
+        return None;
+    }
+    behaviors.iter().find_map(|&behavior| {
+        whole_tool_rule(tool, permissions, behavior)
+            .or_else(|| content_rule(tool, call, permissions, behavior))
+    })
+}
+
 /// The tools no whole-tool deny rule covers, in their order (SPEC §6.4
 /// `filterToolsByDenyRules`).
 pub fn filter_tools_by_deny_rules(

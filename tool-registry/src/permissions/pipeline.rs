@@ -6,7 +6,7 @@ use serde_json::Value;
 use tool_sdk::{DynTool, PermissionResult, ToolCall, ToolUseContext};
 
 use super::context::{PermissionBehavior, PermissionMode, PermissionRule, ToolPermissionContext};
-use super::matching::{content_rule, whole_tool_rule};
+use super::matching::first_rule;
 
 /// Why a decision was reached, for hosts and logs (never sent to the model by itself).
 #[derive(Debug, Clone, PartialEq)]
@@ -100,8 +100,7 @@ impl PermissionRequest<'_> {
         permissions: &'p ToolPermissionContext,
         behavior: PermissionBehavior,
     ) -> Option<&'p PermissionRule> {
-        whole_tool_rule(self.tool, permissions, behavior)
-            .or_else(|| content_rule(self.tool, self.call, permissions, behavior))
+        first_rule(self.tool, self.call, permissions, &[behavior])
     }
 }
 
@@ -215,17 +214,6 @@ pub async fn decide_permission(
     }
 }
 
-fn rule_for(
-    tool: &dyn DynTool,
-    call: &dyn ToolCall,
-    permissions: &ToolPermissionContext,
-    behavior: PermissionBehavior,
-) -> Option<PermissionRule> {
-    whole_tool_rule(tool, permissions, behavior)
-        .or_else(|| content_rule(tool, call, permissions, behavior))
-        .cloned()
-}
-
 /// Steps 1–6 of [`decide_permission`]: never consults the host.
 pub(crate) async fn decide_without_host(
     tool: &dyn DynTool,
@@ -233,10 +221,17 @@ pub(crate) async fn decide_without_host(
     ctx: &ToolUseContext,
     permissions: &ToolPermissionContext,
 ) -> PermissionDecision {
-    if let Some(rule) = rule_for(tool, call, permissions, PermissionBehavior::Deny) {
-        return deny(tool, DecisionReason::Rule(rule));
-    }
-    if let Some(rule) = rule_for(tool, call, permissions, PermissionBehavior::Ask) {
+    // A deny rule wins over an ask rule (SPEC §6.4), both before the tool's own check.
+    if let Some(rule) = first_rule(
+        tool,
+        call,
+        permissions,
+        &[PermissionBehavior::Deny, PermissionBehavior::Ask],
+    ) {
+        let rule = rule.clone();
+        if rule.behavior == PermissionBehavior::Deny {
+            return deny(tool, DecisionReason::Rule(rule));
+        }
         return PermissionDecision::Ask {
             message: approval_request_message(tool.name()),
             reason: DecisionReason::Rule(rule),
@@ -265,10 +260,10 @@ pub(crate) async fn decide_without_host(
     if mode == PermissionMode::Plan && !call.is_read_only() {
         return deny(tool, DecisionReason::Mode(mode));
     }
-    if let Some(rule) = rule_for(tool, call, permissions, PermissionBehavior::Allow) {
+    if let Some(rule) = first_rule(tool, call, permissions, &[PermissionBehavior::Allow]) {
         return PermissionDecision::Allow {
             updated_input,
-            reason: DecisionReason::Rule(rule),
+            reason: DecisionReason::Rule(rule.clone()),
         };
     }
     let Some(message) = ask_message else {

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 use tool_sdk::blocks::MessageError;
 use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
 
-use super::calls::{ModelToolCall, ResultsError, ToolCalls};
+use super::calls::ToolCalls;
+use super::pairing::ResultsError;
 
 pub use crate::export::anthropic::tools_json;
 
@@ -22,20 +23,13 @@ pub use crate::export::anthropic::tools_json;
 /// [`MessageError`] when there is no `content` array, or a `tool_use` block has no string
 /// `id` or `name` (naming the block's index).
 pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
-    let blocks = tool_sdk::blocks::tool_uses_of(message)?;
-    Ok(ToolCalls::new(
-        blocks
-            .into_iter()
-            .map(|block| {
-                let input = if block.input.is_null() {
-                    Value::Object(Map::new())
-                } else {
-                    block.input
-                };
-                ModelToolCall::new(block.id, block.name, input)
-            })
-            .collect(),
-    ))
+    let mut blocks = tool_sdk::blocks::tool_uses_of(message)?;
+    for block in &mut blocks {
+        if block.input.is_null() {
+            block.input = Value::Object(Map::new());
+        }
+    }
+    Ok(ToolCalls::from(blocks))
 }
 
 /// The text written for an error result whose content is empty (the Messages API refuses

@@ -31,11 +31,13 @@ mod content;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
+mod pairing;
 pub mod stream;
 pub(crate) mod tool_search;
 
 pub(crate) use calls::parse_arguments;
-pub use calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
+pub use calls::{ArgumentsError, ModelToolCall, ToolCalls};
+pub use pairing::ResultsError;
 pub use tool_search::{
     ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, AnthropicToolSearchRequest, OpenAiToolSearch,
     ToolSearchCall,

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
+use super::pairing::ResultsError;
 
 /// The tool calls of a Chat Completions response (`{"choices":[{"message":..}]}`, the first
 /// choice), of its assistant message (`{"role":"assistant","tool_calls":[..]}`), or the

@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
-use super::calls::{ArgumentsError, ModelToolCall, ResultsError, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
+use super::pairing::ResultsError;
 
 /// The `output` items of a response (`{"output":[..]}`) or the item array itself.
 pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {

@@ -17,8 +17,9 @@ use serde_json::{Map, Value, json};
 use tool_sdk::{DynTool, ToolResultBlock};
 
 use super::ReadError;
-use super::calls::{ModelToolCall, ResultsError, ToolCalls};
+use super::calls::{ModelToolCall, ToolCalls};
 use super::content::{Image, Part, parts};
+use super::pairing::ResultsError;
 use crate::export::SchemaCache;
 use check::is_valid_function_name;
 pub use schema::PortableSchemaError;
