@@ -339,15 +339,19 @@ impl ToolSearchCall {
     /// response, or its `output` array), in order; other items are skipped.
     ///
     /// # Errors
-    /// [`ReadError`](super::ReadError) naming the item and field when an item lacks its
-    /// `call_id` or `arguments.query`.
+    /// [`ReadError::Shape`](super::ReadError::Shape) when the response has no `output` item
+    /// array; [`ReadError::Field`](super::ReadError::Field) naming the item and field when a
+    /// client `tool_search_call` lacks its `call_id`, its `arguments` are not JSON, or they
+    /// have no string `query`. `max_results` defaults to 5 and is clamped to 1..=100.
     pub fn read_all(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
         read_tool_search_calls(response)
     }
 
-    /// The `tool_search_output` item that answers this call: the search run over the pool of
-    /// `state` (SPEC §3), the matched tools' definitions rendered through `cache` with
-    /// `request`.
+    /// The `tool_search_output` item that answers this call:
+    /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}`, where
+    /// `tools` holds the OpenAI Responses definitions of the tools the search over the pool of
+    /// `state` matched (SPEC §3: `select:` names or keyword ranking, at most `max_results`),
+    /// rendered through `cache` with `request`; empty when nothing matched.
     ///
     /// # Errors
     /// As [`SchemaCache::render`].

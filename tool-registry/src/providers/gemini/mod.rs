@@ -125,7 +125,10 @@ impl GeminiDeclarations {
     /// are mapped ([`GeminiNames`]).
     ///
     /// # Errors
-    /// [`PortableSchemaError`] naming the first tool and field that cannot be made portable.
+    /// [`PortableSchemaError`] naming the first tool and field that cannot be made portable:
+    /// a recursive type, a tuple, a field accepting any value, a numeric enum, a map (such as
+    /// a `HashMap` field), an array with no `items`, or a schema over 10,000 sub-schemas once
+    /// its references are inlined.
     pub fn new(
         cache: &SchemaCache,
         tools: &[Arc<dyn DynTool>],
