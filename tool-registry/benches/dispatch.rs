@@ -44,6 +44,7 @@ use tool_sdk::{ToolOutput, ToolUseBlock, dyn_tool};
 #[derive(Deserialize, JsonSchema)]
 struct Nap {}
 
+#[tool]
 impl Tool for Nap {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -62,6 +63,7 @@ impl Tool for Nap {
 #[derive(Deserialize, JsonSchema)]
 struct PreciseNap {}
 
+#[tool]
 impl Tool for PreciseNap {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -14,6 +14,7 @@
 //!     pub text: String,
 //! }
 //!
+//! #[tool]
 //! impl Tool for Echo {
 //!     type Output = String;
 //!     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

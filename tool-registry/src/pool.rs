@@ -380,6 +380,8 @@ pub fn merge_and_filter_tools(
 /// answers to `name` (name or alias); failing that, a tool of `base` — but only when it
 /// answers to `name` through an **alias**, never by its primary name (a base tool removed from
 /// the pool stays removed).
+// Used by the crate's tests and `test_support` only.
+#[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
 pub fn find_tool_for_use<'a>(
     pool: &'a [Arc<dyn DynTool>],
     base: &'a [Arc<dyn DynTool>],

@@ -323,6 +323,7 @@ mod tests {
     #[derive(Debug, Deserialize, JsonSchema)]
     pub struct RegistryTestOnly {}
 
+    #[tool]
     impl Tool for RegistryTestOnly {
         type Output = String;
         async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -434,6 +435,7 @@ mod tests {
                     const DESCRIPTION: &'static str = "Does nothing.";
                     const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(100);
                 }
+                #[tool]
                 impl Tool for $name {
                     type Output = String;
                     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -380,6 +380,7 @@ struct Exact {
     word: String,
 }
 
+#[tool]
 impl Tool for Exact {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -249,6 +249,7 @@ impl Hang {
     }
 }
 
+#[tool]
 impl Tool for Hang {
     type Output = String;
     fn interrupt_behavior(&self) -> InterruptBehavior {

@@ -38,6 +38,7 @@ struct Slot {
     hour: Option<u8>,
 }
 
+#[tool]
 impl Tool for Book {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -53,6 +54,7 @@ struct Ping {
     message: Option<String>,
 }
 
+#[tool]
 impl Tool for Ping {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -244,6 +246,7 @@ struct Resize {
     crop: Option<Vec<u32>>,
 }
 
+#[tool]
 impl Tool for Resize {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -54,6 +54,7 @@ impl Count {
 #[derive(Clone, Default)]
 struct Tally(u64);
 
+#[tool]
 impl Tool for Count {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

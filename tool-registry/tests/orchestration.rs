@@ -30,6 +30,7 @@ struct Slow {
     tag: String,
 }
 
+#[tool]
 impl Tool for Slow {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -59,6 +60,7 @@ impl Append {
     }
 }
 
+#[tool]
 impl Tool for Append {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -247,6 +249,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 #[derive(Deserialize, JsonSchema)]
 struct Gauge {}
 
+#[tool]
 impl Tool for Gauge {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -312,6 +315,7 @@ async fn a_cancelled_turn_still_answers_every_call() {
 #[derive(Deserialize, JsonSchema)]
 struct Quiet {}
 
+#[tool]
 impl Tool for Quiet {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -36,6 +36,7 @@ impl Op {
     }
 }
 
+#[tool]
 impl Tool for Op {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

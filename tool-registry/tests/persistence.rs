@@ -186,6 +186,7 @@ struct Dump {
     size: usize,
 }
 
+#[tool]
 impl Tool for Dump {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

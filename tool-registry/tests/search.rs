@@ -428,6 +428,7 @@ fn tool_facts_follow_spec_3_1() {
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct OnPurpose {}
 
+#[tool_sdk::tool]
 impl tool_sdk::Tool for OnPurpose {
     type Output = String;
     async fn call(

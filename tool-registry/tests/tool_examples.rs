@@ -24,6 +24,7 @@ pub struct FindFiles {
     pub limit: Option<u32>,
 }
 
+#[tool]
 impl Tool for FindFiles {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -45,6 +46,7 @@ pub struct CountLines {
     pub path: String,
 }
 
+#[tool]
 impl Tool for CountLines {
     type Output = usize;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<usize>, ToolError> {

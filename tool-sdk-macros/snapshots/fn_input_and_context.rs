@@ -48,10 +48,13 @@ impl ::tool_sdk::__private::JsonSchema for add {
     }
 }
 #[automatically_derived]
+#[doc(hidden)]
+impl ::tool_sdk::__private::ToolImpl for add {
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
+}
+#[automatically_derived]
 impl ::tool_sdk::__private::Tool for add {
     type Output = i64;
-    #[doc(hidden)]
-    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     #[doc(hidden)]
     fn __run(
         self,

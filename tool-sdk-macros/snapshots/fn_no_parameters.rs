@@ -52,10 +52,13 @@ impl ::tool_sdk::__private::JsonSchema for now {
     }
 }
 #[automatically_derived]
+#[doc(hidden)]
+impl ::tool_sdk::__private::ToolImpl for now {
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
+}
+#[automatically_derived]
 impl ::tool_sdk::__private::Tool for now {
     type Output = String;
-    #[doc(hidden)]
-    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
     #[doc(hidden)]
     fn __run(
         self,

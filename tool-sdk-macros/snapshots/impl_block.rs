@@ -10,10 +10,6 @@ impl Tool for Glob {
         ValidationResult::Ok
     }
     #[doc(hidden)]
-    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE
-        .with("get_path")
-        .with("validate_input");
-    #[doc(hidden)]
     fn __run(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
@@ -31,4 +27,11 @@ impl Tool for Glob {
             >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
         )
     }
+}
+#[automatically_derived]
+#[doc(hidden)]
+impl ::tool_sdk::__private::ToolImpl for Glob {
+    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE
+        .with("get_path")
+        .with("validate_input");
 }

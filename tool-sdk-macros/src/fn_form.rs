@@ -166,10 +166,14 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     let run = crate::impl_form::run_method();
     quote! {
         #[automatically_derived]
+        #[doc(hidden)]
+        impl #Private::ToolImpl for #ident {
+            const __OVERRIDES: #Private::Overrides = #Private::Overrides::NONE;
+        }
+
+        #[automatically_derived]
         impl #Private::Tool for #ident {
             type Output = #output;
-            #[doc(hidden)]
-            const __OVERRIDES: #Private::Overrides = #Private::Overrides::NONE;
             #run
 
             async fn call(

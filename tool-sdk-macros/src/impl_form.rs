@@ -11,15 +11,18 @@ use syn::{ImplItem, ItemImpl};
 use crate::body::{braces, rewrite_body};
 use crate::paths::Private;
 
-/// The name of the constant the set goes in (a hidden item of `tool_sdk::Tool`).
-const OVERRIDES: &str = "__OVERRIDES";
-
-/// The name of the method the runner is (a hidden item of `tool_sdk::Tool`).
-const RUN: &str = "__run";
-
-/// The block as written, with `const __OVERRIDES` and `fn __run` added at the end of its
-/// body (its tokens are passed on, not printed again from the syntax tree), or the block
-/// unchanged and the error.
+/// The block as written with `fn __run` added at the end of its body (its tokens are passed
+/// on, not printed again from the syntax tree), followed by `impl ToolImpl for X` (with the
+/// block's generics, where clause and `cfg`s) holding the set of hooks the block overrides
+/// (`__OVERRIDES`). Or, for a block this attribute refuses, the block and the error (and,
+/// for an `impl Tool` with arguments, its `ToolImpl` all the same, so that the one error
+/// shown is the one about the arguments).
+///
+/// `Tool` has `ToolImpl` as a supertrait, so an `impl Tool` without this attribute does not
+/// compile (its error says to add `#[tool]`): there is no form of a tool that silently
+/// compiles every hook. The set is a constant of its own impl, which needs nothing of `Tool`;
+/// the runner in the block does (a tool whose struct lacks `#[tool(...)]` or a derive gets
+/// the error at the impl header and the same one again at `#[tool]`, from the runner).
 ///
 /// `__run` is the call and its result mapping as one boxed future, written here, in the
 /// tool's own impl: rustc compiles a method with its self type, so what depends on the call's
@@ -30,20 +33,34 @@ const RUN: &str = "__run";
 pub(crate) fn generate(args: &TokenStream, block: &ItemImpl, tokens: TokenStream) -> TokenStream {
     if let Err(error) = check(args, block) {
         let error = error.to_compile_error();
-        return quote!(#tokens #error);
+        let tool_impl = if is_tool_impl(block) {
+            tool_impl(block, &quote!(#Private::Overrides::ALL))
+        } else {
+            TokenStream::new()
+        };
+        return quote!(#tokens #tool_impl #error);
     }
-    let mut added = TokenStream::new();
-    if !defines_const(block, OVERRIDES) {
-        let set = overrides(block);
-        added.extend(quote!(
-            #[doc(hidden)]
+    let tool_impl = tool_impl(block, &overrides(block));
+    let block = append_to_body(tokens, run_method());
+    quote!(#block #tool_impl)
+}
+
+/// `impl ToolImpl for X` with the block's generics, where clause and `cfg`s.
+fn tool_impl(block: &ItemImpl, set: &TokenStream) -> TokenStream {
+    let (impl_generics, _, where_clause) = block.generics.split_for_impl();
+    let self_ty = &block.self_ty;
+    let cfgs = block
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"));
+    quote! {
+        #(#cfgs)*
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #impl_generics #Private::ToolImpl for #self_ty #where_clause {
             const __OVERRIDES: #Private::Overrides = #set;
-        ));
+        }
     }
-    if !defines_fn(block, RUN) {
-        added.extend(run_method());
-    }
-    append_to_body(tokens, added)
 }
 
 /// `tokens`, an item ending in its `{ ... }` body, with `added` at the end of the body.
@@ -75,22 +92,6 @@ pub(crate) fn outline(tokens: TokenStream) -> TokenStream {
     };
     // Tokens that are no impl block are left for syn to report.
     rewrite_body(tokens, emptied).unwrap_or_else(|tokens| tokens)
-}
-
-/// Whether the block already defines the constant `name` (the author's own is kept).
-fn defines_const(block: &ItemImpl, name: &str) -> bool {
-    block
-        .items
-        .iter()
-        .any(|item| matches!(item, ImplItem::Const(constant) if constant.ident == name))
-}
-
-/// Whether the block already defines the method `name` (the author's own is kept).
-fn defines_fn(block: &ItemImpl, name: &str) -> bool {
-    block
-        .items
-        .iter()
-        .any(|item| matches!(item, ImplItem::Fn(method) if method.sig.ident == name))
 }
 
 /// `fn __run` of an `impl Tool` block (see [`generate`]); the fn form's impl has it too.
@@ -125,12 +126,7 @@ fn check(args: &TokenStream, block: &ItemImpl) -> syn::Result<()> {
             "`#[tool]` goes on `impl Tool for YourInput`, not on a negative impl; remove `#[tool]` from it",
         ));
     }
-    let is_tool = block
-        .trait_
-        .as_ref()
-        .and_then(|(path, _)| path.segments.last())
-        .is_some_and(|segment| segment.ident == "Tool");
-    if !is_tool {
+    if !is_tool_impl(block) {
         let span = match &block.trait_ {
             Some((path, _)) => path.span(),
             None => block.self_ty.span(),
@@ -141,6 +137,15 @@ fn check(args: &TokenStream, block: &ItemImpl) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether the block implements a trait named `Tool`.
+fn is_tool_impl(block: &ItemImpl) -> bool {
+    block
+        .trait_
+        .as_ref()
+        .and_then(|(path, _)| path.segments.last())
+        .is_some_and(|segment| segment.ident == "Tool")
 }
 
 /// `Overrides::NONE.with("validate_input")...`: the methods the block defines, by their names
@@ -159,7 +164,7 @@ fn overrides(block: &ItemImpl) -> TokenStream {
     let names = block.items.iter().filter_map(|item| match item {
         ImplItem::Fn(method) => {
             let name = method.sig.ident.unraw().to_string();
-            (name != "call" && name != RUN).then_some(name)
+            (name != "call").then_some(name)
         }
         _ => None,
     });

@@ -9,6 +9,7 @@ mod body;
 mod docs;
 mod expand;
 mod fn_form;
+mod hooks;
 mod impl_form;
 mod input_shape;
 mod paths;
@@ -30,9 +31,10 @@ use proc_macro::TokenStream;
 /// **On `impl Tool for X`**, `#[tool]` takes no arguments. It leaves the block as written and
 /// records which optional hooks the block overrides (`validate_input`, `user_facing_name`,
 /// the `render_*` lines, ...), so the tool compiles only those: the others are answered from
-/// the tool's constants by code written once (`tool_sdk::overrides`). Without it the tool
-/// answers the same and compiles a copy of every hook, about 65 more functions per tool
-/// (BENCHMARKS.md). It also adds the call's runner (the future that runs `call` and maps its
+/// the tool's constants by code written once (`tool_sdk::overrides`). It is required: `Tool`
+/// has a hidden supertrait that only this attribute implements, so a plain `impl Tool` is a
+/// compile error saying to add `#[tool]` (a tool that compiled every hook cost about 65 more
+/// functions, BENCHMARKS.md). It also adds the call's runner (the future that runs `call` and maps its
 /// result), written in the tool's own module, where rustc compiles it with the tool's code:
 /// an edit of one tool's `call` then rebuilds none of the SDK's generic runner. A
 /// macro call inside the block, or another attribute macro on it that runs after `#[tool]`,
@@ -108,6 +110,7 @@ use proc_macro::TokenStream;
 ///     /// The absolute path of the file.
 ///     pub file_path: String,
 /// }
+/// # #[tool]
 /// # impl Tool for Read {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -139,6 +142,7 @@ use proc_macro::TokenStream;
 ///     /// The task's id.
 ///     pub task_id: String,
 /// }
+/// # #[tool]
 /// # impl Tool for TaskStop {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -174,6 +178,7 @@ use proc_macro::TokenStream;
 ///     /// The task's id.
 ///     pub task_id: String,
 /// }
+/// # #[tool]
 /// # impl Tool for TaskStop {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -251,6 +256,7 @@ use proc_macro::TokenStream;
 ///     /// The URL.
 ///     pub url: String,
 /// }
+/// # #[tool]
 /// # impl Tool for WebFetch {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -262,6 +268,7 @@ use proc_macro::TokenStream;
 /// #[tool(name = "TestingPermission", read_only, test_only, max_result_size_chars = 1_000)]
 /// #[derive(Deserialize, JsonSchema)]
 /// pub struct TestingPermission {}
+/// # #[tool]
 /// # impl Tool for TestingPermission {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -322,4 +329,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
+}
+
+/// The one declaration of `tool_sdk::Tool`'s optional hooks, turned into every place that
+/// needs them; used by `tool_sdk` itself only.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn __hook_table(args: TokenStream, item: TokenStream) -> TokenStream {
+    hooks::expand(&args.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -121,6 +121,7 @@ pub struct Opaque {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OpaqueTool {}
 
+#[tool]
 impl Tool for OpaqueTool {
     type Output = Opaque;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Opaque>, ToolError> {

@@ -211,6 +211,7 @@ pub trait DynTool: Send + Sync + 'static {
     ///     b: i64,
     /// }
     ///
+    /// #[tool]
     /// impl Tool for Add {
     ///     type Output = i64;
     ///     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
@@ -262,61 +263,8 @@ impl fmt::Debug for dyn DynTool {
 /// `Any` as a supertrait lets [`ToolCall::inputs_equivalent`] compare two calls of one tool
 /// type; every implementor is `'static` already.
 pub trait ToolCall: Send + Sync + Any {
-    /// Whether this input only reads.
-    fn is_read_only(&self) -> bool;
-    /// Whether this input may run in parallel with other concurrency-safe calls.
-    fn is_concurrency_safe(&self) -> bool;
-    /// Whether this input destroys data.
-    fn is_destructive(&self) -> bool;
-    /// The name shown to people for this input.
-    fn user_facing_name(&self) -> Cow<'_, str>;
-    /// A one-line description of this call for UIs (SPEC §1.1 `description(input)`).
-    fn description(&self) -> Cow<'_, str>;
-    /// What happens on a user interrupt (SPEC §5.5).
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Block
-    }
-    /// Whether this input reaches outside the local machine. Default `true`, the MCP
-    /// `openWorldHint` default (fail-closed).
-    fn is_open_world(&self) -> bool {
-        true
-    }
-    /// Whether this call needs a person to answer.
-    fn requires_user_interaction(&self) -> bool {
-        false
-    }
-    /// Whether this input searches or reads.
-    fn is_search_or_read_command(&self) -> SearchOrRead {
-        SearchOrRead::default()
-    }
-    /// The file path this input acts on.
-    fn get_path(&self) -> Option<&std::path::Path> {
-        None
-    }
-    /// Adds derived fields to a copy of the input for observers.
-    fn backfill_observable_input(&self, input: &mut Value) {
-        let _ = input;
-    }
-    /// A matcher for content permission rules.
-    fn prepare_permission_matcher(&self) -> Option<PermissionMatcher> {
-        None
-    }
-    /// The text an automatic permission classifier sees; empty skips the tool.
-    fn to_auto_classifier_input(&self) -> Cow<'_, str> {
-        Cow::Borrowed("")
-    }
-    /// Whether `other`, a call of the same tool, would do the same thing as this one (the
-    /// reference's `inputsEquivalent`), for hosts that merge duplicate calls; nothing in this
-    /// SDK merges calls itself. Default: `false`, never merge. A `#[tool]` type answers with [`crate::Tool::inputs_equivalent`] when `other`
-    /// is a call of the same type.
-    fn inputs_equivalent(&self, other: &dyn ToolCall) -> bool {
-        let _ = other;
-        false
-    }
-    /// The tool's own input check (SPEC §5.4 step 4).
-    fn validate_input<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, ValidationResult>;
-    /// The tool's own permission decision (SPEC §1.1).
-    fn check_permissions<'a>(&'a self, ctx: &'a ToolUseContext) -> BoxFuture<'a, PermissionResult>;
+    crate::hooks::tool_call_hooks!();
+
     /// Runs the call with `ctx`. The future borrows the context, which the caller keeps: to
     /// run the call on another task, move the context into that task with it
     /// (`tokio::spawn(async move { call.call(&ctx).await })`); to keep one too, clone it first
@@ -325,25 +273,4 @@ pub trait ToolCall: Send + Sync + Any {
         self: Box<Self>,
         ctx: &'c ToolUseContext,
     ) -> BoxFuture<'c, Result<ToolOutput, ToolError>>;
-    /// The line shown when the model calls the tool; `input` is the raw JSON input
-    /// (`renderToolUseMessage`). Default: `Name(key: value, ...)`.
-    fn render_tool_use_message(&self, input: &Value) -> String {
-        crate::render::tool_use_message(&self.user_facing_name(), input)
-    }
-    /// A progress line (`renderToolUseProgressMessage`). Default: `Name: progress`.
-    fn render_tool_use_progress_message(&self, progress: &str) -> String {
-        format!("{}: {progress}", self.user_facing_name())
-    }
-    /// The line shown for a successful result (`renderToolResultMessage`).
-    fn render_tool_result_message(&self, content: &ToolResultContent) -> String {
-        crate::render::result_summary(content)
-    }
-    /// The line shown when the user refused the call (`renderToolUseRejectedMessage`).
-    fn render_tool_use_rejected_message(&self) -> String {
-        crate::render::rejected_message(&self.user_facing_name())
-    }
-    /// The line shown when the call failed (`renderToolUseErrorMessage`).
-    fn render_tool_use_error_message(&self, error: &ToolError) -> String {
-        crate::render::error_summary(&self.user_facing_name(), error)
-    }
 }

@@ -49,6 +49,7 @@ mod compile_checks;
 pub mod context;
 mod dyn_tool;
 pub mod erased;
+mod hooks;
 pub mod input;
 mod memo;
 mod output;
@@ -114,7 +115,9 @@ pub mod __private {
         ToolRegistration, output_probe, output_schema_from,
     };
     pub use crate::result::{ToolError, ToolOutput, ToolResult};
-    pub use crate::tool::{DeclaredFlag, MaxResultSize, NoInput, Tool, ToolInput, ToolSpec};
+    pub use crate::tool::{
+        DeclaredFlag, MaxResultSize, NoInput, Tool, ToolImpl, ToolInput, ToolSpec,
+    };
 }
 
 /// The README's examples, run as doctests.

@@ -4,9 +4,10 @@
 //! A [`Tool`](crate::Tool) hook the author does not override answers with the trait's
 //! default. Calling that default through the type would compile one copy of it per tool type;
 //! when the set says a hook is not overridden, the erased tool answers with the same default
-//! from the tool's constants instead, written once. `#[tool]` on `impl Tool for X` fills the
-//! set in from the methods the block defines; without it every hook counts as overridden,
-//! which is always right and only costs compile time.
+//! from the tool's constants instead, written once. `#[tool]` on `impl Tool for X` (required)
+//! fills the set in from the methods the block defines; when the block holds a macro call,
+//! which may define any method, every hook counts as overridden, which is always right and
+//! only costs compile time.
 
 /// A set of hook names (the method names of [`Tool`](crate::Tool) other than `call`, and the
 /// per-input flag methods of [`ToolSpec`](crate::ToolSpec)). Generated code builds it with
@@ -15,47 +16,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Overrides(u32);
 
-/// The [`Hook`] enum and its method names, from one list, so the two cannot disagree.
-macro_rules! hooks {
-    ($($hook:ident => $name:literal,)*) => {
-        /// The hooks an [`Overrides`] set can hold, in bit order.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub(crate) enum Hook {
-            $($hook,)*
-        }
-
-        /// The method name of each [`Hook`], indexed by its bit.
-        const NAMES: &[&str] = &[$($name,)*];
-    };
-}
-
-hooks! {
-    IsReadOnly => "is_read_only",
-    IsConcurrencySafe => "is_concurrency_safe",
-    IsDestructive => "is_destructive",
-    ValidateInput => "validate_input",
-    CheckPermissions => "check_permissions",
-    MapResult => "map_result",
-    Prompt => "prompt",
-    UserFacingName => "user_facing_name",
-    IsEnabled => "is_enabled",
-    Description => "description",
-    InputsEquivalent => "inputs_equivalent",
-    InterruptBehavior => "interrupt_behavior",
-    IsOpenWorld => "is_open_world",
-    RequiresUserInteraction => "requires_user_interaction",
-    IsSearchOrReadCommand => "is_search_or_read_command",
-    GetPath => "get_path",
-    BackfillObservableInput => "backfill_observable_input",
-    PreparePermissionMatcher => "prepare_permission_matcher",
-    ToAutoClassifierInput => "to_auto_classifier_input",
-    OutputSchema => "output_schema",
-    RenderToolUseMessage => "render_tool_use_message",
-    RenderToolUseProgressMessage => "render_tool_use_progress_message",
-    RenderToolResultMessage => "render_tool_result_message",
-    RenderToolUseRejectedMessage => "render_tool_use_rejected_message",
-    RenderToolUseErrorMessage => "render_tool_use_error_message",
-}
+use crate::hooks::HOOK_NAMES as NAMES;
+pub(crate) use crate::hooks::Hook;
 
 /// Every hook has a bit.
 const _: () = assert!(NAMES.len() <= u32::BITS as usize);
@@ -123,7 +85,18 @@ mod tests {
                 .with("render_tool_use_error_message")
                 .has(Hook::RenderToolUseErrorMessage)
         );
+        // The names `#[tool(...)]` on a struct writes for per-input flags.
         assert!(Overrides::NONE.with("is_read_only").has(Hook::IsReadOnly));
+        assert!(
+            Overrides::NONE
+                .with("is_concurrency_safe")
+                .has(Hook::IsConcurrencySafe)
+        );
+        assert!(
+            Overrides::NONE
+                .with("is_destructive")
+                .has(Hook::IsDestructive)
+        );
         assert_eq!(Overrides::NONE.with("call"), Overrides::NONE);
         assert_eq!(Overrides::NONE.with("validate_inpu"), Overrides::NONE);
         assert!(Overrides::ALL.has(Hook::OutputSchema));

@@ -23,6 +23,7 @@ struct Echo {
     text: String,
 }
 
+#[tool]
 impl Tool for Echo {
     type Output = String;
 

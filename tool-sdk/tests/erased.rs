@@ -19,6 +19,7 @@ struct Fetch {
     url: String,
 }
 
+#[tool]
 impl Tool for Fetch {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -44,6 +45,7 @@ struct Note {
     name: String,
 }
 
+#[tool]
 impl Tool for Note {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -56,6 +58,7 @@ impl Tool for Note {
 #[derive(Deserialize, JsonSchema)]
 struct Plain {}
 
+#[tool]
 impl Tool for Plain {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -183,6 +186,7 @@ struct Batch {
 
 macro_rules! empty_tool {
     ($($name:ident),*) => {$(
+        #[tool]
         impl Tool for $name {
             type Output = String;
             async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -327,6 +331,7 @@ mod field_docs_tool {
     use super::FlatPart;
     use tool_sdk::prelude::*;
     field_docs!(#[tool(name = "FieldDocs", max_result_size_chars = 1_000)]);
+    #[tool]
     impl Tool for FieldDocs {
         type Output = String;
         async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -406,6 +411,7 @@ fn an_input_that_is_not_an_object_keeps_its_type_and_names_its_input_type() {
 #[derive(Deserialize, JsonSchema)]
 struct Planner {}
 
+#[tool]
 impl Tool for Planner {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -1,6 +1,9 @@
-//! `#[tool]` on `impl Tool for X` changes what a tool compiles to, never what it answers: the
-//! same tool with and without the attribute on its impl gives the same answer to every hook,
-//! whether the hook is overridden or left to its default.
+//! What `#[tool]` on `impl Tool for X` reads of the block changes what a tool compiles to,
+//! never what it answers: a tool whose block the attribute reads (only the hooks it overrides
+//! are compiled, the rest answered by the erased layer's defaults) and its twin whose block
+//! holds a macro call (so every hook counts as overridden and the trait's own defaults answer)
+//! give the same answer to every hook, whether the hook is overridden or left to its default.
+//! The defaults of both come from the one hook table (`tool_sdk`'s `hooks.rs`).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -10,7 +13,14 @@ use tool_sdk::TypedTool;
 use tool_sdk::prelude::*;
 use tool_sdk::tool::{InterruptBehavior, SearchOrRead};
 
-/// Two tools, `$with` (attribute on the impl) and `$without`, that override the same hooks.
+/// Expands to no item: a macro call among an impl block's items, which makes `#[tool]` count
+/// every hook as overridden.
+macro_rules! no_items {
+    () => {};
+}
+
+/// Two tools that override the same hooks: `$with`, whose block `#[tool]` reads, and
+/// `$without`, whose block holds a macro call, so every hook of it is compiled.
 macro_rules! twins {
     ($with:ident, $without:ident, $name_with:literal, $name_without:literal, { $($hooks:tt)* }) => {
         /// Writes a note, or reads one back.
@@ -66,7 +76,9 @@ macro_rules! twins {
             }
         }
 
+        #[tool]
         impl Tool for $without {
+            no_items!();
             type Output = Vec<String>;
             async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Vec<String>>, ToolError> {
                 Ok(ToolResult::new(vec![self.path, self.action]))
@@ -76,15 +88,15 @@ macro_rules! twins {
     };
 }
 
-twins!(Bare, BarePlain, "Bare", "BarePlain", {});
+twins!(Bare, BareEvery, "Bare", "BareEvery", {});
 
-twins!(Mapped, MappedPlain, "Mapped", "MappedPlain", {
+twins!(Mapped, MappedEvery, "Mapped", "MappedEvery", {
     fn map_result(output: Vec<String>, tool_use_id: &str) -> ToolResultContent {
         ToolResultContent::Text(format!("{tool_use_id}: {}", output.join(" ")))
     }
 });
 
-twins!(Hooked, HookedPlain, "Hooked", "HookedPlain", {
+twins!(Hooked, HookedEvery, "Hooked", "HookedEvery", {
     async fn validate_input(&self, _ctx: &ToolUseContext) -> ValidationResult {
         if self.path.is_empty() {
             ValidationResult::invalid("the path is empty")
@@ -399,9 +411,9 @@ async fn every_answer_is_the_tools_own_whatever_it_overrides() {
         json!({"path": "", "action": "write"}),
     ];
     assert_answers_are_its_own::<Bare>(&notes).await;
-    assert_answers_are_its_own::<BarePlain>(&notes).await;
+    assert_answers_are_its_own::<BareEvery>(&notes).await;
     assert_answers_are_its_own::<Hooked>(&notes).await;
-    assert_answers_are_its_own::<HookedPlain>(&notes).await;
+    assert_answers_are_its_own::<HookedEvery>(&notes).await;
     let actions = [json!({"action": "delete"}), json!({"action": "list"})];
     assert_answers_are_its_own::<Flags>(&actions).await;
     assert_answers_are_its_own::<Undeclared>(&actions).await;
@@ -458,10 +470,9 @@ async fn same_twins_then_answers<With: Tool, Without: Tool>(input: Value) -> Vec
 
 #[tokio::test]
 async fn a_tool_without_hooks_answers_the_same_with_the_attribute_on_its_impl() {
-    // The attribute also writes the tool's runner (`Tool::__run`) in its own impl; without it,
-    // the trait's default runs the call. `same_twins_then_answers` runs calls through both.
+    // `same_twins_then_answers` runs calls through both runners (`ToolImpl::__run`).
     let answers =
-        same_twins_then_answers::<Bare, BarePlain>(json!({"path": "notes/a.md", "action": "read"}))
+        same_twins_then_answers::<Bare, BareEvery>(json!({"path": "notes/a.md", "action": "read"}))
             .await;
     assert!(
         answers.contains(&"read-only true".to_owned()),
@@ -476,7 +487,7 @@ async fn a_tool_without_hooks_answers_the_same_with_the_attribute_on_its_impl() 
 #[tokio::test]
 async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl() {
     let answers =
-        same_twins_then_answers::<Hooked, HookedPlain>(json!({"path": "", "action": "write"}))
+        same_twins_then_answers::<Hooked, HookedEvery>(json!({"path": "", "action": "write"}))
             .await;
     // The overrides are what answered, not the defaults.
     assert!(answers.contains(&"prompt Notes.".to_owned()), "{answers:?}");
@@ -497,12 +508,12 @@ async fn a_tool_with_every_hook_answers_the_same_with_the_attribute_on_its_impl(
 }
 
 /// A tool that overrides `map_result` but not `validate_input` is dispatched through its own
-/// runner (`Tool::__run`, the call's future in `Finish`), which maps with the override.
+/// runner (`ToolImpl::__run`, the call's future in `Finish`), which maps with the override.
 #[tokio::test]
 async fn an_overridden_map_result_maps_a_dispatch_without_validate_input() {
     let input = json!({"path": "a", "action": "read"});
     assert_answers_are_its_own::<Mapped>(std::slice::from_ref(&input)).await;
-    let answers = same_twins_then_answers::<Mapped, MappedPlain>(input).await;
+    let answers = same_twins_then_answers::<Mapped, MappedEvery>(input).await;
     for line in [
         r#"call Ok(Text("toolu_1: a read"))"#,
         r#"dispatch Ok(Text("toolu_2: a read"))"#,

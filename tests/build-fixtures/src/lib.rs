@@ -7,6 +7,7 @@ use tool_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LinkedFromLibrary {}
 
+#[tool]
 impl Tool for LinkedFromLibrary {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -8,6 +8,7 @@ pub struct Glob {
     pub pattern: String,
 }
 
+#[tool]
 impl Tool for Glob {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -8,6 +8,7 @@ pub enum Find {
     ByContent { regex: String },
 }
 
+#[tool]
 impl Tool for Find {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -7,6 +7,7 @@ pub struct FindTodos {
     pub pattern: String,
 }
 
+#[tool]
 impl Tool for FindTodos {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

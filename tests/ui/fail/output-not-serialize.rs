@@ -11,6 +11,7 @@ pub struct Glob {
     pub pattern: String,
 }
 
+#[tool]
 impl Tool for Glob {
     type Output = Paths;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Paths>, ToolError> {

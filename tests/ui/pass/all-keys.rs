@@ -24,6 +24,7 @@ impl Bash {
     }
 }
 
+#[tool]
 impl Tool for Bash {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -39,6 +40,7 @@ pub struct Read {
     pub file_path: String,
 }
 
+#[tool]
 impl Tool for Read {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -24,6 +24,7 @@ async fn gated_fn() -> Result<String, ToolError> {
 #[derive(Deserialize, JsonSchema)]
 pub struct Flagged {}
 
+#[tool]
 impl Tool for Flagged {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -40,6 +41,7 @@ fn flagged_enabled() -> bool {
 #[derive(Deserialize, JsonSchema)]
 pub struct TestingPermission {}
 
+#[tool]
 impl Tool for TestingPermission {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -52,6 +54,7 @@ impl Tool for TestingPermission {
 #[derive(Deserialize, JsonSchema)]
 pub struct OnPurpose {}
 
+#[tool]
 impl Tool for OnPurpose {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -12,6 +12,7 @@ pub struct Glob {
     pub pattern: String,
 }
 
+#[tool]
 impl Tool for Glob {
     type Output = Vec<String>;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Vec<String>>, ToolError> {

@@ -58,6 +58,7 @@ pub mod ours {
                     pub c: bool,
                 }
 
+                #[tool]
                 impl Tool for $ty {
                     type Output = String;
                     async fn call(

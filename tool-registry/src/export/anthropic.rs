@@ -68,6 +68,7 @@ fn assemble(
 /// #     /// Who to greet.
 /// #     name: String,
 /// # }
+/// # #[tool]
 /// # impl Tool for Hello {
 /// #     type Output = String;
 /// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

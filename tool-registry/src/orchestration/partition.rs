@@ -130,12 +130,16 @@ pub struct Batch {
 /// [`partition_tool_calls_with`] for the lenient opt-out, and
 /// [`Orchestrator::partition`](super::Orchestrator::partition) for the same over an
 /// orchestrator's pool and alias fallback.
+// Used by the crate's tests and `test_support` only.
+#[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
 pub fn partition_tool_calls(blocks: &[ToolUseBlock], tools: &[Arc<dyn DynTool>]) -> Vec<Batch> {
     partition_tool_calls_with(blocks, tools, &OrchestratorConfig::default())
 }
 
 /// [`partition_tool_calls`], parsing the input of the tools in
 /// `config.lenient_input_tools` leniently (unknown root keys dropped).
+// Used by the crate's tests and `test_support` only.
+#[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
 pub(crate) fn partition_tool_calls_with(
     blocks: &[ToolUseBlock],
     tools: &[Arc<dyn DynTool>],

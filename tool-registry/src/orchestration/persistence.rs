@@ -18,6 +18,8 @@ pub const PREVIEW_SIZE_CHARS: usize = 2_000;
 /// `None` for [`MaxResultSize::Unbounded`] (never persisted), else `min(declared, cap)`
 /// (SPEC §9 `getPersistenceThreshold`; `cap` is normally 50,000). Per-tool overrides are
 /// applied by [`super::OrchestratorConfig::persistence_threshold`].
+// Used by the crate's tests and `test_support` only.
+#[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
 pub fn persistence_threshold(declared: MaxResultSize, cap: usize) -> Option<usize> {
     declared.chars().map(|chars| chars.min(cap))
 }

@@ -51,6 +51,8 @@ pub enum PermissionDecision {
 
 impl PermissionDecision {
     /// `true` for [`PermissionDecision::Allow`].
+    // Used by the crate's tests and `test_support` only.
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     pub fn is_allowed(&self) -> bool {
         matches!(self, Self::Allow { .. })
     }

@@ -159,11 +159,15 @@ impl SearchIndex {
     }
 
     /// `true` when no tool is indexed.
+    // Used by the crate's tests and `test_support` only.
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.flags.is_empty()
     }
 
     /// The lowercased name of tool `id`.
+    // Used by the crate's tests and `test_support` only.
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     pub fn lowercase_name(&self, id: usize) -> &str {
         self.names.get(id)
     }

@@ -139,6 +139,7 @@ impl JsonSchema for MaxResults {
 /// What a call needs and the host did not provide.
 pub const MISSING_STATE: &str = "ToolSearch cannot search: the host did not put a SearchState (the tool pool) into the host state";
 
+#[tool]
 impl Tool for ToolSearch {
     type Output = ToolSearchOutput;
 

@@ -35,6 +35,7 @@ pub struct TodoWrite {
     pub limit: Option<u32>,
 }
 
+#[tool]
 impl Tool for TodoWrite {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -69,6 +70,7 @@ pub struct Step {
     pub step: u32,
 }
 
+#[tool]
 impl Tool for Probe {
     type Output = String;
 
@@ -175,6 +177,7 @@ pub struct Sleep {
     pub fail: bool,
 }
 
+#[tool]
 impl Tool for Sleep {
     type Output = String;
     async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -200,6 +203,7 @@ pub struct Bash {
     pub ms: u64,
 }
 
+#[tool]
 impl Tool for Bash {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

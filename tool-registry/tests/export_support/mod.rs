@@ -33,6 +33,7 @@ pub struct Add {
     pub b: Option<i64>,
 }
 
+#[tool]
 impl Tool for Add {
     type Output = i64;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
@@ -45,6 +46,7 @@ impl Tool for Add {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Noop {}
 
+#[tool]
 impl Tool for Noop {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -79,6 +79,7 @@ impl Chaos {
     }
 }
 
+#[tool]
 impl Tool for Chaos {
     type Output = String;
 
@@ -152,6 +153,7 @@ impl Tool for Chaos {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Locked {}
 
+#[tool]
 impl Tool for Locked {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

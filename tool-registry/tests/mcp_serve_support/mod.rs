@@ -144,6 +144,7 @@ pub struct Add {
     pub b: i64,
 }
 
+#[tool]
 impl Tool for Add {
     type Output = i64;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
@@ -175,6 +176,7 @@ pub struct BothOf {
     pub b: i64,
 }
 
+#[tool]
 impl Tool for BothOf {
     type Output = Both;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Both>, ToolError> {
@@ -229,6 +231,7 @@ pub struct Repeat {
     pub letter: String,
 }
 
+#[tool]
 impl Tool for Repeat {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -256,6 +259,7 @@ pub struct LinesOf {
     pub count: usize,
 }
 
+#[tool]
 impl Tool for LinesOf {
     type Output = Lines;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Lines>, ToolError> {
@@ -278,6 +282,7 @@ pub struct Forge {
     pub path: String,
 }
 
+#[tool]
 impl Tool for Forge {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -312,6 +317,7 @@ pub struct Titled {
     pub word: String,
 }
 
+#[tool]
 impl Tool for Titled {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -26,6 +26,7 @@ impl Shell {
     }
 }
 
+#[tool]
 impl Tool for Shell {
     type Output = String;
 
@@ -75,6 +76,7 @@ pub struct Fetch {
     pub url: String,
 }
 
+#[tool]
 impl Tool for Fetch {
     type Output = String;
 
@@ -111,6 +113,7 @@ pub struct Question {
     pub question: String,
 }
 
+#[tool]
 impl Tool for Question {
     type Output = String;
 
@@ -137,6 +140,7 @@ pub struct WriteFile {
     pub file_path: std::path::PathBuf,
 }
 
+#[tool]
 impl Tool for WriteFile {
     type Output = String;
 

@@ -57,29 +57,33 @@ fn impl_block_reads_names_not_code() {
     assert!(out.contains("fn __run"), "{out}");
 }
 
-/// A runner the author wrote is kept, and no second one is added; it is no hook.
+/// The set goes in an `impl ToolImpl` beside the block, with the block's generics, where
+/// clause and `cfg`s; the runner goes at the end of the block, once.
 #[test]
-fn impl_block_keeps_an_authors_runner() {
+fn impl_block_gets_its_tool_impl_beside_it() {
     let out = expand(
         quote!(),
         quote! {
-            impl Tool for Glob {
+            #[cfg(feature = "notes")]
+            impl<T: Send + Sync + 'static> Tool for Notes<T> where T: Clone {
                 type Output = String;
                 async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
                     todo!()
-                }
-                fn __run(
-                    self,
-                    ctx: &ToolUseContext,
-                ) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-                    mine(self, ctx)
                 }
             }
         },
     )
     .to_string();
     assert_eq!(out.matches("fn __run").count(), 1, "{out}");
-    assert!(out.contains("mine(self, ctx)"), "{out}");
+    assert_eq!(
+        out.matches("#[cfg(feature = \"notes\")]").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        out.contains("impl<T: Send + Sync + 'static> ::tool_sdk::__private::ToolImpl for Notes<T>"),
+        "{out}"
+    );
     assert!(out.contains("Overrides::NONE;"), "{out}");
 }
 
@@ -101,9 +105,12 @@ fn impl_block_with_a_macro_call_counts_every_hook() {
 fn impl_block_refuses_arguments_and_other_traits() {
     let out = expand(quote!(name = "Glob"), quote!(impl Tool for Glob {}));
     assert!(out.contains("takes no arguments"), "{out}");
-    assert!(!out.contains("__OVERRIDES"), "{out}");
+    // The `ToolImpl` all the same (no runner), so that the arguments are the one error shown.
+    assert!(out.contains("ToolImpl for Glob"), "{out}");
+    assert!(!out.contains("fn __run"), "{out}");
     let out = expand(quote!(), quote!(impl Clone for Glob {}));
     assert!(out.contains("this `impl` is not of `Tool`"), "{out}");
+    assert!(!out.contains("ToolImpl"), "{out}");
     let out = expand(quote!(), quote!(impl Glob {}));
     assert!(out.contains("this `impl` is not of `Tool`"), "{out}");
 }

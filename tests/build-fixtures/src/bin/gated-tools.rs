@@ -9,6 +9,7 @@ use tool_sdk::prelude::*;
 pub struct CfgGatedStructAfter {}
 
 #[cfg(feature = "gated")]
+#[tool]
 impl Tool for CfgGatedStructAfter {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
@@ -23,6 +24,7 @@ impl Tool for CfgGatedStructAfter {
 pub struct CfgGatedStructBefore {}
 
 #[cfg(feature = "gated")]
+#[tool]
 impl Tool for CfgGatedStructBefore {
     type Output = String;
     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {

@@ -1,0 +1,18 @@
+use tool_sdk::prelude::*;
+
+/// Finds files.
+#[tool(name = "Glob", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Glob {
+    /// The pattern.
+    pub pattern: String,
+}
+
+impl Tool for Glob {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+}
+
+fn main() {}
