@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compile cost of a tool, side by side: generates, in a work dir, the same N tools three ways
 #   sdk   `#[tool]` on an input struct plus `#[tool] impl Tool`, as the README shows;
+#   fn    the function form: `#[tool(...)] async fn tool_N(input: InputN) -> Result<..>`;
 #   rmcp  rmcp 3.11 `#[tool_router]` + `#[tool_handler]` with `Parameters<T>`, as rmcp shows;
 #   hand  a minimal hand-written registry: a trait with NAME, a description, `schema()`
 #         (`schemars::schema_for!`) and `call(Value)` returning a boxed future through
@@ -30,8 +31,8 @@
 # Not part of the test suite.
 #
 # Usage: scripts/compile-cost.sh [--reps R] [--renders N] [--render-only | --instructions]
-#                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk rmcp hand"] [WORK_DIR]
-#   defaults: 3 rounds, 31 renders, this checkout's tool-sdk, all three crates, a fresh temp
+#                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk fn rmcp hand"] [WORK_DIR]
+#   defaults: 3 rounds, 31 renders, this checkout's tool-sdk, all four crates, a fresh temp
 #   dir; --render-only skips the compile measurements.
 # Needs: cargo, python3, GNU time (/usr/bin/time); valgrind for --instructions. Works offline
 # once the crates are cached.
@@ -41,7 +42,7 @@ reps=3
 renders=31
 render_only=0
 instructions=0
-kinds="sdk rmcp hand"
+kinds="sdk fn rmcp hand"
 sdk="$repo/tool-sdk"
 work=""
 while [ $# -gt 0 ]; do
@@ -89,6 +90,15 @@ impl Tool for Tool{i} {{
         let input = self;
         Ok(ToolResult::new({BODY.format(i=i)}))
     }}
+}}
+'''
+
+def fn_tool(i):
+    return f'''{STRUCT.format(i=i, ty=f"Input{i}")}
+/// Tool number {i}: joins its three fields.
+#[tool(name = "tool_{i}", read_only, concurrency_safe, max_result_size_chars = 100_000)]
+pub async fn tool_{i}(input: Input{i}) -> Result<String, ToolError> {{
+    Ok({BODY.format(i=i)})
 }}
 '''
 
@@ -210,10 +220,10 @@ def crate(kind, n):
     name = f"cost_{kind}_{n}"
     root = os.path.join(work, name)
     os.makedirs(os.path.join(root, "src"), exist_ok=True)
-    if kind == "sdk":
+    if kind in ("sdk", "fn"):
         deps = f'tool-sdk = {{ path = "{sdk}" }}\n'
         head = "use tool_sdk::prelude::*;\n\n"
-        body = "\n".join(sdk_tool(i) for i in range(n))
+        body = "\n".join((sdk_tool if kind == "sdk" else fn_tool)(i) for i in range(n))
     elif kind == "rmcp":
         deps = 'rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "schemars"] }\n'
         head = ("use rmcp::handler::server::router::tool::ToolRouter;\n"
@@ -247,7 +257,7 @@ impl ServerHandler for Server {}
         body += "\n/// Every tool.\npub static TOOLS: &[Entry] = &[\n"
         body += "".join(f"    entry::<Tool{i}>(),\n" for i in range(n)) + "];\n"
     dev_deps = (f'\n[dev-dependencies]\ntool-registry = {{ path = "{os.path.dirname(sdk)}/tool-registry" }}\n'
-                if kind == "sdk" else "")
+                if kind in ("sdk", "fn") else "")
     manifest = f'''[package]
 name = "{name}"
 version = "0.1.0"
@@ -268,12 +278,12 @@ schemars = "1.2"
         shutil.copy(lock, os.path.join(root, "Cargo.lock"))
     os.makedirs(os.path.join(root, "examples"), exist_ok=True)
     open(os.path.join(root, "examples", "first_render.rs"), "w").write(
-        RENDER_HEAD + RENDER[kind].format(name=name) + RENDER_TAIL)
+        RENDER_HEAD + RENDER["sdk" if kind == "fn" else kind].format(name=name) + RENDER_TAIL)
     if kind == "sdk":
         open(os.path.join(root, "examples", "first_render_value.rs"), "w").write(
             RENDER_HEAD + RENDER["sdkv"].format(name=name) + RENDER_TAIL)
 
-for kind in ("sdk", "rmcp", "hand"):
+for kind in ("sdk", "fn", "rmcp", "hand"):
     for n in (1, 10, 100):
         crate(kind, n)
 PY
@@ -318,8 +328,8 @@ SH
   python3 - "$ilog" <<'PY'
 import sys
 rows = {(k, int(n)): int(i) for k, n, i in (line.split() for line in open(sys.argv[1]))}
-kinds = [k for k in ["sdk", "rmcp", "hand"] if (k, 1) in rows]
-label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
+kinds = [k for k in ["sdk", "fn", "rmcp", "hand"] if (k, 1) in rows]
+label = {"sdk": "#[tool]", "fn": "#[tool] async fn", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
 per = {k: (rows[k, 10] - rows[k, 1]) / 9 for k in kinds}
 print("instructions of rustc, clean debug build of the tool crate (callgrind)")
 print("| crate | 1 tool | 10 tools | per added tool | per added tool / hand-written | 100 tools, extrapolated / hand-written |")
@@ -399,8 +409,8 @@ rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 def med(kind, what, n):
     xs = [float(r[3]) for r in rows if r[:3] == [kind, what, str(n)]]
     return statistics.median(xs) if xs else float("nan")
-kinds = [k for k in ["sdk", "rmcp", "hand"] if any(r[0] == k for r in rows)]
-label = {"sdk": "#[tool]", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry",
+kinds = [k for k in ["sdk", "fn", "rmcp", "hand"] if any(r[0] == k for r in rows)]
+label = {"sdk": "#[tool]", "fn": "#[tool] async fn", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry",
          "sdkv": "#[tool] (Value render)"}
 rendered = kinds + (["sdkv"] if any(r[0] == "sdkv" for r in rows) else [])
 compiled = any(r[1] == "debug" for r in rows)
