@@ -20,32 +20,23 @@ pub struct add {
     __input: AddArgs,
 }
 #[automatically_derived]
-impl<'de> ::tool_sdk::__private::Deserialize<'de> for add {
-    fn deserialize<__D: ::tool_sdk::__private::Deserializer<'de>>(
+#[diagnostic::do_not_recommend]
+impl ::tool_sdk::__private::ToolInput for add {
+    fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(
         __deserializer: __D,
     ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
-        ::tool_sdk::__private::Result::map(
-            <AddArgs as ::tool_sdk::__private::ToolInput>::__deserialize(__deserializer),
-            |__input| Self { __input },
-        )
+        match <AddArgs as ::tool_sdk::__private::ToolInput>::__deserialize(
+            __deserializer,
+        ) {
+            ::tool_sdk::__private::Result::Ok(__input) => {
+                ::tool_sdk::__private::Result::Ok(Self { __input })
+            }
+            ::tool_sdk::__private::Result::Err(__error) => {
+                ::tool_sdk::__private::Result::Err(__error)
+            }
+        }
     }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::JsonSchema for add {
-    fn schema_name() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <AddArgs as ::tool_sdk::__private::ToolInput>::__schema_name()
-    }
-    fn schema_id() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <AddArgs as ::tool_sdk::__private::ToolInput>::__schema_id()
-    }
-    fn json_schema(
-        __generator: &mut ::tool_sdk::__private::SchemaGenerator,
-    ) -> ::tool_sdk::__private::Schema {
-        <AddArgs as ::tool_sdk::__private::ToolInput>::__json_schema(__generator)
-    }
-    fn inline_schema() -> ::tool_sdk::__private::bool {
-        <AddArgs as ::tool_sdk::__private::ToolInput>::__inline_schema()
-    }
+    const __SCHEMA: ::tool_sdk::__private::SchemaFns = <AddArgs as ::tool_sdk::__private::ToolInput>::__SCHEMA;
 }
 #[automatically_derived]
 #[doc(hidden)]
@@ -67,37 +58,23 @@ impl ::tool_sdk::__private::Tool for add {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::Finish::<
+            ::tool_sdk::__private::FinishFn::<
                 Self,
                 _,
-            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
+            >::new(add(self.__input, __ctx), __ctx),
         )
     }
-    async fn call(
+    fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::Result<
-        ::tool_sdk::__private::ToolResult<i64>,
-        ::tool_sdk::__private::ToolError,
-    > {
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = ::tool_sdk::__private::Result<
+            ::tool_sdk::__private::ToolResult<i64>,
+            ::tool_sdk::__private::ToolError,
+        >,
+    > + ::tool_sdk::__private::Send {
         let _ = &__ctx;
-        let __result = add(self.__input, __ctx).await;
-        match __result {
-            ::tool_sdk::__private::Result::Ok(__output) => {
-                ::tool_sdk::__private::Result::Ok(
-                    <::tool_sdk::__private::ToolResult<
-                        i64,
-                    > as ::tool_sdk::__private::From<_>>::from(__output),
-                )
-            }
-            ::tool_sdk::__private::Result::Err(__error) => {
-                ::tool_sdk::__private::Result::Err(
-                    ::core::convert::Into::<
-                        ::tool_sdk::__private::ToolError,
-                    >::into(__error),
-                )
-            }
-        }
+        ::tool_sdk::__private::FnCall::<_, i64>::new(add(self.__input, __ctx))
     }
 }
 #[allow(unused_qualifications)]
@@ -132,10 +109,8 @@ const _: () = {
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < add >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema(|| {
-        #[allow(unused_imports)] use ::tool_sdk::__private:: { OutputSchemaFallback as _,
-        OutputSchemaViaJsonSchema as _ }; ::tool_sdk::__private::output_schema_from((&
-        ::tool_sdk::__private::OutputSchemaProbe:: < i64 >
-        (::tool_sdk::__private::PhantomData)).output_schema_fn()) })
+        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+        ::tool_sdk::__private::OutputSchemaProbe < add >> ::OUTPUT_SCHEMA })
     }
 };

@@ -20,36 +20,23 @@ struct now {
     __input: ::tool_sdk::__private::NoInput,
 }
 #[automatically_derived]
-impl<'de> ::tool_sdk::__private::Deserialize<'de> for now {
-    fn deserialize<__D: ::tool_sdk::__private::Deserializer<'de>>(
+#[diagnostic::do_not_recommend]
+impl ::tool_sdk::__private::ToolInput for now {
+    fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(
         __deserializer: __D,
     ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
-        ::tool_sdk::__private::Result::map(
-            <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__deserialize(
-                __deserializer,
-            ),
-            |__input| Self { __input },
-        )
+        match <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__deserialize(
+            __deserializer,
+        ) {
+            ::tool_sdk::__private::Result::Ok(__input) => {
+                ::tool_sdk::__private::Result::Ok(Self { __input })
+            }
+            ::tool_sdk::__private::Result::Err(__error) => {
+                ::tool_sdk::__private::Result::Err(__error)
+            }
+        }
     }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::JsonSchema for now {
-    fn schema_name() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__schema_name()
-    }
-    fn schema_id() -> ::tool_sdk::__private::Cow<'static, ::tool_sdk::__private::str> {
-        <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__schema_id()
-    }
-    fn json_schema(
-        __generator: &mut ::tool_sdk::__private::SchemaGenerator,
-    ) -> ::tool_sdk::__private::Schema {
-        <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__json_schema(
-            __generator,
-        )
-    }
-    fn inline_schema() -> ::tool_sdk::__private::bool {
-        <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__inline_schema()
-    }
+    const __SCHEMA: ::tool_sdk::__private::SchemaFns = <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__SCHEMA;
 }
 #[automatically_derived]
 #[doc(hidden)]
@@ -71,37 +58,20 @@ impl ::tool_sdk::__private::Tool for now {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::Finish::<
-                Self,
-                _,
-            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
+            ::tool_sdk::__private::FinishFn::<Self, _>::new(now(), __ctx),
         )
     }
-    async fn call(
+    fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::Result<
-        ::tool_sdk::__private::ToolResult<String>,
-        ::tool_sdk::__private::ToolError,
-    > {
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = ::tool_sdk::__private::Result<
+            ::tool_sdk::__private::ToolResult<String>,
+            ::tool_sdk::__private::ToolError,
+        >,
+    > + ::tool_sdk::__private::Send {
         let _ = &__ctx;
-        let __result = now().await;
-        match __result {
-            ::tool_sdk::__private::Result::Ok(__output) => {
-                ::tool_sdk::__private::Result::Ok(
-                    <::tool_sdk::__private::ToolResult<
-                        String,
-                    > as ::tool_sdk::__private::From<_>>::from(__output),
-                )
-            }
-            ::tool_sdk::__private::Result::Err(__error) => {
-                ::tool_sdk::__private::Result::Err(
-                    ::core::convert::Into::<
-                        ::tool_sdk::__private::ToolError,
-                    >::into(__error),
-                )
-            }
-        }
+        ::tool_sdk::__private::FnCall::<_, String>::new(now())
     }
 }
 #[automatically_derived]
@@ -118,10 +88,8 @@ const _: () = {
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < now >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema(|| {
-        #[allow(unused_imports)] use ::tool_sdk::__private:: { OutputSchemaFallback as _,
-        OutputSchemaViaJsonSchema as _ }; ::tool_sdk::__private::output_schema_from((&
-        ::tool_sdk::__private::OutputSchemaProbe:: < String >
-        (::tool_sdk::__private::PhantomData)).output_schema_fn()) })
+        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+        ::tool_sdk::__private::OutputSchemaProbe < now >> ::OUTPUT_SCHEMA })
     }
 };

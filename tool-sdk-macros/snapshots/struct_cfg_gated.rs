@@ -22,9 +22,8 @@ const _: () = {
     ::tool_sdk::__private::inventory::submit! {
         ::tool_sdk::__private::ToolRegistration::of:: < Gated >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema(|| {
-        #[allow(unused_imports)] use ::tool_sdk::__private:: { OutputSchemaFallback as _,
-        OutputSchemaViaJsonSchema as _ }; ::tool_sdk::__private::output_schema_from((&
-        ::tool_sdk::__private::output_probe:: < Gated > ()).output_schema_fn()) })
+        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+        ::tool_sdk::__private::OutputSchemaProbe < Gated >> ::OUTPUT_SCHEMA })
     }
 };

@@ -47,9 +47,8 @@ const _: () = {
         ::tool_sdk::__private::ToolRegistration::of:: < Bash >
         (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
         ::core::line!(), module_path : ::core::module_path!(), })
-        .enabled_if(__ENABLED_IF).test_only().output_schema(|| { #[allow(unused_imports)]
-        use ::tool_sdk::__private:: { OutputSchemaFallback as _,
-        OutputSchemaViaJsonSchema as _ }; ::tool_sdk::__private::output_schema_from((&
-        ::tool_sdk::__private::output_probe:: < Bash > ()).output_schema_fn()) })
+        .enabled_if(__ENABLED_IF).test_only().output_schema({ #[allow(unused_imports)]
+        use ::tool_sdk::__private::OutputSchemaFallback as _; <
+        ::tool_sdk::__private::OutputSchemaProbe < Bash >> ::OUTPUT_SCHEMA })
     }
 };

@@ -383,28 +383,19 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
     if model.opt_in {
         modifiers.extend(quote!(.opt_in()));
     }
-    // Every token of the output probe (a closure, so it shares the registration's body) is
-    // spanned like `of` for the struct form: rustc then reports a missing `impl Tool` once.
+    // The output schema function, a constant chosen by type (see `OutputSchemaProbe`): data
+    // in the registration, no function per tool. Every token is spanned like `of` for the
+    // struct form, so rustc reports a missing `impl Tool` once.
     let span = match &model.input.item {
         ToolItem::Struct(_) => ident.span(),
         ToolItem::Fn(_) => Span::call_site(),
     };
-    let probe = match &model.input.item {
-        ToolItem::Struct(_) => {
-            let private = private_at(span);
-            quote_spanned!(span=> #private::output_probe::<#ident>())
-        }
-        ToolItem::Fn(function) => {
-            let output = fn_form::output_type(function);
-            quote!(#Private::OutputSchemaProbe::<#output>(#Private::PhantomData))
-        }
-    };
     let private = private_at(span);
     let output_schema = quote_spanned! {span=>
-        || {
+        {
             #[allow(unused_imports)]
-            use #private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
-            #private::output_schema_from((&#probe).output_schema_fn())
+            use #private::OutputSchemaFallback as _;
+            <#private::OutputSchemaProbe<#ident>>::OUTPUT_SCHEMA
         }
     };
     quote! {

@@ -62,6 +62,24 @@ pub(crate) fn generate(
     }
 }
 
+/// `tokens` with every token spanned at `span` (groups and their contents too).
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
 /// `T` of the fn's `Result<T, E>`, or `X` when `T` is `ToolResult<X>`.
 pub(crate) fn output_type(function: &ToolFn<'_>) -> TokenStream {
     let output = function.output;
@@ -107,33 +125,25 @@ fn input_type(function: &ToolFn<'_>) -> TokenStream {
 
 fn gen_input_delegation(ident: &syn::Ident, input: &TokenStream) -> TokenStream {
     // Every use goes through `ToolInput` and is spanned on the input type, so a missing derive
-    // is reported once, on the parameter, with `ToolInput`'s message naming the fix.
+    // is reported once, on the parameter, with `ToolInput`'s message naming the fix. The tool
+    // type implements `ToolInput` itself (it is neither `Deserialize` nor `JsonSchema`, so the
+    // blanket impl does not apply): its schema functions are the input type's own (`__SCHEMA`),
+    // so the tool adds no schema function of its own, and reading it adds no closure.
     let span = input.span();
     let input = quote_spanned!(span=> <#input as #Private::ToolInput>);
     quote! {
         #[automatically_derived]
-        impl<'de> #Private::Deserialize<'de> for #ident {
-            fn deserialize<__D: #Private::Deserializer<'de>>(
+        #[diagnostic::do_not_recommend]
+        impl #Private::ToolInput for #ident {
+            fn __deserialize<'de, __D: #Private::Deserializer<'de>>(
                 __deserializer: __D,
             ) -> #Private::Result<Self, __D::Error> {
-                #Private::Result::map(#input::__deserialize(__deserializer), |__input| Self { __input })
+                match #input::__deserialize(__deserializer) {
+                    #Private::Result::Ok(__input) => #Private::Result::Ok(Self { __input }),
+                    #Private::Result::Err(__error) => #Private::Result::Err(__error),
+                }
             }
-        }
-
-        #[automatically_derived]
-        impl #Private::JsonSchema for #ident {
-            fn schema_name() -> #Private::Cow<'static, #Private::str> {
-                #input::__schema_name()
-            }
-            fn schema_id() -> #Private::Cow<'static, #Private::str> {
-                #input::__schema_id()
-            }
-            fn json_schema(__generator: &mut #Private::SchemaGenerator) -> #Private::Schema {
-                #input::__json_schema(__generator)
-            }
-            fn inline_schema() -> #Private::bool {
-                #input::__inline_schema()
-            }
+            const __SCHEMA: #Private::SchemaFns = #input::__SCHEMA;
         }
     }
 }
@@ -152,18 +162,30 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     // Spanned on the error type, so one without `Into<ToolError>` is reported there.
     let span = error_type_span(&sig.output).unwrap_or_else(|| function.output.span());
     let private = private_at(span);
-    let tool_error = quote_spanned!(span=> #private::ToolError);
-    let convert = quote_spanned!(span=>
-        match __result {
-            #Private::Result::Ok(__output) => #Private::Result::Ok(
-                <#Private::ToolResult<#output> as #Private::From<_>>::from(__output),
-            ),
-            #Private::Result::Err(__error) => #Private::Result::Err(
-                ::core::convert::Into::<#tool_error>::into(__error),
-            ),
-        }
+    let spanned_output = respan(output.clone(), span);
+    let inner = quote!(#ident(#args));
+    let fn_call = quote_spanned!(span=> #private::FnCall::<_, #spanned_output>::new(#inner));
+    // The return type too: its bound (`FnCall<..>: Future`) is checked there.
+    let call_output = quote_spanned!(span=>
+        impl #private::Future<
+            Output = #private::Result<#private::ToolResult<#spanned_output>, #private::ToolError>,
+        > + #private::Send
     );
-    let run = crate::impl_form::run_method();
+    // The runner polls the function's own future and maps its result in one step
+    // (`FinishFn`), rather than through `call`'s `FnCall` inside `Finish`: one `poll` per tool.
+    let finish_fn = quote_spanned!(span=> #private::FinishFn::<Self, _>::new(#inner, #ctx));
+    // Spanned on the error type too (the box's coercion checks `FinishFn: Future`), so that
+    // a bad error type is reported there, not at the attribute.
+    let run_output = quote_spanned!(span=>
+        #private::BoxFuture<'_, #private::Result<#private::ToolOutput, #private::ToolError>>
+    );
+    let boxed = quote_spanned!(span=> #private::Box::pin(#finish_fn));
+    let run = quote! {
+        #[doc(hidden)]
+        fn __run(self, #ctx: &#Private::ToolUseContext) -> #run_output {
+            #boxed
+        }
+    };
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
@@ -176,13 +198,12 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             type Output = #output;
             #run
 
-            async fn call(
+            fn call(
                 self,
                 #ctx: &#Private::ToolUseContext,
-            ) -> #Private::Result<#Private::ToolResult<#output>, #Private::ToolError> {
+            ) -> #call_output {
                 let _ = &#ctx;
-                let __result = #ident(#args).await;
-                #convert
+                #fn_call
             }
         }
     }

@@ -108,13 +108,13 @@ pub mod __private {
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::output::Finish;
+    pub use crate::output::{Finish, FinishFn, FnCall};
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
-        DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, OutputSchemaViaJsonSchema,
-        ToolRegistration, output_probe, output_schema_from,
+        DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, ToolRegistration,
     };
     pub use crate::result::{ToolError, ToolOutput, ToolResult};
+    pub use crate::schema::SchemaFns;
     pub use crate::tool::{
         DeclaredFlag, MaxResultSize, NoInput, Tool, ToolImpl, ToolInput, ToolSpec,
     };

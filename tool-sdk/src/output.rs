@@ -144,6 +144,109 @@ impl<'a, T, F> Finish<'a, T, F> {
     }
 }
 
+pin_project_lite::pin_project! {
+    /// The future of a function-form tool's `call`: the function's own future, its
+    /// `Result<T, E>` turned into `Result<ToolResult<O>, ToolError>` when it is ready
+    /// (`ToolResult::from`, `Into<ToolError>`). A plain struct rather than an `async` block
+    /// around the function's future, so that the tool compiles one state machine (the
+    /// function's), not two. Public (hidden) for the code `#[tool]` writes; not meant to be
+    /// used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FnCall<F, O> {
+        #[pin]
+        call: F,
+        output: PhantomData<fn() -> O>,
+    }
+}
+
+impl<F, O> FnCall<F, O> {
+    /// The function's future `call`, its result to be read as `ToolResult<O>`.
+    #[inline]
+    pub fn new<T, E>(call: F) -> Self
+    where
+        F: Future<Output = Result<T, E>>,
+        E: Into<ToolError>,
+        ToolResult<O>: From<T>,
+    {
+        Self {
+            call,
+            output: PhantomData,
+        }
+    }
+}
+
+impl<F, T, E, O> Future for FnCall<F, O>
+where
+    F: Future<Output = Result<T, E>>,
+    E: Into<ToolError>,
+    ToolResult<O>: From<T>,
+{
+    type Output = Result<ToolResult<O>, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().call.poll(cx) {
+            Poll::Ready(Ok(output)) => Poll::Ready(Ok(ToolResult::from(output))),
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error.into())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A function-form tool's runner: the function's own future (`F`), its `Result<X, E>`
+    /// read as `ToolResult<T::Output>` and mapped by `T`'s [`OutputMapping`] when it is ready,
+    /// in one `poll` ([`Finish`] around [`FnCall`] would be two). Public (hidden) for the code
+    /// `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FinishFn<'a, T, F> {
+        #[pin]
+        call: F,
+        ctx: &'a ToolUseContext,
+        tool: PhantomData<fn() -> T>,
+    }
+}
+
+impl<'a, T, F> FinishFn<'a, T, F> {
+    /// The function's future `call`, run with `ctx`, its output to be mapped as `T` maps it.
+    #[inline]
+    pub fn new<X, E>(call: F, ctx: &'a ToolUseContext) -> Self
+    where
+        T: OutputMapping,
+        F: Future<Output = Result<X, E>>,
+        E: Into<ToolError>,
+        ToolResult<T::Output>: From<X>,
+    {
+        Self {
+            call,
+            ctx,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T, F, X, E> Future for FinishFn<'_, T, F>
+where
+    T: OutputMapping,
+    F: Future<Output = Result<X, E>>,
+    E: Into<ToolError>,
+    ToolResult<T::Output>: From<X>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.call.poll(cx) {
+            Poll::Ready(Ok(output)) => {
+                Poll::Ready(finish(Ok(ToolResult::from(output)), this.ctx, T::MAP))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error.into())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 impl<T, F> Future for Finish<'_, T, F>
 where
     T: OutputMapping,

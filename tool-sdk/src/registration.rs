@@ -127,49 +127,35 @@ pub fn registrations() -> impl Iterator<Item = &'static ToolRegistration> {
     inventory::iter::<ToolRegistration>.into_iter()
 }
 
-/// Picks `T::Output`'s schema when it implements `JsonSchema`, `None` otherwise, by
-/// autoref specialisation at the (concrete) `#[tool]` site. Used by generated code only.
+/// A tool's output schema, by type: `OutputSchemaProbe::<T>::OUTPUT_SCHEMA` is the function
+/// that gives the schema of the tool `T`'s `Output` when it implements `JsonSchema` (this
+/// inherent constant), and [`OutputSchemaFallback::OUTPUT_SCHEMA`], which gives none,
+/// otherwise (an inherent item whose bounds do not hold is passed over for the trait's; a
+/// type that is no tool gets the fallback too, so a missing `impl Tool` is reported once, by
+/// the registration). Resolved at the (concrete)
+/// `#[tool]` site as a constant: data in the registration, no function per tool. Used by
+/// generated code only.
 #[doc(hidden)]
-pub struct OutputSchemaProbe<T>(pub std::marker::PhantomData<fn() -> T>);
+pub struct OutputSchemaProbe<T: ?Sized>(std::marker::PhantomData<fn() -> T>);
 
-/// The probe for `T::Output`, named through `T: Tool` rather than the projection
-/// `<T as Tool>::Output`, so that generated code reports a missing `impl Tool` once, as the
-/// registration does, and nothing about the input's bounds. Used by generated code only.
-#[doc(hidden)]
-pub const fn output_probe<T: Tool>() -> OutputSchemaProbe<T::Output> {
-    OutputSchemaProbe(std::marker::PhantomData)
+impl<T: Tool> OutputSchemaProbe<T>
+where
+    T::Output: schemars::JsonSchema,
+{
+    /// The schema of `T::Output`.
+    pub const OUTPUT_SCHEMA: fn() -> Option<Value> = output_schema_of::<T::Output>;
 }
 
-/// The output schema `schema` makes, if any: what a `#[tool]` registration's output-schema
-/// function returns. Not generic, so a registration adds no copy of `Option::map` and its
-/// closure per tool. Used by generated code only.
-#[doc(hidden)]
-pub fn output_schema_from(schema: Option<fn() -> Value>) -> Option<Value> {
-    schema.map(|schema| schema())
-}
-
-/// The `JsonSchema` arm of [`OutputSchemaProbe`].
-#[doc(hidden)]
-pub trait OutputSchemaViaJsonSchema {
-    /// The output schema function.
-    fn output_schema_fn(&self) -> Option<fn() -> Value>;
-}
-
-impl<T: schemars::JsonSchema> OutputSchemaViaJsonSchema for OutputSchemaProbe<T> {
-    fn output_schema_fn(&self) -> Option<fn() -> Value> {
-        Some(crate::tool::output_schema_for::<T>)
-    }
-}
-
-/// The fallback arm of [`OutputSchemaProbe`]: no schema.
+/// The fallback of [`OutputSchemaProbe`]: no schema.
 #[doc(hidden)]
 pub trait OutputSchemaFallback {
-    /// `None`.
-    fn output_schema_fn(&self) -> Option<fn() -> Value>;
+    /// No schema.
+    const OUTPUT_SCHEMA: fn() -> Option<Value> = no_output_schema;
 }
 
-impl<T> OutputSchemaFallback for &OutputSchemaProbe<T> {
-    fn output_schema_fn(&self) -> Option<fn() -> Value> {
-        None
-    }
+impl<T: ?Sized> OutputSchemaFallback for OutputSchemaProbe<T> {}
+
+/// `T`'s output schema; one copy per output type.
+fn output_schema_of<T: schemars::JsonSchema>() -> Option<Value> {
+    Some(crate::tool::output_schema_for::<T>())
 }

@@ -40,9 +40,10 @@ pub(crate) fn input_schema_from(fns: SchemaFns) -> Value {
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct SchemaFns {
-    schema_name: fn() -> Cow<'static, str>,
-    schema_id: fn() -> Cow<'static, str>,
-    json_schema: fn(&mut SchemaGenerator) -> Schema,
+    pub(crate) schema_name: fn() -> Cow<'static, str>,
+    pub(crate) schema_id: fn() -> Cow<'static, str>,
+    pub(crate) json_schema: fn(&mut SchemaGenerator) -> Schema,
+    pub(crate) inline_schema: fn() -> bool,
 }
 
 impl SchemaFns {
@@ -53,6 +54,7 @@ impl SchemaFns {
             schema_name: T::schema_name,
             schema_id: T::schema_id,
             json_schema: T::json_schema,
+            inline_schema: T::inline_schema,
         }
     }
 
@@ -60,6 +62,7 @@ impl SchemaFns {
     pub(crate) fn schema_name(self) -> Cow<'static, str> {
         (self.schema_name)()
     }
+
 }
 
 thread_local! {

@@ -192,39 +192,35 @@ pub trait ToolInput: Sized {
     /// `Deserialize::deserialize`.
     #[doc(hidden)]
     fn __deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
-    /// `JsonSchema::schema_name`.
-    #[doc(hidden)]
-    fn __schema_name() -> Cow<'static, str>;
-    /// `JsonSchema::schema_id`.
-    #[doc(hidden)]
-    fn __schema_id() -> Cow<'static, str>;
-    /// `JsonSchema::json_schema`.
-    #[doc(hidden)]
-    fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
-    /// `JsonSchema::inline_schema`.
-    #[doc(hidden)]
-    fn __inline_schema() -> bool;
     /// The `JsonSchema` functions themselves, for schema generation that is not generic.
     #[doc(hidden)]
     const __SCHEMA: SchemaFns;
+    /// `JsonSchema::schema_name`, through [`ToolInput::__SCHEMA`].
+    #[doc(hidden)]
+    fn __schema_name() -> Cow<'static, str> {
+        (Self::__SCHEMA.schema_name)()
+    }
+    /// `JsonSchema::schema_id`, through [`ToolInput::__SCHEMA`].
+    #[doc(hidden)]
+    fn __schema_id() -> Cow<'static, str> {
+        (Self::__SCHEMA.schema_id)()
+    }
+    /// `JsonSchema::json_schema`, through [`ToolInput::__SCHEMA`].
+    #[doc(hidden)]
+    fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        (Self::__SCHEMA.json_schema)(generator)
+    }
+    /// `JsonSchema::inline_schema`, through [`ToolInput::__SCHEMA`].
+    #[doc(hidden)]
+    fn __inline_schema() -> bool {
+        (Self::__SCHEMA.inline_schema)()
+    }
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolInput for T {
     fn __deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <T as serde::Deserialize<'de>>::deserialize(deserializer)
-    }
-    fn __schema_name() -> Cow<'static, str> {
-        <T as JsonSchema>::schema_name()
-    }
-    fn __schema_id() -> Cow<'static, str> {
-        <T as JsonSchema>::schema_id()
-    }
-    fn __json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <T as JsonSchema>::json_schema(generator)
-    }
-    fn __inline_schema() -> bool {
-        <T as JsonSchema>::inline_schema()
     }
     const __SCHEMA: SchemaFns = SchemaFns::of::<T>();
 }

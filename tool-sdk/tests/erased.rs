@@ -457,3 +457,45 @@ fn a_typed_tools_input_schema_is_shared_by_every_instance_of_its_type() {
         coercing.shared_input_schema().unwrap()
     ));
 }
+
+/// What `Opaque` returns: serialisable, with no `JsonSchema`.
+#[derive(Debug, Serialize)]
+struct Receipt {
+    id: u32,
+}
+
+/// Returns a receipt.
+#[tool(name = "Opaque", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct Opaque {}
+
+#[tool]
+impl Tool for Opaque {
+    type Output = Receipt;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Receipt>, ToolError> {
+        Ok(ToolResult::new(Receipt { id: 7 }))
+    }
+}
+
+/// The fn form chooses the output schema by its output type too.
+#[tool(name = "Counted", max_result_size_chars = 1_000)]
+async fn counted() -> Result<Vec<u32>, ToolError> {
+    Ok(vec![1, 2])
+}
+
+#[test]
+fn a_registration_has_an_output_schema_exactly_when_the_output_has_one() {
+    let built = |name: &str| {
+        tool_sdk::registration::registrations()
+            .find(|registration| registration.name == name)
+            .unwrap_or_else(|| panic!("{name} is registered"))
+            .build()
+    };
+    assert_eq!(built("Opaque").output_schema(), None);
+    assert_eq!(
+        built("Counted").output_schema(),
+        Some(
+            &json!({"type": "array", "items": {"type": "integer", "format": "uint32", "minimum": 0}})
+        )
+    );
+}
