@@ -64,6 +64,7 @@ impl ::tool_sdk::__private::Tool for add {
             >::new(add(self.__input, __ctx), __ctx),
         )
     }
+    #[inline]
     fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,

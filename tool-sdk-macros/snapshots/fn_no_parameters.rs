@@ -61,6 +61,7 @@ impl ::tool_sdk::__private::Tool for now {
             ::tool_sdk::__private::FinishFn::<Self, _>::new(now(), __ctx),
         )
     }
+    #[inline]
     fn call(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,

@@ -198,6 +198,8 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             type Output = #output;
             #run
 
+            // Inline: only code that asks for the call (not the runner above) compiles it.
+            #[inline]
             fn call(
                 self,
                 #ctx: &#Private::ToolUseContext,
