@@ -62,7 +62,6 @@ impl SchemaFns {
     pub(crate) fn schema_name(self) -> Cow<'static, str> {
         (self.schema_name)()
     }
-
 }
 
 thread_local! {
