@@ -58,10 +58,10 @@ impl ::tool_sdk::__private::Tool for add {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::FinishFn::<
+            ::tool_sdk::__private::Finish::<
                 Self,
                 _,
-            >::new(add(self.__input, __ctx), __ctx),
+            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
         )
     }
     #[inline]

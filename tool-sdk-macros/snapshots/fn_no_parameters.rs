@@ -58,7 +58,10 @@ impl ::tool_sdk::__private::Tool for now {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::FinishFn::<Self, _>::new(now(), __ctx),
+            ::tool_sdk::__private::Finish::<
+                Self,
+                _,
+            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
         )
     }
     #[inline]

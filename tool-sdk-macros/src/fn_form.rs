@@ -4,7 +4,9 @@
 //! The tool's type is a braced struct named like the fn (`struct name { .. }`): a braced struct
 //! lives only in the type namespace, so it sits beside the fn without a clash, as Rocket's
 //! route structs do. It wraps the input (or `NoInput` for a tool without parameters) and
-//! delegates `Deserialize` and `JsonSchema` to it, so the schema is exactly the input's.
+//! implements `ToolInput` by forwarding to it (reading and the schema functions), so the
+//! schema is exactly the input's; it is not itself `Deserialize` or `JsonSchema` (generic code
+//! reads it through `tool_sdk::tool::InputOf`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -17,8 +19,8 @@ use crate::input_shape::named_fields_check;
 use crate::paths::{Private, private_at};
 use crate::valid::Model;
 
-/// The fn with its "Tool" docs section, the tool type, its `Deserialize`/`JsonSchema`
-/// delegation and `impl Tool`.
+/// The fn with its "Tool" docs section, the tool type, its `ToolInput` forwarding and
+/// `impl Tool`.
 pub(crate) fn generate(
     model: &Model<'_>,
     function: &ToolFn<'_>,
@@ -36,7 +38,7 @@ pub(crate) fn generate(
         "The tool type of [`{ident}()`](fn@{ident}), registered as `{}`: its input as the model sends it.",
         model.name
     );
-    let serde_impls = gen_input_delegation(ident, &input);
+    let input_impl = gen_input_delegation(ident, &input);
     let named_fields_check = function.input.map(named_fields_check);
     let tool_impl = gen_tool_impl(function);
     quote! {
@@ -52,7 +54,7 @@ pub(crate) fn generate(
         }
 
         #(#cfg)*
-        #serde_impls
+        #input_impl
 
         #(#cfg)*
         #tool_impl
@@ -62,7 +64,8 @@ pub(crate) fn generate(
     }
 }
 
-/// `tokens` with every token spanned at `span` (groups and their contents too).
+/// `tokens` with every token located at `span` (groups and their contents too), each keeping
+/// its own name resolution.
 fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
@@ -73,7 +76,7 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
                 inner.set_span(span);
                 tree = proc_macro2::TokenTree::Group(inner);
             } else {
-                tree.set_span(span);
+                tree.set_span(tree.span().located_at(span));
             }
             tree
         })
@@ -171,21 +174,9 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             Output = #private::Result<#private::ToolResult<#spanned_output>, #private::ToolError>,
         > + #private::Send
     );
-    // The runner polls the function's own future and maps its result in one step
-    // (`FinishFn`), rather than through `call`'s `FnCall` inside `Finish`: one `poll` per tool.
-    let finish_fn = quote_spanned!(span=> #private::FinishFn::<Self, _>::new(#inner, #ctx));
-    // Spanned on the error type too (the box's coercion checks `FinishFn: Future`), so that
-    // a bad error type is reported there, not at the attribute.
-    let run_output = quote_spanned!(span=>
-        #private::BoxFuture<'_, #private::Result<#private::ToolOutput, #private::ToolError>>
-    );
-    let boxed = quote_spanned!(span=> #private::Box::pin(#finish_fn));
-    let run = quote! {
-        #[doc(hidden)]
-        fn __run(self, #ctx: &#Private::ToolUseContext) -> #run_output {
-            #boxed
-        }
-    };
+    // The runner is the struct form's (`Finish` around `call`'s future), so that only
+    // `call`'s body checks the function's error type: a bad one is reported once.
+    let run = crate::impl_form::run_method();
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
@@ -198,7 +189,6 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             type Output = #output;
             #run
 
-            // Inline: only code that asks for the call (not the runner above) compiles it.
             #[inline]
             fn call(
                 self,

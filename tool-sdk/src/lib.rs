@@ -108,7 +108,7 @@ pub mod __private {
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::output::{Finish, FinishFn, FnCall};
+    pub use crate::output::{Finish, FnCall};
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, ToolRegistration,

@@ -1,8 +1,8 @@
 //! What a tool's call produces and how it becomes `tool_result` content: the output bound
 //! ([`ToolOutputValue`]), the default mapping, [`finish`], which maps a call's result, and
-//! [`Finish`], the call's future with that mapping. Only [`Finish`]'s `poll` is generic over
-//! the call (a few lines per tool); the rest is generic over the output type only, so tools
-//! that share an output type share one copy.
+//! [`Finish`], the call's future with that mapping, and [`FnCall`], a function-form tool's
+//! `call`. Only their `poll`s are generic over the call (a few lines per tool); the rest is
+//! generic over the output type only, so tools that share an output type share one copy.
 
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -187,60 +187,6 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().call.poll(cx) {
             Poll::Ready(Ok(output)) => Poll::Ready(Ok(ToolResult::from(output))),
-            Poll::Ready(Err(error)) => Poll::Ready(Err(error.into())),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A function-form tool's runner: the function's own future (`F`), its `Result<X, E>`
-    /// read as `ToolResult<T::Output>` and mapped by `T`'s [`OutputMapping`] when it is ready,
-    /// in one `poll` ([`Finish`] around [`FnCall`] would be two). Public (hidden) for the code
-    /// `#[tool]` writes; not meant to be used by hand.
-    #[doc(hidden)]
-    #[must_use = "futures do nothing unless polled"]
-    pub struct FinishFn<'a, T, F> {
-        #[pin]
-        call: F,
-        ctx: &'a ToolUseContext,
-        tool: PhantomData<fn() -> T>,
-    }
-}
-
-impl<'a, T, F> FinishFn<'a, T, F> {
-    /// The function's future `call`, run with `ctx`, its output to be mapped as `T` maps it.
-    #[inline]
-    pub fn new<X, E>(call: F, ctx: &'a ToolUseContext) -> Self
-    where
-        T: OutputMapping,
-        F: Future<Output = Result<X, E>>,
-        E: Into<ToolError>,
-        ToolResult<T::Output>: From<X>,
-    {
-        Self {
-            call,
-            ctx,
-            tool: PhantomData,
-        }
-    }
-}
-
-impl<T, F, X, E> Future for FinishFn<'_, T, F>
-where
-    T: OutputMapping,
-    F: Future<Output = Result<X, E>>,
-    E: Into<ToolError>,
-    ToolResult<T::Output>: From<X>,
-{
-    type Output = Result<ToolOutput, ToolError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        match this.call.poll(cx) {
-            Poll::Ready(Ok(output)) => {
-                Poll::Ready(finish(Ok(ToolResult::from(output)), this.ctx, T::MAP))
-            }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error.into())),
             Poll::Pending => Poll::Pending,
         }

@@ -176,13 +176,15 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
 
 /// What a tool's input must be: [`DeserializeOwned`] (the model's JSON arguments are parsed
 /// into it) and [`JsonSchema`] (the schema the model is shown). Implemented for every such
-/// type, and only for those.
+/// type, and for the tool type `#[tool]` makes of an `async fn`, which forwards to its input
+/// type (and is itself neither `Deserialize` nor `JsonSchema`: read it through [`InputOf`]).
 ///
 /// The bounds sit on the one blanket impl rather than on the trait, and the impl is
 /// `do_not_recommend`, so a missing derive is reported as "`Glob` is a tool's input: add
 /// `#[derive(Deserialize, JsonSchema)]` to it", once, rather than through serde's and
-/// schemars' internal paths. The methods forward to those two traits; [`InputOf`] turns them
-/// back into `Deserialize` and `JsonSchema` for generic code.
+/// schemars' internal paths. The methods forward to those two traits (the schema methods
+/// through [`ToolInput::__SCHEMA`]); [`InputOf`] turns them back into `Deserialize` and
+/// `JsonSchema` for generic code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a tool's input: add `#[derive(Deserialize, JsonSchema)]` to it",
     label = "`{Self}` needs `Deserialize` and `JsonSchema`",

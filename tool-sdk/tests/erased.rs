@@ -477,6 +477,12 @@ impl Tool for Opaque {
     }
 }
 
+/// A collection of outputs without `JsonSchema` has none either.
+#[tool(name = "OpaqueList", max_result_size_chars = 1_000)]
+async fn opaque_list() -> Result<Vec<Receipt>, ToolError> {
+    Ok(vec![Receipt { id: 1 }])
+}
+
 /// The fn form chooses the output schema by its output type too.
 #[tool(name = "Counted", max_result_size_chars = 1_000)]
 async fn counted() -> Result<Vec<u32>, ToolError> {
@@ -492,6 +498,7 @@ fn a_registration_has_an_output_schema_exactly_when_the_output_has_one() {
             .build()
     };
     assert_eq!(built("Opaque").output_schema(), None);
+    assert_eq!(built("OpaqueList").output_schema(), None);
     assert_eq!(
         built("Counted").output_schema(),
         Some(
