@@ -56,5 +56,8 @@ pub fn anthropic_tools_json(tools: &[std::sync::Arc<dyn tool_sdk::DynTool>]) -> 
 /// One tool's Anthropic definition, captured and built as a value (the path the
 /// [`SchemaCache`](crate::export::SchemaCache) takes), to compare with the text render.
 pub fn anthropic_tool_definition(tool: &dyn tool_sdk::DynTool) -> serde_json::Value {
-    crate::export::anthropic::definition(&crate::export::captured::CachedTool::capture(tool))
+    (crate::providers::anthropic::SHAPE.write)(
+        &crate::export::captured::CachedTool::capture(tool),
+        None,
+    )
 }

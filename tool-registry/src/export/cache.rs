@@ -8,18 +8,17 @@ use serde_json::{Map, Value};
 use tool_sdk::DynTool;
 
 use super::captured::CachedTool;
-use super::strict::{StrictPolicy, StrictSchemaError};
-use super::target::{ExportTarget, definition};
+use super::shape::{DefinitionShape, SHAPE_SLOTS, STRICT_SLOTS, StrictMode};
+use super::strict::{SchemaError, StrictPolicy};
 use crate::pool::is_mcp_tool;
 
-/// A captured tool and its renders, each made once: the base definition per target (a value,
-/// and its compact JSON text once a render asks for text), and the two OpenAI strict-mode
-/// forms.
+/// A captured tool and its renders, each made once: the base definition per API shape (a
+/// value, and its compact JSON text once a render asks for text), and the strict-mode forms.
 #[derive(Debug)]
 struct Entry {
     tool: Arc<CachedTool>,
-    rendered: [OnceLock<Rendered>; 4],
-    rendered_strict: [OnceLock<Result<Rendered, StrictSchemaError>>; 2],
+    rendered: [OnceLock<Rendered>; SHAPE_SLOTS],
+    rendered_strict: [OnceLock<Result<Rendered, SchemaError>>; STRICT_SLOTS],
 }
 
 impl Entry {
@@ -31,23 +30,25 @@ impl Entry {
         }
     }
 
-    /// The base definition for `target` (no per-request fields), rendered once.
+    /// The base definition in `shape` (no per-request fields), rendered once.
     ///
     /// # Errors
-    /// [`StrictSchemaError`] for an OpenAI target with `strict` under [`StrictPolicy::Error`].
+    /// [`SchemaError`] for a strict-mode shape with `strict` under [`StrictPolicy::Error`].
     fn base(
         &self,
-        target: ExportTarget,
+        shape: &DefinitionShape,
         strict: bool,
         policy: StrictPolicy,
         lenient: bool,
-    ) -> Result<&Rendered, StrictSchemaError> {
+    ) -> Result<&Rendered, SchemaError> {
         let tool = &*self.tool;
-        if target.is_openai() && !lenient && (tool.strict || strict) {
-            let slot = &self.rendered_strict[usize::from(target != ExportTarget::OpenAiChat)];
-            match slot.get_or_init(|| {
+        if let StrictMode::Schema { slot } = shape.strict
+            && !lenient
+            && shape.asks_strict(tool, strict)
+        {
+            match self.rendered_strict[slot].get_or_init(|| {
                 tool.strict_input_schema()
-                    .map(|schema| Rendered::new(definition(tool, target, Some(schema))))
+                    .map(|schema| Rendered::new((shape.write)(tool, Some(schema))))
                     .map_err(Clone::clone)
             }) {
                 Ok(rendered) => return Ok(rendered),
@@ -55,8 +56,7 @@ impl Entry {
                 Err(error) => tracing::warn!(%error, "sending the tool without strict mode"),
             }
         }
-        Ok(self.rendered[target as usize]
-            .get_or_init(|| Rendered::new(definition(tool, target, None))))
+        Ok(self.rendered[shape.slot].get_or_init(|| Rendered::new((shape.write)(tool, None))))
     }
 }
 
@@ -100,12 +100,12 @@ pub struct RenderRequest {
     /// definitions sent advertise what the orchestrator running the calls accepts: the input
     /// schema's root has no `additionalProperties: false`, for every target. Strict mode
     /// (OpenAI's, and Anthropic's `"strict": true`) requires that `false`, so these tools are
-    /// not strict: under [`StrictPolicy::Error`] asking for it is a [`StrictSchemaError`] on
+    /// not strict: under [`StrictPolicy::Error`] asking for it is a [`SchemaError`] on
     /// `(root)`; under [`StrictPolicy::DropStrict`] they are sent without it, with a warning.
     pub lenient_input: BTreeSet<String>,
 }
 
-/// [`StrictSchemaError::reason`] for a lenient tool asked to be strict.
+/// [`SchemaError::reason`] for a lenient tool asked to be strict.
 const LENIENT_REASON: &str = "the orchestrator drops its unknown keys (lenient input), which strict mode's `additionalProperties: false` would deny";
 
 /// The session's definitions cache (SPEC §8.4), shared by every render of a session.
@@ -125,11 +125,12 @@ const LENIENT_REASON: &str = "the orchestrator drops its unknown keys (lenient i
 /// render of a new instance takes the write lock once to remember it.
 ///
 /// ```
-/// use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+/// use tool_registry::export::{RenderRequest, SchemaCache};
+/// use tool_registry::providers::ModelApi;
 /// let cache = SchemaCache::new();
 /// let tools = tool_registry::ToolRegistry::collect().unwrap();
-/// let first = cache.render_json(tools.tools(), ExportTarget::Anthropic, &RenderRequest::default()).unwrap();
-/// let again = cache.render_json(tools.tools(), ExportTarget::Anthropic, &RenderRequest::default()).unwrap();
+/// let first = ModelApi::Anthropic.definitions_json(&cache, tools.tools(), &RenderRequest::default()).unwrap();
+/// let again = ModelApi::Anthropic.definitions_json(&cache, tools.tools(), &RenderRequest::default()).unwrap();
 /// assert_eq!(first, again);
 /// ```
 #[derive(Debug, Default)]
@@ -250,7 +251,7 @@ impl SchemaCache {
         &self,
         tools: &[Arc<dyn DynTool>],
         strict: bool,
-    ) -> Vec<StrictSchemaError> {
+    ) -> Vec<SchemaError> {
         tools
             .iter()
             .filter_map(|tool| {
@@ -278,20 +279,21 @@ impl SchemaCache {
         self.read().entries.is_empty()
     }
 
-    /// The definitions of `tools` for `target`, in order, with the per-request fields of
-    /// `request` added to copies.
+    /// The definitions of `tools` in `shape`, in order, with the per-request fields of
+    /// `request` added to copies. The public door is
+    /// [`ModelApi::definitions`](crate::providers::ModelApi::definitions).
     ///
     /// # Errors
-    /// [`StrictSchemaError`] naming the tool and field, for an OpenAI target in strict mode
-    /// under [`StrictPolicy::Error`].
-    pub fn render(
+    /// [`SchemaError`] naming the tool and field, for a strict-mode shape under
+    /// [`StrictPolicy::Error`].
+    pub(crate) fn render(
         &self,
         tools: &[Arc<dyn DynTool>],
-        target: ExportTarget,
+        shape: &DefinitionShape,
         request: &RenderRequest,
-    ) -> Result<Vec<Value>, StrictSchemaError> {
+    ) -> Result<Vec<Value>, SchemaError> {
         let mut definitions = Vec::with_capacity(tools.len());
-        self.each(tools, target, request, |rendered, extra| {
+        self.each(tools, shape, request, |rendered, extra| {
             let mut definition = rendered.value.clone();
             extra.apply(&mut definition);
             definitions.push(definition);
@@ -304,14 +306,14 @@ impl SchemaCache {
     ///
     /// # Errors
     /// As [`SchemaCache::render`].
-    pub fn render_json(
+    pub(crate) fn render_json(
         &self,
         tools: &[Arc<dyn DynTool>],
-        target: ExportTarget,
+        shape: &DefinitionShape,
         request: &RenderRequest,
-    ) -> Result<String, StrictSchemaError> {
+    ) -> Result<String, SchemaError> {
         let mut text = String::from("[");
-        self.each(tools, target, request, |rendered, extra| {
+        self.each(tools, shape, request, |rendered, extra| {
             if text.len() > 1 {
                 text.push(',');
             }
@@ -327,30 +329,30 @@ impl SchemaCache {
         Ok(text)
     }
 
-    fn each(
+    fn each<'s>(
         &self,
         tools: &[Arc<dyn DynTool>],
-        target: ExportTarget,
-        request: &RenderRequest,
-        mut visit: impl FnMut(&Rendered, PerRequest<'_>),
-    ) -> Result<(), StrictSchemaError> {
+        shape: &'s DefinitionShape,
+        request: &'s RenderRequest,
+        mut visit: impl FnMut(&Rendered, PerRequest<'s>),
+    ) -> Result<(), SchemaError> {
         let last_built_in = tools.iter().rposition(|tool| !is_mcp_tool(tool.as_ref()));
         let deferred: HashSet<&str> = request.defer_loading.iter().map(String::as_str).collect();
-        let anthropic = target == ExportTarget::Anthropic;
         for (index, tool) in tools.iter().enumerate() {
             let entry = self.instance_entry(tool);
             let lenient = request.lenient_input.contains(entry.tool.name.as_str());
             if lenient {
-                lenient_without_strict(&entry.tool, target, request)?;
+                lenient_without_strict(&entry.tool, shape, request)?;
             }
-            let rendered = entry.base(target, request.strict, request.strict_policy, lenient)?;
+            let rendered = entry.base(shape, request.strict, request.strict_policy, lenient)?;
             let extra = PerRequest {
-                open_root: lenient.then_some(target),
-                defer_loading: anthropic && deferred.contains(entry.tool.name.as_str()),
+                open_root: lenient.then_some(shape),
+                defer_loading: shape.request_fields
+                    && deferred.contains(entry.tool.name.as_str()),
                 cache_control: request
                     .cache_control
                     .as_ref()
-                    .filter(|_| anthropic && Some(index) == last_built_in),
+                    .filter(|_| shape.request_fields && Some(index) == last_built_in),
             };
             visit(rendered, extra);
         }
@@ -358,26 +360,17 @@ impl SchemaCache {
     }
 }
 
-/// For a lenient tool: `Ok` when strict mode is not asked for it on `target`, or is to be
-/// dropped (with a warning); the [`StrictSchemaError`] under [`StrictPolicy::Error`].
+/// For a lenient tool: `Ok` when strict mode is not asked for it in `shape`, or is to be
+/// dropped (with a warning); the [`SchemaError`] under [`StrictPolicy::Error`].
 fn lenient_without_strict(
     tool: &CachedTool,
-    target: ExportTarget,
+    shape: &DefinitionShape,
     request: &RenderRequest,
-) -> Result<(), StrictSchemaError> {
-    let asks_strict = match target {
-        ExportTarget::OpenAiChat | ExportTarget::OpenAiResponses => tool.strict || request.strict,
-        ExportTarget::Anthropic => tool.strict,
-        ExportTarget::Mcp => false,
-    };
-    if !asks_strict {
+) -> Result<(), SchemaError> {
+    if !shape.asks_strict(tool, request.strict) {
         return Ok(());
     }
-    let error = StrictSchemaError {
-        tool: tool.name.clone(),
-        field: "(root)".to_owned(),
-        reason: LENIENT_REASON.to_owned(),
-    };
+    let error = SchemaError::strict(&tool.name, "(root)", LENIENT_REASON);
     match request.strict_policy {
         StrictPolicy::Error => Err(error),
         StrictPolicy::DropStrict => {
@@ -391,8 +384,8 @@ fn lenient_without_strict(
 struct PerRequest<'a> {
     defer_loading: bool,
     cache_control: Option<&'a Value>,
-    /// Set for a lenient tool: the target whose input schema root is opened.
-    open_root: Option<ExportTarget>,
+    /// Set for a lenient tool: the shape whose input schema root is opened.
+    open_root: Option<&'a DefinitionShape>,
 }
 
 impl PerRequest<'_> {
@@ -401,8 +394,8 @@ impl PerRequest<'_> {
     }
 
     fn apply(&self, definition: &mut Value) {
-        if let Some(target) = self.open_root {
-            open_root(definition, target);
+        if let Some(shape) = self.open_root {
+            open_root(definition, shape);
         }
         if self.defer_loading {
             definition["defer_loading"] = Value::Bool(true);
@@ -414,23 +407,15 @@ impl PerRequest<'_> {
 }
 
 /// A lenient tool's definition: no `additionalProperties: false` at its input schema's root,
-/// and no Anthropic `"strict": true` (which requires it). The OpenAI targets were rendered
-/// without strict mode already.
-fn open_root(definition: &mut Value, target: ExportTarget) {
-    let schema = match target {
-        ExportTarget::Anthropic => {
-            if let Value::Object(map) = definition {
-                map.shift_remove("strict");
-            }
-            definition.get_mut("input_schema")
-        }
-        ExportTarget::OpenAiChat => definition
-            .get_mut("function")
-            .and_then(|function| function.get_mut("parameters")),
-        ExportTarget::OpenAiResponses => definition.get_mut("parameters"),
-        ExportTarget::Mcp => definition.get_mut("inputSchema"),
-    };
-    if let Some(Value::Object(schema)) = schema {
+/// and no `"strict": true` of a tool-flag strict mode (which requires it). Schema strict modes
+/// were rendered without strict mode already.
+fn open_root(definition: &mut Value, shape: &DefinitionShape) {
+    if shape.strict == StrictMode::ToolFlag
+        && let Value::Object(map) = definition
+    {
+        map.shift_remove("strict");
+    }
+    if let Some(Value::Object(schema)) = shape.input_schema_mut(definition) {
         open_input_root(schema);
     }
 }
@@ -454,7 +439,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::export::{ExportTarget, RenderRequest};
+    use crate::export::RenderRequest;
+    use crate::providers::anthropic::SHAPE;
 
     /// A run-time tool with a schema of its own, as an MCP import makes one per `tools/list`.
     fn plain(property: &str) -> Arc<dyn DynTool> {
@@ -483,7 +469,7 @@ mod tests {
             let property = format!("p{i}");
             let fresh = vec![plain(&property)];
             let rendered = cache
-                .render(&fresh, ExportTarget::Anthropic, &request)
+                .render(&fresh, &SHAPE, &request)
                 .unwrap();
             assert!(
                 rendered[0]["input_schema"]["properties"]
@@ -521,7 +507,7 @@ mod tests {
         for i in 0..1_000 {
             let fresh = vec![plain("same")];
             cache
-                .render(&fresh, ExportTarget::Anthropic, &request)
+                .render(&fresh, &SHAPE, &request)
                 .unwrap();
             if i % 100 == 0 {
                 live.push(fresh);

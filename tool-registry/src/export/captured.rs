@@ -7,7 +7,7 @@ use serde_json::Value;
 use tool_sdk::{DeclaredFlag, DynTool};
 
 use super::schema::export_input_schema;
-use super::strict::{StrictSchemaError, strict_schema};
+use super::strict::{SchemaError, strict_schema};
 
 /// The four hints of an MCP `annotations` object, resolved fail-closed (SPEC §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub struct CachedTool {
     /// The declared example inputs that parse as JSON objects, in order (text that does not is
     /// left out here and reported by [`ToolRegistry::check_examples`](crate::ToolRegistry::check_examples)).
     pub examples: Vec<Value>,
-    strict_schema: OnceLock<Result<Value, StrictSchemaError>>,
+    strict_schema: OnceLock<Result<Value, SchemaError>>,
 }
 
 impl CachedTool {
@@ -83,8 +83,8 @@ impl CachedTool {
     /// The input schema transformed for OpenAI strict mode, computed once.
     ///
     /// # Errors
-    /// [`StrictSchemaError`] when the schema has a map or a tuple.
-    pub fn strict_input_schema(&self) -> Result<&Value, &StrictSchemaError> {
+    /// [`SchemaError`] when the schema has a map or a tuple.
+    pub fn strict_input_schema(&self) -> Result<&Value, &SchemaError> {
         self.strict_schema
             .get_or_init(|| strict_schema(&self.name, &self.input_schema))
             .as_ref()
@@ -92,7 +92,7 @@ impl CachedTool {
 }
 
 /// `tool`'s declared example inputs that parse as JSON objects, in order ([`CachedTool::examples`]).
-pub(super) fn object_examples(tool: &dyn DynTool) -> Vec<Value> {
+pub(crate) fn object_examples(tool: &dyn DynTool) -> Vec<Value> {
     tool.meta()
         .examples
         .iter()

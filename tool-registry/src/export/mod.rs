@@ -1,16 +1,14 @@
-//! Tool definitions for model APIs, all from one captured form per tool (SPEC §8.4):
-//! Anthropic Messages, OpenAI Chat Completions and Responses (with strict mode), and MCP
-//! `tools/list`. Every input schema is in export shape (`export_input_schema`).
+//! The session schema cache and the API-neutral schema rewrites: each tool's definition
+//! captured once per session (SPEC §8.4) and rendered byte-identically afterwards, every input
+//! schema in export shape (`export_input_schema`), OpenAI strict mode. Which API a definition
+//! is written for, and its shape, is [`ModelApi`](crate::providers::ModelApi)'s.
 
-pub(crate) mod anthropic;
 pub(crate) mod cache;
 pub(crate) mod captured;
 pub(crate) mod dialect;
-pub(crate) mod mcp;
-pub(crate) mod openai;
 pub(crate) mod schema;
+pub(crate) mod shape;
 pub(crate) mod strict;
-pub(crate) mod target;
 
 pub use cache::{RenderRequest, SchemaCache};
 #[cfg(feature = "mcp-server")]
@@ -20,8 +18,5 @@ pub(crate) use captured::ResolvedHints;
 #[cfg(feature = "mcp-server")]
 pub(crate) use dialect::is_older_dialect;
 #[cfg(feature = "mcp-server")]
-pub(crate) use mcp::listed_output_schema;
-#[cfg(feature = "mcp-server")]
 pub(crate) use schema::export_input_object;
-pub use strict::{StrictPolicy, StrictSchemaError};
-pub use target::ExportTarget;
+pub use strict::{SchemaError, StrictPolicy};

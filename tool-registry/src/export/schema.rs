@@ -47,7 +47,7 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
 /// [`export_input_schema`] without a copy when `schema` is in export shape already (as the
 /// schema of a `#[tool]` struct with fields and no flattened enum is): `schema` itself then,
 /// else the rewritten schema.
-pub(super) fn export_input_cow(schema: &Value) -> Cow<'_, Value> {
+pub(crate) fn export_input_cow(schema: &Value) -> Cow<'_, Value> {
     match schema {
         Value::Object(map) if is_export_shaped(map) => Cow::Borrowed(schema),
         _ => Cow::Owned(export_input_schema(schema)),

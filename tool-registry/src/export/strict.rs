@@ -3,24 +3,69 @@
 
 use serde_json::{Map, Value};
 
-/// Why a schema cannot be made strict.
+/// Why a tool's input schema cannot be written in the shape an API needs: OpenAI's (or
+/// Anthropic's) strict mode, or Gemini's portable (OpenAPI-subset) schema. Names the tool and
+/// the field; the message says what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "tool `{tool}`: field `{field}` cannot be strict: {reason}; drop `strict` for this tool or change the field"
-)]
-pub struct StrictSchemaError {
+#[error("tool `{tool}`: field `{field}` {}: {reason}; {}", self.kind.cannot(), self.kind.fix())]
+pub struct SchemaError {
     /// The tool.
     pub tool: String,
     /// The field, as a path like `edits[].oldText`; `(root)` for the root.
     pub field: String,
-    /// What strict mode cannot express.
+    /// What the API's schema cannot express.
     pub reason: String,
+    kind: SchemaErrorKind,
+}
+
+/// Which rewrite refused the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SchemaErrorKind {
+    Strict,
+    Portable,
+}
+
+impl SchemaErrorKind {
+    fn cannot(self) -> &'static str {
+        match self {
+            Self::Strict => "cannot be strict",
+            Self::Portable => "cannot be sent to Gemini",
+        }
+    }
+
+    fn fix(self) -> &'static str {
+        match self {
+            Self::Strict => "drop `strict` for this tool or change the field",
+            Self::Portable => "change the field or leave the tool out of Gemini requests",
+        }
+    }
+}
+
+impl SchemaError {
+    /// `field` of `tool` cannot be in strict mode, because of `reason`.
+    pub(crate) fn strict(tool: &str, field: &str, reason: &str) -> Self {
+        Self::new(tool, field, reason, SchemaErrorKind::Strict)
+    }
+
+    /// `field` of `tool` cannot be made portable for Gemini, because of `reason`.
+    pub(crate) fn portable(tool: &str, field: &str, reason: &str) -> Self {
+        Self::new(tool, field, reason, SchemaErrorKind::Portable)
+    }
+
+    fn new(tool: &str, field: &str, reason: &str, kind: SchemaErrorKind) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            field: field.to_owned(),
+            reason: reason.to_owned(),
+            kind,
+        }
+    }
 }
 
 /// What to do with a tool whose schema cannot be strict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StrictPolicy {
-    /// Fail the whole render with [`StrictSchemaError`].
+    /// Fail the whole render with [`SchemaError`].
     #[default]
     Error,
     /// Send that tool with `"strict": false` and its schema unchanged, and log a warning
@@ -39,10 +84,10 @@ pub enum StrictPolicy {
 ///   transformed too.
 ///
 /// # Errors
-/// [`StrictSchemaError`] naming the field for maps (`additionalProperties` that is a schema or
+/// [`SchemaError`] naming the field for maps (`additionalProperties` that is a schema or
 /// `true`, `patternProperties`, or an object with no `properties`) and tuples (`prefixItems`,
 /// or `items` given as an array).
-pub fn strict_schema(tool: &str, schema: &Value) -> Result<Value, StrictSchemaError> {
+pub fn strict_schema(tool: &str, schema: &Value) -> Result<Value, SchemaError> {
     let mut schema = schema.clone();
     make_strict(tool, &mut schema, "", true)?;
     Ok(schema)
@@ -79,15 +124,11 @@ fn make_strict(
     schema: &mut Value,
     path: &str,
     root: bool,
-) -> Result<(), StrictSchemaError> {
+) -> Result<(), SchemaError> {
     let Value::Object(map) = schema else {
         return Ok(());
     };
-    let fail = |reason: &str| StrictSchemaError {
-        tool: tool.to_owned(),
-        field: field_name(path),
-        reason: reason.to_owned(),
-    };
+    let fail = |reason: &str| SchemaError::strict(tool, &field_name(path), reason);
     if map.contains_key("prefixItems") || matches!(map.get("items"), Some(Value::Array(_))) {
         return Err(fail("it is a tuple (fixed-position array items)"));
     }
@@ -128,7 +169,7 @@ fn strict_object(
     tool: &str,
     map: &mut Map<String, Value>,
     path: &str,
-) -> Result<(), StrictSchemaError> {
+) -> Result<(), SchemaError> {
     let required = tool_sdk::schema::required_names(map);
     let mut all = Vec::new();
     if let Some(Value::Object(properties)) = map.get_mut("properties") {

@@ -1,29 +1,56 @@
 //! Anthropic Messages API (`POST /v1/messages`): the `tools` array ([`tools_json`]; cached and
-//! with per-request fields through [`SchemaCache`](crate::export::SchemaCache)), `tool_use`
-//! blocks in, one user message of `tool_result` blocks out.
+//! with per-request fields through [`ModelApi::definitions`](super::ModelApi::definitions)),
+//! `tool_use` blocks in, one user message of `tool_result` blocks out.
 //!
 //! Reference: <https://docs.anthropic.com/en/docs/build-with-claude/tool-use> (the results
 //! must come first in the user message, one per `tool_use`, in order) and the streaming
 //! events in <https://docs.anthropic.com/en/api/messages-streaming> (see
 //! [`super::stream::AnthropicStream`]).
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tool_sdk::blocks::MessageError;
-use tool_sdk::{ResultBlock, ToolResultBlock, ToolResultContent};
+use tool_sdk::{DynTool, ResultBlock, ToolResultBlock, ToolResultContent};
 
+use super::ReadError;
 use super::calls::ToolCalls;
 use super::pairing::ResultsError;
+use crate::export::captured::{CachedTool, object_examples};
+use crate::export::schema::export_input_cow;
+use crate::export::shape::{DefinitionShape, StrictMode};
 
-pub use crate::export::anthropic::tools_json;
+/// The definition shape of the Messages API `tools` array.
+pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
+    slot: 0,
+    write: definition,
+    input_schema_at: &["input_schema"],
+    strict: StrictMode::ToolFlag,
+    request_fields: true,
+};
 
 /// The tool calls of an assistant message: a `content` array, `{"content":[...]}` or a whole
 /// Messages response. A `tool_use` whose `input` is missing or `null` gets `{}`.
 ///
 /// # Errors
-/// [`MessageError`] when there is no `content` array, or a `tool_use` block has no string
-/// `id` or `name` (naming the block's index).
-pub fn read_calls(message: &Value) -> Result<ToolCalls, MessageError> {
-    let mut blocks = tool_sdk::blocks::tool_uses_of(message)?;
+/// [`ReadError`] when there is no `content` array, or a `tool_use` block has no string `id`
+/// or `name` (naming the block's index).
+pub(crate) fn read_calls(message: &Value) -> Result<ToolCalls, ReadError> {
+    let mut blocks = tool_sdk::blocks::tool_uses_of(message).map_err(|error| match error {
+        MessageError::NoContent => ReadError::Shape {
+            expected: "an assistant message: a content array, or an object with a top-level `content` array",
+        },
+        MessageError::BadToolUse { index, .. } => {
+            let content = message.get("content").unwrap_or(message);
+            let has_id = content[index].get("id").is_some_and(Value::is_string);
+            ReadError::Field {
+                item: format!("content[{index}]"),
+                field: if has_id { "name" } else { "id" },
+            }
+        }
+    })?;
     for block in &mut blocks {
         if block.input.is_null() {
             block.input = Value::Object(Map::new());
@@ -44,7 +71,7 @@ pub(crate) const EMPTY_ERROR_TEXT: &str = "The tool failed without an error mess
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
-pub fn results_message(
+pub(crate) fn results_message(
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
 ) -> Result<Value, ResultsError> {
@@ -95,4 +122,81 @@ fn content_value(content: ToolResultContent) -> Value {
             }
         }
     }
+}
+
+/// The base definition from a captured tool: `name`, `description`, `input_schema`,
+/// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
+/// objects) only when the tool declares examples. `input_examples` is Anthropic's "tool use
+/// examples" field of a tool definition (beta header `advanced-tool-use-2025-11-20`; see
+/// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference>): a host
+/// that sends tools with examples must send that header.
+fn definition(tool: &CachedTool, _strict_schema: Option<&Value>) -> Value {
+    assemble(
+        tool.name.clone(),
+        tool.description.clone(),
+        tool.input_schema.clone(),
+        tool.strict,
+        tool.examples.clone(),
+    )
+}
+
+/// [`definition`]'s object from its parts, moved in.
+fn assemble(
+    name: String,
+    description: String,
+    input_schema: Value,
+    strict: bool,
+    examples: Vec<Value>,
+) -> Value {
+    let mut map = Map::new();
+    map.insert("name".to_owned(), Value::String(name));
+    map.insert("description".to_owned(), Value::String(description));
+    map.insert("input_schema".to_owned(), input_schema);
+    if strict {
+        map.insert("strict".to_owned(), Value::Bool(true));
+    }
+    if !examples.is_empty() {
+        map.insert("input_examples".to_owned(), Value::Array(examples));
+    }
+    Value::Object(map)
+}
+
+/// The Anthropic Messages `tools` array for `tools`, in order, as the compact JSON text sent,
+/// rendered fresh (no cache): per tool `name`, `description` (the tool's prompt, SPEC §1.1),
+/// `input_schema` (root `{"type":"object",...}`, no `$schema`), plus `"strict": true` when the
+/// tool asks for it and `input_examples` when it declares examples. Byte for byte what
+/// [`ModelApi::definitions_json`](super::ModelApi::definitions_json) writes for
+/// [`ModelApi::Anthropic`](super::ModelApi::Anthropic) with no per-request fields, written straight from the tools: an input schema in export shape already (the
+/// schema of a `#[tool]` struct with fields and no flattened enum, or a run-time schema already
+/// written that way) is written where it is, not copied into a new value first. For the
+/// definitions of a session (cached, with `defer_loading` and `cache_control`), render through
+/// [`ModelApi::definitions`](super::ModelApi::definitions) instead.
+pub(crate) fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {
+    let definitions: Vec<DefinitionRef<'_>> = tools
+        .iter()
+        .map(|tool| {
+            let tool = tool.as_ref();
+            DefinitionRef {
+                name: tool.name(),
+                description: tool.prompt(),
+                input_schema: export_input_cow(tool.input_schema()),
+                strict: tool.meta().strict,
+                input_examples: object_examples(tool),
+            }
+        })
+        .collect();
+    // Strings, booleans and JSON values (whose keys are strings): writing them cannot fail.
+    serde_json::to_string(&definitions).unwrap_or_default()
+}
+
+/// [`assemble`]'s object with borrowed parts, written in the same key order.
+#[derive(Serialize)]
+struct DefinitionRef<'a> {
+    name: &'a str,
+    description: Cow<'a, str>,
+    input_schema: Cow<'a, Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    input_examples: Vec<Value>,
 }

@@ -25,15 +25,19 @@
 //! assert_eq!(messages[1]["tool_call_id"], "call_2");
 //! ```
 
-pub mod anthropic;
+pub(crate) mod anthropic;
+mod api;
 mod calls;
 mod content;
 pub mod gemini;
-pub mod openai_chat;
-pub mod openai_responses;
+pub(crate) mod mcp;
+pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 mod pairing;
 pub mod stream;
 pub(crate) mod tool_search;
+
+pub use api::ModelApi;
 
 pub(crate) use calls::parse_arguments;
 pub use calls::{ArgumentsError, ModelToolCall, ToolCalls};
@@ -61,4 +65,9 @@ pub enum ReadError {
         /// The missing field.
         field: &'static str,
     },
+    /// [`ModelApi::Mcp`] has no model response to read.
+    #[error(
+        "MCP has no model response to read: a served pool's calls arrive as `tools/call` requests, which the MCP server answers; use a model API's format"
+    )]
+    NotAModelApi,
 }

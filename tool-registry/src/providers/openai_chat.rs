@@ -1,5 +1,6 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`): an assistant message's `tool_calls`
-//! in, one `tool` message per `tool_call_id` out.
+//! in, one `tool` message per `tool_call_id` out; function tool definitions
+//! `{"type":"function","function":{"name","description","parameters","strict"}}`.
 //!
 //! Reference: <https://platform.openai.com/docs/api-reference/chat/object> (a tool call is
 //! `{"id","type":"function","function":{"name","arguments"}}`, `arguments` being JSON text)
@@ -13,6 +14,20 @@ use super::ReadError;
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
 use super::pairing::ResultsError;
+use crate::export::shape::{DefinitionShape, StrictMode};
+
+/// The definition shape of a Chat Completions function tool: the Responses function object
+/// without its `type`, nested under `function`.
+pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
+    slot: 1,
+    write: |tool, strict_schema| {
+        let function = super::openai_responses::function(tool, false, strict_schema);
+        json!({"type": "function", "function": function})
+    },
+    input_schema_at: &["function", "parameters"],
+    strict: StrictMode::Schema { slot: 0 },
+    request_fields: false,
+};
 
 /// The tool calls of a Chat Completions response (`{"choices":[{"message":..}]}`, the first
 /// choice), of its assistant message (`{"role":"assistant","tool_calls":[..]}`), or the
@@ -25,7 +40,7 @@ use super::pairing::ResultsError;
 /// could not be answered). A call with an id but no `function.name`, or of another `type`
 /// (such as `custom`), is read as a call whose input failed
 /// ([`ArgumentsError::NotRunnable`]): answered with an error result, never run.
-pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
+pub(crate) fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
     let message = match response.get("choices") {
         Some(Value::Array(choices)) => choices
             .first()
@@ -118,7 +133,7 @@ fn read_call(index: usize, call: &Value) -> Result<ModelToolCall, ReadError> {
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
-pub fn results_messages(
+pub(crate) fn results_messages(
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
 ) -> Result<Vec<Value>, ResultsError> {

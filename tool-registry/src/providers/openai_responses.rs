@@ -1,5 +1,6 @@
 //! OpenAI Responses (`POST /v1/responses`): `function_call` output items in,
-//! `function_call_output` input items out.
+//! `function_call_output` input items out; function tool definitions
+//! `{"type":"function","name","description","parameters","strict"}`.
 //!
 //! Reference: <https://platform.openai.com/docs/api-reference/responses/object> (a
 //! `function_call` item is `{"type":"function_call","id","call_id","name","arguments"}`, the
@@ -8,13 +9,51 @@
 //! <https://platform.openai.com/docs/guides/function-calling>. Streamed calls: see
 //! [`super::stream::OpenAiResponsesStream`].
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tool_sdk::ToolResultBlock;
 
 use super::ReadError;
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
 use super::pairing::ResultsError;
+use crate::export::captured::CachedTool;
+use crate::export::shape::{DefinitionShape, StrictMode};
+
+/// The definition shape of a Responses function tool.
+pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
+    slot: 2,
+    write: |tool, strict_schema| Value::Object(function(tool, true, strict_schema)),
+    input_schema_at: &["parameters"],
+    strict: StrictMode::Schema { slot: 1 },
+    request_fields: false,
+};
+
+/// The function object of a captured tool: `type` (when `typed`), `name`, `description`,
+/// `parameters`, `strict`. `strict_schema` is the strict-mode schema when strict mode applies
+/// (then `"strict": true`), else `None` (`"strict": false` and the plain schema; the Responses
+/// API would otherwise default to strict). Chat Completions nests it untyped
+/// (`super::openai_chat`).
+pub(super) fn function(
+    tool: &CachedTool,
+    typed: bool,
+    strict_schema: Option<&Value>,
+) -> Map<String, Value> {
+    let mut function = Map::new();
+    if typed {
+        function.insert("type".to_owned(), Value::String("function".to_owned()));
+    }
+    function.insert("name".to_owned(), Value::String(tool.name.clone()));
+    function.insert(
+        "description".to_owned(),
+        Value::String(tool.description.clone()),
+    );
+    function.insert(
+        "parameters".to_owned(),
+        strict_schema.unwrap_or(&tool.input_schema).clone(),
+    );
+    function.insert("strict".to_owned(), Value::Bool(strict_schema.is_some()));
+    function
+}
 
 /// The `output` items of a response (`{"output":[..]}`) or the item array itself.
 pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {
@@ -42,7 +81,7 @@ pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {
 /// not be answered). A `function_call` with no `name`, and every `custom_tool_call`, is read
 /// as a call whose input failed ([`ArgumentsError::NotRunnable`]): answered with an error
 /// result (a `custom_tool_call_output` for a custom call), never run.
-pub fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
+pub(crate) fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
     let mut calls = Vec::new();
     for (index, item) in output_items(response)?.iter().enumerate() {
         let kind = item.get("type").and_then(Value::as_str);
@@ -99,7 +138,7 @@ const CUSTOM_CALL: &str = "custom_tool_call";
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
-pub fn results_items(
+pub(crate) fn results_items(
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
 ) -> Result<Vec<Value>, ResultsError> {

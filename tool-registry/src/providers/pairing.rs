@@ -44,6 +44,11 @@ pub enum ResultsError {
         /// The `tool_use_id` of the result.
         id: String,
     },
+    /// [`ModelApi::Mcp`](super::ModelApi::Mcp) has no model message to answer in.
+    #[error(
+        "MCP has no model message to answer in: a served pool answers each `tools/call` request itself; use a model API's format"
+    )]
+    NotAModelApi,
 }
 
 impl ToolCalls {

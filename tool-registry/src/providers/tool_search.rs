@@ -28,7 +28,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tool_sdk::DynTool;
 
-use crate::export::{ExportTarget, RenderRequest, SchemaCache, StrictSchemaError};
+use super::{anthropic, openai_responses};
+use crate::export::{RenderRequest, SchemaCache, SchemaError};
 use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
 
 /// The `anthropic-beta` header value a request with Anthropic's tool search tool must send.
@@ -74,14 +75,14 @@ pub struct AnthropicToolSearchRequest {
 /// `request`'s other choices (`cache_control`, `strict`).
 ///
 /// # Errors
-/// As [`SchemaCache::render`].
+/// As [`ModelApi::definitions`](super::ModelApi::definitions).
 pub fn anthropic_tool_search_request(
     cache: &SchemaCache,
     pool: &[Arc<dyn DynTool>],
     rules: &DeferralRules,
     search: AnthropicToolSearch,
     request: &RenderRequest,
-) -> Result<AnthropicToolSearchRequest, StrictSchemaError> {
+) -> Result<AnthropicToolSearchRequest, SchemaError> {
     let tools = without_tool_search(pool);
     let mut request = request.clone();
     request.defer_loading = tools
@@ -90,7 +91,7 @@ pub fn anthropic_tool_search_request(
         .map(|tool| tool.name().to_owned())
         .collect();
     let mut definitions = vec![search.definition()];
-    definitions.extend(cache.render(&tools, ExportTarget::Anthropic, &request)?);
+    definitions.extend(cache.render(&tools, &anthropic::SHAPE, &request)?);
     Ok(AnthropicToolSearchRequest {
         tools: definitions,
         beta_header: ANTHROPIC_TOOL_SEARCH_BETA,
@@ -141,16 +142,16 @@ fn client_search_tool() -> Value {
 /// pool names (`mcp__server__tool` inside a namespace too), so calls come back unchanged.
 ///
 /// # Errors
-/// As [`SchemaCache::render`] (strict mode under [`crate::export::StrictPolicy::Error`]).
+/// As [`ModelApi::definitions`](super::ModelApi::definitions) (strict mode under [`crate::export::StrictPolicy::Error`]).
 pub fn openai_tool_search_request(
     cache: &SchemaCache,
     pool: &[Arc<dyn DynTool>],
     rules: &DeferralRules,
     search: OpenAiToolSearch,
     request: &RenderRequest,
-) -> Result<Vec<Value>, StrictSchemaError> {
+) -> Result<Vec<Value>, SchemaError> {
     let tools = without_tool_search(pool);
-    let definitions = cache.render(&tools, ExportTarget::OpenAiResponses, request)?;
+    let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
     let mut out = Vec::new();
     let mut namespaces: Vec<(String, Vec<Value>)> = Vec::new();
     for (tool, mut definition) in tools.iter().zip(definitions) {
@@ -224,7 +225,7 @@ pub struct ToolSearchCall {
 /// string `query` (its `arguments` may be an object or JSON text).
 pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
     let mut calls = Vec::new();
-    for (index, item) in super::openai_responses::output_items(response)?
+    for (index, item) in openai_responses::output_items(response)?
         .iter()
         .enumerate()
     {
@@ -271,13 +272,13 @@ pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, s
 /// `"defer_loading": true` kept off so the definitions load).
 ///
 /// # Errors
-/// As [`SchemaCache::render`].
+/// As [`ModelApi::definitions`](super::ModelApi::definitions).
 pub fn answer_tool_search_call(
     call: &ToolSearchCall,
     state: &SearchState,
     cache: &SchemaCache,
     request: &RenderRequest,
-) -> Result<Value, StrictSchemaError> {
+) -> Result<Value, SchemaError> {
     let output = state.search(&call.query, call.max_results);
     let mut matched: Vec<Arc<dyn DynTool>> = Vec::new();
     for name in &output.matches {
@@ -285,7 +286,7 @@ pub fn answer_tool_search_call(
             matched.push(Arc::clone(tool));
         }
     }
-    let tools = cache.render(&matched, ExportTarget::OpenAiResponses, request)?;
+    let tools = cache.render(&matched, &openai_responses::SHAPE, request)?;
     Ok(json!({
         "type": "tool_search_output",
         "call_id": call.call_id,
@@ -302,14 +303,14 @@ impl AnthropicToolSearch {
     /// the `anthropic-beta` header to send.
     ///
     /// # Errors
-    /// As [`SchemaCache::render`].
+    /// As [`ModelApi::definitions`](super::ModelApi::definitions).
     pub fn request(
         self,
         cache: &SchemaCache,
         pool: &[Arc<dyn DynTool>],
         rules: &DeferralRules,
         request: &RenderRequest,
-    ) -> Result<AnthropicToolSearchRequest, StrictSchemaError> {
+    ) -> Result<AnthropicToolSearchRequest, SchemaError> {
         anthropic_tool_search_request(cache, pool, rules, self, request)
     }
 }
@@ -322,14 +323,14 @@ impl OpenAiToolSearch {
     /// names stay the pool names, so calls come back unchanged.
     ///
     /// # Errors
-    /// As [`SchemaCache::render`] (strict mode under [`crate::export::StrictPolicy::Error`]).
+    /// As [`ModelApi::definitions`](super::ModelApi::definitions) (strict mode under [`crate::export::StrictPolicy::Error`]).
     pub fn tools(
         self,
         cache: &SchemaCache,
         pool: &[Arc<dyn DynTool>],
         rules: &DeferralRules,
         request: &RenderRequest,
-    ) -> Result<Vec<Value>, StrictSchemaError> {
+    ) -> Result<Vec<Value>, SchemaError> {
         openai_tool_search_request(cache, pool, rules, self, request)
     }
 }
@@ -354,13 +355,13 @@ impl ToolSearchCall {
     /// rendered through `cache` with `request`; empty when nothing matched.
     ///
     /// # Errors
-    /// As [`SchemaCache::render`].
+    /// As [`ModelApi::definitions`](super::ModelApi::definitions).
     pub fn answer(
         &self,
         state: &SearchState,
         cache: &SchemaCache,
         request: &RenderRequest,
-    ) -> Result<Value, StrictSchemaError> {
+    ) -> Result<Value, SchemaError> {
         answer_tool_search_call(self, state, cache, request)
     }
 }

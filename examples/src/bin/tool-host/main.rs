@@ -26,7 +26,6 @@ mod host;
 mod mcp;
 mod pool_options;
 mod progress;
-mod provider_format;
 mod rebase;
 mod run;
 mod search;
@@ -39,6 +38,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 use tool_registry::ToolRegistry;
+use tool_registry::providers::ModelApi;
 use tool_sdk::DynTool;
 
 #[derive(Parser)]
@@ -64,7 +64,7 @@ enum Command {
     Definitions {
         /// anthropic, openai-chat, openai-responses, gemini or mcp.
         #[arg(long, default_value = "anthropic")]
-        format: provider_format::DefinitionsFormat,
+        format: ModelApi,
         /// OpenAI strict mode for every tool (a tool whose schema cannot be strict is sent
         /// without it, with a warning on stderr naming the field).
         #[arg(long)]
@@ -145,15 +145,8 @@ fn main() -> ExitCode {
             strict,
             json: _,
             pool,
-        } => match format {
-            provider_format::DefinitionsFormat::Export(target) => {
-                pool_options::definitions(&registry, &pool, target, strict)
-            }
-            provider_format::DefinitionsFormat::Gemini => {
-                provider_format::gemini_definitions(&registry, &pool)
-            }
-        }
-        .and_then(|definitions| print_json(&definitions)),
+        } => pool_options::definitions(&registry, &pool, format, strict)
+            .and_then(|definitions| print_json(&definitions)),
         Command::Pool { json, pool } => pool.build(&registry).and_then(|pool| {
             if json {
                 print_json(&pool_options::pool_json(&pool))

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use clap::Args;
 use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::export::{RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::providers::ModelApi;
+use tool_registry::providers::gemini::GeminiNames;
 use tool_registry::permissions::{
     AliasTable, PermissionBehavior, PermissionRuleSource, validate_rules,
 };
@@ -270,20 +272,27 @@ pub fn pool_json(pool: &ToolPool) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The `tools` array of `format` for the pool `options` describe, rendered through a schema
-/// cache. With `strict`, OpenAI formats ask for strict mode; a tool whose schema cannot be
-/// strict is sent without it and a warning naming the field goes to stderr.
+/// The definitions in `api`'s shape for the pool `options` describe, rendered through a
+/// schema cache. With `strict`, OpenAI APIs ask for strict mode; a tool whose schema cannot be
+/// strict is sent without it and a warning naming the field goes to stderr. For Gemini, each
+/// renamed tool is said on stderr; a tool whose schema cannot be made portable fails the
+/// command, naming the tool and field.
 pub fn definitions(
     registry: &ToolRegistry,
     options: &PoolOptions,
-    format: ExportTarget,
+    api: ModelApi,
     strict: bool,
 ) -> Result<Vec<serde_json::Value>, String> {
     let pool = options.build(registry)?;
     let cache = SchemaCache::new();
-    if format.is_openai() {
+    if matches!(api, ModelApi::OpenAiChat | ModelApi::OpenAiResponses) {
         for error in cache.strict_problems(pool.tools(), strict) {
             eprintln!("tool-host: warning: {error}; sent without strict mode");
+        }
+    }
+    if api == ModelApi::Gemini {
+        for (name, sent) in GeminiNames::for_tools(pool.tools()).renamed() {
+            eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");
         }
     }
     let request = RenderRequest {
@@ -291,7 +300,6 @@ pub fn definitions(
         strict_policy: StrictPolicy::DropStrict,
         ..RenderRequest::default()
     };
-    cache
-        .render(pool.tools(), format, &request)
+    api.definitions(&cache, pool.tools(), &request)
         .map_err(|error| error.to_string())
 }

@@ -10,14 +10,13 @@ use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
-use tool_registry::providers::{ToolCalls, anthropic};
+use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
 
 use crate::host::{Host, summary};
 use crate::pool_options::PoolOptions;
 use crate::progress::Display;
-use crate::provider_format::ApiFormat;
 use crate::session;
 
 /// The `run` command's arguments.
@@ -57,7 +56,7 @@ pub struct RunArgs {
     /// `function_call_output` items; gemini reads a response, a content or its parts and
     /// writes a content of `functionResponse` parts.
     #[arg(long, default_value = "anthropic")]
-    pub format: ApiFormat,
+    pub format: ModelApi,
     /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
     /// command holds its own paths and runs against the real filesystem, where `--rebase`
     /// cannot confine it.
@@ -119,12 +118,13 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     }
     let message: Value = serde_json::from_str(&text)
         .map_err(|error| format!("{} is not JSON: {error}", args.file.display()))?;
-    if args.format != ApiFormat::Anthropic {
+    if args.format != ModelApi::Anthropic {
         return answer_in_format(&mut host, &message, args, pool.tools(), &target);
     }
     // Read, run and answer through the Anthropic adapter, as every other format is: a
     // repeated id or a `null` input is handled by the same rules.
-    let mut calls = anthropic::read_calls(&message)
+    let mut calls = ModelApi::Anthropic
+        .read_calls(&message, pool.tools())
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
     let (blocks, results) = answer_calls(&mut host, &mut calls, args, &target)?;
     host.println(&summary(&blocks, &results));
@@ -155,7 +155,9 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
 /// The user message answering `calls` with `results`, by the Anthropic writer every
 /// Anthropic answer goes through.
 fn anthropic_answer(calls: &ToolCalls, results: Vec<ToolResultBlock>) -> Result<Value, String> {
-    anthropic::results_message(calls, results).map_err(|error| error.to_string())
+    ModelApi::Anthropic
+        .write_results(calls, results, &[])
+        .map_err(|error| error.to_string())
 }
 
 /// Answers a message in another model API's shape (`--format`): reads its calls (a call with
@@ -170,11 +172,15 @@ fn answer_in_format(
 ) -> Result<(), String> {
     let mut calls = args
         .format
-        .read(message, tools)
+        .read_calls(message, tools)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
     let (blocks, results) = answer_calls(host, &mut calls, args, target)?;
     eprintln!("{}", summary(&blocks, &results));
-    crate::print_json(&args.format.write(&calls, results, tools)?)
+    let answer = args
+        .format
+        .write_results(&calls, results, tools)
+        .map_err(|error| error.to_string())?;
+    crate::print_json(&answer)
 }
 
 /// Rebases the calls' inputs (`--rebase`), prints the batch plan, runs the runnable calls and

@@ -3,7 +3,7 @@
 
 use clap::Args;
 use serde_json::json;
-use tool_registry::providers::{ToolCalls, anthropic};
+use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_registry::search::{SearchState, TOOL_SEARCH_NAME, ToolSearchConfig};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
 use tool_sdk::{Extensions, ResultBlock, ToolResultContent, ToolUseBlock};
@@ -64,7 +64,8 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
     }
     if args.json {
         // The `tool_result` block as the Anthropic writer puts it in the user message.
-        let message = anthropic::results_message(&ToolCalls::from(vec![block]), vec![result])
+        let message = ModelApi::Anthropic
+            .write_results(&ToolCalls::from(vec![block]), vec![result], &[])
             .map_err(|error| error.to_string())?;
         let text = serde_json::to_string_pretty(&message["content"][0])
             .map_err(|error| error.to_string())?;

@@ -11,11 +11,12 @@ use serde_json::Value;
 use tool_sdk::DynTool;
 
 #[cfg(doc)]
-use crate::export::{ExportTarget, SchemaCache, captured::CachedTool};
+use crate::export::{SchemaCache, captured::CachedTool};
 use crate::export::{
     RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
-    listed_output_schema, open_input_root,
+    open_input_root,
 };
+use crate::providers::mcp::listed_output_schema;
 
 /// The default number of tools per `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -35,7 +36,7 @@ pub(crate) struct Listing {
 impl Listing {
     /// The listing of `tools` for `request`, each tool's definition built now, straight into
     /// rmcp's `Tool`. The definitions are byte for byte those [`SchemaCache::render`] gives a
-    /// fresh cache for [`ExportTarget::Mcp`] (what `definitions --format mcp` prints), with
+    /// fresh cache for [`ModelApi::Mcp`](crate::providers::ModelApi::Mcp) (what `definitions --format mcp` prints), with
     /// each tool's own `$schema` kept on its `inputSchema` (SEP-1613: a schema states its
     /// dialect; none means 2020-12), except that a schema in an older dialect is listed as the
     /// 2020-12 schema the export rewrote it into, without `$schema`. The listing is then the
@@ -130,7 +131,7 @@ impl Listing {
     }
 }
 
-/// The MCP definition of `tool` as rmcp's `Tool`: the fields of [`ExportTarget::Mcp`]'s
+/// The MCP definition of `tool` as rmcp's `Tool`: the fields of [`ModelApi::Mcp`](crate::providers::ModelApi::Mcp)'s
 /// definition (as [`CachedTool::capture`] reads them), with the input schema's root opened
 /// for a `lenient` tool.
 fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {

@@ -20,9 +20,8 @@ use super::ReadError;
 use super::calls::{ModelToolCall, ToolCalls};
 use super::content::{Image, Part, parts};
 use super::pairing::ResultsError;
-use crate::export::SchemaCache;
+use crate::export::{SchemaCache, SchemaError};
 use check::is_valid_function_name;
-pub use schema::PortableSchemaError;
 use schema::portable_schema;
 
 /// The prefix of the id given to a Gemini call that came without one; the answer then
@@ -108,59 +107,33 @@ fn mapped(name: &str) -> String {
     out
 }
 
-/// The function declarations of `tools` for Gemini, with the names map used.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GeminiDeclarations {
-    /// `{"name","description","parameters"?}` per tool, in order; `parameters` is left out
-    /// for a tool without parameters (Gemini refuses an object schema with no properties).
-    pub declarations: Vec<Value>,
-    /// Pool names ↔ sent names; read calls back with it.
-    pub names: GeminiNames,
-}
-
-impl GeminiDeclarations {
-    /// The Gemini function declarations of `tools`, in order, from the session `cache`'s
-    /// captured form of each tool (byte-stable for the session as the other targets are), each
-    /// input schema made portable (Gemini's OpenAPI-subset `parameters`); names Gemini refuses
-    /// are mapped ([`GeminiNames`]).
-    ///
-    /// # Errors
-    /// [`PortableSchemaError`] naming the first tool and field that cannot be made portable:
-    /// a recursive type, a tuple, a field accepting any value, a numeric enum, a map (such as
-    /// a `HashMap` field), an array with no `items`, or a schema over 10,000 sub-schemas once
-    /// its references are inlined.
-    pub fn new(
-        cache: &SchemaCache,
-        tools: &[Arc<dyn DynTool>],
-    ) -> Result<Self, PortableSchemaError> {
-        gemini_declarations(cache, tools)
-    }
-
-    /// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
-    /// (`{"name","description","parameters"?}`) breaks, each as `PATH: what is wrong`; empty
-    /// when Gemini accepts it. An offline check, so a schema the API would refuse at request
-    /// time is caught in tests (sources: <https://ai.google.dev/api/caching#FunctionDeclaration>,
-    /// <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>).
-    pub fn check(declaration: &Value) -> Vec<String> {
-        check::check_function_declaration(declaration)
-    }
-
-    /// The request's `tools` value: `[{"functionDeclarations":[...]}]`.
-    pub fn tools(&self) -> Value {
-        json!([{"functionDeclarations": self.declarations}])
-    }
+/// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
+/// (`{"name","description","parameters"?}`, an entry of
+/// [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions) breaks, each as
+/// `PATH: what is wrong`; empty when Gemini accepts it. An offline check, so a schema the API
+/// would refuse at request time is caught in tests (sources:
+/// <https://ai.google.dev/api/caching#FunctionDeclaration>,
+/// <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>).
+pub fn check_declaration(declaration: &Value) -> Vec<String> {
+    check::check_function_declaration(declaration)
 }
 
 /// The Gemini function declarations of `tools`, in order, from the session `cache`'s captured
-/// form of each tool (so they are byte-stable for the session as the other targets are), with
-/// each input schema through [`portable_schema`].
+/// form of each tool (so they are byte-stable for the session as the other APIs' are): per
+/// tool `{"name","description","parameters"?}`, the name mapped when Gemini refuses it
+/// ([`GeminiNames`]), the input schema through [`portable_schema`] (Gemini's OpenAPI-subset
+/// `parameters`), left out for a tool without parameters (Gemini refuses an object schema
+/// with no properties).
 ///
 /// # Errors
-/// [`PortableSchemaError`] naming the first tool and field that cannot be made portable.
-fn gemini_declarations(
+/// [`SchemaError`] naming the first tool and field that cannot be made portable: a recursive
+/// type, a tuple, a field accepting any value, a numeric enum, a map (such as a `HashMap`
+/// field), an array with no `items`, or a schema over 10,000 sub-schemas once its references
+/// are inlined.
+pub(crate) fn declarations(
     cache: &SchemaCache,
     tools: &[Arc<dyn DynTool>],
-) -> Result<GeminiDeclarations, PortableSchemaError> {
+) -> Result<Vec<Value>, SchemaError> {
     let names = GeminiNames::for_tools(tools);
     let mut declarations = Vec::with_capacity(tools.len());
     for tool in tools {
@@ -178,10 +151,7 @@ fn gemini_declarations(
         }
         declarations.push(Value::Object(declaration));
     }
-    Ok(GeminiDeclarations {
-        declarations,
-        names,
-    })
+    Ok(declarations)
 }
 
 /// The parts of a response (`{"candidates":[{"content":{"parts":..}}]}`, the first
@@ -218,7 +188,7 @@ fn parts_of(response: &Value) -> Result<&Vec<Value>, ReadError> {
 /// # Errors
 /// [`ReadError`] when the value has none of the accepted shapes or a `functionCall` has no
 /// string `name`.
-pub fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCalls, ReadError> {
+pub(crate) fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCalls, ReadError> {
     let mut calls = Vec::new();
     for (index, part) in parts_of(response)?.iter().enumerate() {
         let Some(call) = part.get("functionCall") else {
@@ -258,7 +228,7 @@ pub fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCalls, Re
 ///
 /// # Errors
 /// [`ResultsError`] as [`ToolCalls::pair`].
-pub fn results_content(
+pub(crate) fn results_content(
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
     names: &GeminiNames,

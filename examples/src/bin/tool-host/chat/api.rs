@@ -13,7 +13,9 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::Provider;
+use tool_registry::providers::ModelApi;
+
+use super::Endpoint;
 
 /// At most this many attempts of one request (the first plus retries).
 pub const MAX_ATTEMPTS: u32 = 4;
@@ -57,7 +59,7 @@ impl ApiKey {
 #[derive(Debug, Clone)]
 pub struct ApiClient {
     http: reqwest::Client,
-    provider: Provider,
+    provider: ModelApi,
     url: String,
     key: Option<ApiKey>,
     extra_headers: Vec<(&'static str, String)>,
@@ -81,7 +83,7 @@ impl fmt::Display for ApiError {
 impl ApiClient {
     /// A client for `provider` at `base_url` (the API root, such as `https://api.anthropic.com`
     /// or `http://127.0.0.1:11434/v1`), authenticating with `key` when given.
-    pub fn new(provider: Provider, base_url: &str, key: Option<ApiKey>) -> Result<Self, String> {
+    pub fn new(provider: ModelApi, base_url: &str, key: Option<ApiKey>) -> Result<Self, String> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
             .read_timeout(READ_TIMEOUT)
@@ -89,8 +91,8 @@ impl ApiClient {
             .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
         let base = base_url.trim_end_matches('/');
         let url = match provider {
-            Provider::Anthropic => format!("{base}/v1/messages"),
-            Provider::OpenAi => format!("{base}/chat/completions"),
+            ModelApi::Anthropic => format!("{base}/v1/messages"),
+            _ => format!("{base}/chat/completions"),
         };
         Ok(Self {
             http,
@@ -121,16 +123,16 @@ impl ApiClient {
                 status: None,
                 message: format!(
                     "{} holds characters an HTTP header cannot carry; set it to the key alone",
-                    self.provider.key_variable()
+                    Endpoint::of(self.provider).key_variable
                 ),
             };
             match self.provider {
-                Provider::Anthropic => {
+                ModelApi::Anthropic => {
                     let mut value = HeaderValue::from_str(key).map_err(|_| bad_key())?;
                     value.set_sensitive(true);
                     headers.insert("x-api-key", value);
                 }
-                Provider::OpenAi => {
+                _ => {
                     let mut value =
                         HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| bad_key())?;
                     value.set_sensitive(true);
@@ -138,7 +140,7 @@ impl ApiClient {
                 }
             }
         }
-        if self.provider == Provider::Anthropic {
+        if self.provider == ModelApi::Anthropic {
             headers.insert("anthropic-version", HeaderValue::from_static("2023-06-01"));
         }
         for (name, value) in &self.extra_headers {
@@ -245,7 +247,7 @@ impl ApiClient {
         let what = match status {
             401 => format!(
                 "authentication failed (401): the API refused the key; check {}",
-                self.provider.key_variable()
+                Endpoint::of(self.provider).key_variable
             ),
             403 => "permission denied (403): the key may not use this model or endpoint".into(),
             404 => format!(

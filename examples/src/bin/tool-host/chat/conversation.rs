@@ -6,13 +6,12 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::export::{RenderRequest, SchemaCache, StrictPolicy};
 use tool_registry::providers::{ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch};
-use tool_registry::providers::{ToolCalls, anthropic, openai_chat};
+use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_registry::search::{DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate};
 use tool_sdk::{DynTool, ToolResultBlock};
 
-use super::Provider;
 
 /// The text sent after the results of a turn whose tools the user cancelled (SPEC §5.6).
 pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
@@ -39,7 +38,7 @@ pub enum SearchChoice {
 /// Everything that shapes a request besides the history.
 pub struct RequestSettings {
     /// The API.
-    pub provider: Provider,
+    pub provider: ModelApi,
     /// The model id.
     pub model: String,
     /// The system prompt.
@@ -133,14 +132,19 @@ impl Conversation {
         if calls.is_empty() {
             return Ok(());
         }
-        let as_anthropic = anthropic::results_message(calls, results.clone())
+        let as_anthropic = ModelApi::Anthropic
+            .write_results(calls, results.clone(), &[])
             .map_err(|error| error.to_string())?;
         self.result_history.push(as_anthropic.clone());
         match self.settings.provider {
-            Provider::Anthropic => self.messages.push(as_anthropic),
-            Provider::OpenAi => self.messages.extend(
-                openai_chat::results_messages(calls, results).map_err(|error| error.to_string())?,
-            ),
+            ModelApi::Anthropic => self.messages.push(as_anthropic),
+            api => match api
+                .write_results(calls, results, &[])
+                .map_err(|error| error.to_string())?
+            {
+                Value::Array(messages) => self.messages.extend(messages),
+                answer => self.messages.push(answer),
+            },
         }
         Ok(())
     }
@@ -151,7 +155,7 @@ impl Conversation {
     /// last built-in tool, the system prompt and the newest message.
     pub async fn request(&mut self, pool: &[Arc<dyn DynTool>]) -> Result<Request, String> {
         let settings = &self.settings;
-        let anthropic = settings.provider == Provider::Anthropic;
+        let anthropic = settings.provider == ModelApi::Anthropic;
         let cache = json!({"type": "ephemeral"});
         let render = RenderRequest {
             strict_policy: StrictPolicy::DropStrict,
@@ -184,7 +188,6 @@ impl Conversation {
                     self.announce(pool, &chosen);
                 }
                 let settings = &self.settings;
-                let target = target(settings.provider);
                 let render = RenderRequest {
                     defer_loading: if anthropic {
                         chosen.defer_loading.clone()
@@ -193,9 +196,9 @@ impl Conversation {
                     },
                     ..render
                 };
-                let tools = self
-                    .schemas
-                    .render(&chosen.tools, target, &render)
+                let tools = settings
+                    .provider
+                    .definitions(&self.schemas, &chosen.tools, &render)
                     .map_err(|error| error.to_string())?;
                 let beta = (anthropic && !chosen.defer_loading.is_empty())
                     .then_some(ANTHROPIC_TOOL_SEARCH_BETA);
@@ -209,9 +212,9 @@ impl Conversation {
                     })
                     .cloned()
                     .collect();
-                let tools = self
-                    .schemas
-                    .render(&tools, target(settings.provider), &render)
+                let tools = settings
+                    .provider
+                    .definitions(&self.schemas, &tools, &render)
                     .map_err(|error| error.to_string())?;
                 (tools, None)
             }
@@ -290,15 +293,8 @@ impl Conversation {
                 .position(|block| block["type"] != "tool_result")
                 .unwrap_or(content.len());
             content.insert(at, block);
-        } else if self.settings.provider == Provider::OpenAi {
+        } else if self.settings.provider == ModelApi::OpenAiChat {
             self.messages.push(json!({"role": "user", "content": text}));
         }
-    }
-}
-
-fn target(provider: Provider) -> ExportTarget {
-    match provider {
-        Provider::Anthropic => ExportTarget::Anthropic,
-        Provider::OpenAi => ExportTarget::OpenAiChat,
     }
 }

@@ -20,6 +20,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
+use tool_registry::providers::ModelApi;
 use tool_registry::search::{SearchState, ToolSearchConfig};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
 use tool_sdk::{CancellationToken, DynTool, Extensions};
@@ -33,45 +34,54 @@ use conversation::{
 };
 use stream::ResponseReader;
 
-/// The model API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Provider {
-    /// The Anthropic Messages API (`POST /v1/messages`), key in `ANTHROPIC_API_KEY`.
-    Anthropic,
-    /// An OpenAI-compatible Chat Completions API (`POST /chat/completions`), key in
-    /// `OPENAI_API_KEY` (optional for a local server given with `--base-url`).
-    #[value(name = "openai", alias = "openai-chat")]
-    OpenAi,
+/// `--provider`: a model API `chat` speaks, as [`ModelApi`] writes it (`openai` is
+/// `openai-chat`).
+fn parse_provider(text: &str) -> Result<ModelApi, String> {
+    match text {
+        "openai" => Ok(ModelApi::OpenAiChat),
+        _ => match text.parse()? {
+            api @ (ModelApi::Anthropic | ModelApi::OpenAiChat) => Ok(api),
+            other => Err(format!(
+                "`chat` speaks anthropic and openai (any OpenAI-compatible Chat Completions endpoint), not {other}"
+            )),
+        },
+    }
 }
 
-impl Provider {
+/// Where `chat` finds a model API: the environment variables of its key and root, its own
+/// root, and the model used when none is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The model API (Anthropic or OpenAI Chat Completions).
+    pub api: ModelApi,
     /// The environment variable holding the key.
-    pub fn key_variable(self) -> &'static str {
-        match self {
-            Self::Anthropic => "ANTHROPIC_API_KEY",
-            Self::OpenAi => "OPENAI_API_KEY",
-        }
-    }
-
+    pub key_variable: &'static str,
     /// The environment variable holding the API root when `--base-url` is not given.
-    pub fn base_url_variable(self) -> &'static str {
-        match self {
-            Self::Anthropic => "ANTHROPIC_BASE_URL",
-            Self::OpenAi => "OPENAI_BASE_URL",
-        }
-    }
+    pub base_url_variable: &'static str,
+    default_base_url: &'static str,
+    default_model: &'static str,
+}
 
-    fn default_base_url(self) -> &'static str {
-        match self {
-            Self::Anthropic => "https://api.anthropic.com",
-            Self::OpenAi => "https://api.openai.com/v1",
-        }
-    }
-
-    fn default_model(self) -> &'static str {
-        match self {
-            Self::Anthropic => "claude-sonnet-4-5",
-            Self::OpenAi => "gpt-4.1",
+impl Endpoint {
+    /// The endpoint of `api`: Anthropic's, or OpenAI's for any other (`chat` speaks those two,
+    /// [`parse_provider`]).
+    pub fn of(api: ModelApi) -> Self {
+        if api == ModelApi::Anthropic {
+            Self {
+                api,
+                key_variable: "ANTHROPIC_API_KEY",
+                base_url_variable: "ANTHROPIC_BASE_URL",
+                default_base_url: "https://api.anthropic.com",
+                default_model: "claude-sonnet-4-5",
+            }
+        } else {
+            Self {
+                api: ModelApi::OpenAiChat,
+                key_variable: "OPENAI_API_KEY",
+                base_url_variable: "OPENAI_BASE_URL",
+                default_base_url: "https://api.openai.com/v1",
+                default_model: "gpt-4.1",
+            }
         }
     }
 }
@@ -80,8 +90,8 @@ impl Provider {
 #[derive(Args, Debug)]
 pub struct ChatArgs {
     /// The model API: anthropic or openai (any OpenAI-compatible Chat Completions endpoint).
-    #[arg(long, value_enum, default_value = "anthropic")]
-    pub provider: Provider,
+    #[arg(long, value_parser = parse_provider, default_value = "anthropic")]
+    pub provider: ModelApi,
     /// The model id (default: claude-sonnet-4-5 for anthropic, gpt-4.1 for openai).
     #[arg(long)]
     pub model: Option<String>,
@@ -125,9 +135,10 @@ const DEFAULT_SYSTEM: &str = "You are a coding assistant working in the user's w
 /// Runs the command.
 pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let provider = args.provider;
-    let key = ApiKey::from_env(provider.key_variable());
+    let endpoint = Endpoint::of(provider);
+    let key = ApiKey::from_env(endpoint.key_variable);
     let base_url = args.base_url.clone().or_else(|| {
-        std::env::var(provider.base_url_variable())
+        std::env::var(endpoint.base_url_variable)
             .ok()
             .filter(|url| !url.trim().is_empty())
     });
@@ -135,12 +146,12 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         return Err(format!(
             "set {} to your API key (it is read only from the environment), or pass --base-url \
              for a local server that needs none",
-            provider.key_variable()
+            endpoint.key_variable
         ));
     }
     if args.search != SearchChoice::Client
         && args.search != SearchChoice::Off
-        && provider != Provider::Anthropic
+        && provider != ModelApi::Anthropic
     {
         return Err("--search bm25|regex is Anthropic's server-side search; with --provider openai use client or off".into());
     }
@@ -156,10 +167,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let mut search_config = ToolSearchConfig::from_env();
     search_config.deferred_delta = true;
     // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
-    search_config.base_url = match provider {
-        Provider::Anthropic => base_url.clone(),
-        Provider::OpenAi => None,
-    };
+    search_config.base_url = base_url.clone().filter(|_| provider == ModelApi::Anthropic);
     let mut tools = live.pool.tools().to_vec();
     if args.search == SearchChoice::Client {
         search_config.insert_tool_search(&mut tools);
@@ -177,12 +185,12 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         .with(workspace)
         .with(BackgroundShells::default())
         .with(SearchState::new(tools.clone()).with_rules(search_config.deferral));
-    let base_url = base_url.unwrap_or_else(|| provider.default_base_url().to_owned());
+    let base_url = base_url.unwrap_or_else(|| endpoint.default_base_url.to_owned());
     let client = ApiClient::new(provider, &base_url, key)?;
     let model = args
         .model
         .clone()
-        .unwrap_or_else(|| provider.default_model().to_owned());
+        .unwrap_or_else(|| endpoint.default_model.to_owned());
     let conversation = Conversation::new(RequestSettings {
         provider,
         model,
@@ -244,7 +252,7 @@ enum Ending {
 }
 
 struct Agent {
-    provider: Provider,
+    provider: ModelApi,
     client: ApiClient,
     conversation: Conversation,
     orchestrator: Orchestrator,

@@ -15,7 +15,7 @@ use tool_registry::providers::stream::{
     AnthropicStream, OpenAiChatStream, SseDecoder, ToolCallStream,
 };
 
-use super::Provider;
+use tool_registry::providers::ModelApi;
 
 /// One response being read.
 pub struct ResponseReader {
@@ -61,16 +61,16 @@ pub struct ReadResponse {
 
 impl ResponseReader {
     /// A reader for `provider`'s stream.
-    pub fn new(provider: Provider) -> Self {
+    pub fn new(provider: ModelApi) -> Self {
         let (calls, message) = match provider {
-            Provider::Anthropic => (
+            ModelApi::Anthropic => (
                 Calls::Anthropic(ToolCallStream::new(AnthropicStream::default())),
                 Message::Anthropic {
                     blocks: BTreeMap::new(),
                     partial_json: HashMap::new(),
                 },
             ),
-            Provider::OpenAi => (
+            _ => (
                 Calls::OpenAi(ToolCallStream::new(OpenAiChatStream::default())),
                 Message::OpenAi {
                     text: String::new(),

@@ -13,7 +13,7 @@ impl Converter<'_> {
         map: &Map<String, Value>,
         reference: &str,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let name = if reference == "#" {
             self.root
                 .get("title")
@@ -52,7 +52,7 @@ impl Converter<'_> {
         &mut self,
         mut map: Map<String, Value>,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let Some(Value::Array(branches)) = map.shift_remove("allOf") else {
             return Ok(map);
         };
@@ -94,7 +94,7 @@ impl Converter<'_> {
         mut outer: Map<String, Value>,
         branches: &[Value],
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let nullable = branches.iter().any(is_null_schema);
         let kept: Vec<&Value> = branches.iter().filter(|b| !is_null_schema(b)).collect();
         if kept.is_empty() {
@@ -155,7 +155,7 @@ impl Converter<'_> {
         mut map: Map<String, Value>,
         kinds: &[Value],
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let nullable = kinds.iter().any(|kind| kind == "null");
         let kept: Vec<&str> = kinds
             .iter()

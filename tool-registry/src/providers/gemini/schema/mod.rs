@@ -7,6 +7,7 @@
 //! type), string-only `enum`, a few `format`s, `anyOf` but no `$ref`, `oneOf`, `allOf`,
 //! `const`, `additionalProperties` or tuples. [`super::check`] checks the same rules offline.
 
+use crate::export::SchemaError;
 use crate::export::strict::{child, field_name};
 use serde_json::{Map, Value};
 
@@ -53,20 +54,6 @@ pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
     )
 }
 
-/// Why a schema cannot be made portable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "tool `{tool}`: field `{field}` cannot be sent to Gemini: {reason}; change the field or leave the tool out of Gemini requests"
-)]
-pub struct PortableSchemaError {
-    /// The tool.
-    pub tool: String,
-    /// The field, as a path like `edits[].oldText`; `(root)` for the root.
-    pub field: String,
-    /// What Gemini's schema subset cannot express.
-    pub reason: String,
-}
-
 /// `schema` (an input schema in export shape) rewritten for Gemini:
 ///
 /// - `$ref`s into `$defs` / `definitions` are inlined and those keys removed; a type that
@@ -89,12 +76,12 @@ pub struct PortableSchemaError {
 /// - `required` keeps only names listed in `properties`.
 ///
 /// # Errors
-/// [`PortableSchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
+/// [`SchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
 /// does not resolve, a boolean schema or one with no inferable type (any value), an `enum` or
 /// `const` with a value that is not a string, an empty `enum`, a tuple (`prefixItems` or an
 /// `items` array), a field whose only type is `null`, a `not`, and `allOf` branches that are
 /// not all objects.
-pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, PortableSchemaError> {
+pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, SchemaError> {
     let mut converter = Converter {
         tool,
         root: schema,
@@ -157,19 +144,15 @@ fn string_constant(schema: &Map<String, Value>) -> Option<&str> {
 }
 
 impl Converter<'_> {
-    fn fail(&self, path: &str, reason: impl Into<String>) -> PortableSchemaError {
-        PortableSchemaError {
-            tool: self.tool.to_owned(),
-            field: field_name(path),
-            reason: reason.into(),
-        }
+    fn fail(&self, path: &str, reason: impl AsRef<str>) -> SchemaError {
+        SchemaError::portable(self.tool, &field_name(path), reason.as_ref())
     }
 
     fn convert(
         &mut self,
         schema: &Value,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         self.converted += 1;
         if self.converted > MAX_INLINED_SCHEMAS {
             return Err(self.fail(
@@ -191,7 +174,7 @@ impl Converter<'_> {
         &self,
         mut out: Map<String, Value>,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let kind = out.get("type").and_then(Value::as_str).map(str::to_owned);
         if let Some(values) = out.get("enum") {
             let strings = values
@@ -239,7 +222,7 @@ impl Converter<'_> {
         &mut self,
         schema: &Value,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         let map = match schema {
             Value::Object(map) => map,
             Value::Bool(_) => {
@@ -277,7 +260,7 @@ impl Converter<'_> {
         &mut self,
         mut map: Map<String, Value>,
         path: &str,
-    ) -> Result<Map<String, Value>, PortableSchemaError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
         if let Some(value) = map.shift_remove("const") {
             map.insert("enum".to_owned(), Value::Array(vec![value]));
         }

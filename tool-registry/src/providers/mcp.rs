@@ -1,15 +1,26 @@
 //! The MCP `tools/list` shape: `{"name","title"?,"description","inputSchema","outputSchema"?,
-//! "annotations"}`.
+//! "annotations"}` (MCP 2025-11-25, "Tools"). Definitions only: a served pool's `tools/call`
+//! requests are the MCP server's (`crate::mcp`, through rmcp).
 
 use serde_json::{Map, Value, json};
 
-use super::captured::CachedTool;
+use crate::export::captured::CachedTool;
+use crate::export::shape::{DefinitionShape, StrictMode};
+
+/// The definition shape of a `tools/list` entry.
+pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
+    slot: 3,
+    write: |tool, _| definition(tool),
+    input_schema_at: &["inputSchema"],
+    strict: StrictMode::None,
+    request_fields: false,
+};
 
 /// The `tools/list` entry of a captured tool: `title` when known; `outputSchema` only when the
 /// tool has one whose root is `{"type":"object"}` (MCP requires that), in export shape; and
 /// `annotations` stating all four hints, fail-closed when undeclared
 /// (`ResolvedHints`).
-pub(super) fn definition(tool: &CachedTool) -> Value {
+pub(crate) fn definition(tool: &CachedTool) -> Value {
     let mut map = Map::new();
     map.insert("name".to_owned(), Value::String(tool.name.clone()));
     if let Some(title) = &tool.title {
@@ -45,7 +56,7 @@ pub(crate) fn listed_output_schema(output: Option<&Value>) -> Option<Map<String,
         return None;
     }
     let mut output = output.clone();
-    super::dialect::to_2020_12(&mut output);
+    crate::export::dialect::to_2020_12(&mut output);
     output.shift_remove("$schema");
     Some(output)
 }

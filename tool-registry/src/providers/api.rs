@@ -1,0 +1,193 @@
+//! [`ModelApi`]: the one name for "which API": what `--format` chooses, what definitions are
+//! written for, what a response's calls are read from and the answer is written in.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tool_sdk::{DynTool, ToolResultBlock};
+
+use super::calls::ToolCalls;
+use super::gemini::GeminiNames;
+use super::pairing::ResultsError;
+use super::{ReadError, anthropic, gemini, mcp, openai_chat, openai_responses};
+use crate::export::{RenderRequest, SchemaCache, SchemaError};
+
+/// A model API (or MCP's `tools/list`) this crate writes tool definitions for, and reads tool
+/// calls from and answers them in.
+///
+/// Its text form (`FromStr` / `Display`) is the `--format` value of `tool-host`:
+/// `anthropic`, `openai-chat`, `openai-responses`, `gemini`, `mcp`.
+///
+/// | API | definitions | calls in | answer out |
+/// |---|---|---|---|
+/// | [`Anthropic`](Self::Anthropic) (Messages) | `{"name","description","input_schema"}` | `tool_use` blocks | one user message of `tool_result` blocks |
+/// | [`OpenAiChat`](Self::OpenAiChat) (Chat Completions) | `{"type":"function","function":{..}}` | `tool_calls` | one `tool` message per call (an array) |
+/// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` | `function_call` items | `function_call_output` items (an array) |
+/// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries, portable schemas | `functionCall` parts | a content of `functionResponse` parts |
+/// | [`Mcp`](Self::Mcp) (`tools/list`) | `{"name","title"?,"description","inputSchema",..}` | — | — |
+///
+/// MCP has no model response: a served pool's calls arrive as `tools/call` requests, which
+/// the MCP server answers, so reading calls and writing answers for [`Mcp`](Self::Mcp) is an
+/// error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ModelApi {
+    /// Anthropic Messages (<https://docs.anthropic.com/en/docs/build-with-claude/tool-use>).
+    #[default]
+    Anthropic,
+    /// OpenAI Chat Completions
+    /// (<https://platform.openai.com/docs/api-reference/chat/object>), with strict mode.
+    OpenAiChat,
+    /// OpenAI Responses (<https://platform.openai.com/docs/api-reference/responses>), with
+    /// strict mode.
+    OpenAiResponses,
+    /// Gemini `generateContent` (<https://ai.google.dev/gemini-api/docs/function-calling>):
+    /// input schemas in the portable (OpenAPI-subset) profile, names Gemini refuses mapped
+    /// ([`GeminiNames`]).
+    Gemini,
+    /// MCP `tools/list` (MCP 2025-11-25, "Tools"): definitions only.
+    Mcp,
+}
+
+impl ModelApi {
+    /// Every API, in the order `--format` lists them.
+    pub const ALL: [ModelApi; 5] = [
+        Self::Anthropic,
+        Self::OpenAiChat,
+        Self::OpenAiResponses,
+        Self::Gemini,
+        Self::Mcp,
+    ];
+
+    /// The text form: `anthropic`, `openai-chat`, `openai-responses`, `gemini` or `mcp`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::OpenAiChat => "openai-chat",
+            Self::OpenAiResponses => "openai-responses",
+            Self::Gemini => "gemini",
+            Self::Mcp => "mcp",
+        }
+    }
+
+    /// The definitions of `tools` for this API, in order, from the session `cache` (each
+    /// tool's definition captured at its first render and byte-identical afterwards, SPEC
+    /// §8.4), with `request`'s per-request fields added to copies. For
+    /// [`Gemini`](Self::Gemini), the `functionDeclarations` entries (wrap them as
+    /// `[{"functionDeclarations": [...]}]`), names mapped as [`GeminiNames::for_tools`] says.
+    ///
+    /// # Errors
+    /// [`SchemaError`] naming the tool and field: an OpenAI API in strict mode under
+    /// [`StrictPolicy::Error`](crate::export::StrictPolicy::Error) with a schema outside
+    /// strict mode's subset, or (Gemini) a schema that cannot be made portable.
+    pub fn definitions(
+        self,
+        cache: &SchemaCache,
+        tools: &[Arc<dyn DynTool>],
+        request: &RenderRequest,
+    ) -> Result<Vec<Value>, SchemaError> {
+        match self {
+            Self::Anthropic => cache.render(tools, &anthropic::SHAPE, request),
+            Self::OpenAiChat => cache.render(tools, &openai_chat::SHAPE, request),
+            Self::OpenAiResponses => cache.render(tools, &openai_responses::SHAPE, request),
+            Self::Gemini => gemini::declarations(cache, tools),
+            Self::Mcp => cache.render(tools, &mcp::SHAPE, request),
+        }
+    }
+
+    /// [`ModelApi::definitions`] as the compact JSON text of the array: the bytes sent. A warm
+    /// render copies each cached definition's text instead of serialising it again.
+    ///
+    /// # Errors
+    /// As [`ModelApi::definitions`].
+    pub fn definitions_json(
+        self,
+        cache: &SchemaCache,
+        tools: &[Arc<dyn DynTool>],
+        request: &RenderRequest,
+    ) -> Result<String, SchemaError> {
+        match self {
+            Self::Anthropic => cache.render_json(tools, &anthropic::SHAPE, request),
+            Self::OpenAiChat => cache.render_json(tools, &openai_chat::SHAPE, request),
+            Self::OpenAiResponses => cache.render_json(tools, &openai_responses::SHAPE, request),
+            Self::Gemini => gemini::declarations(cache, tools).map(|d| Value::from(d).to_string()),
+            Self::Mcp => cache.render_json(tools, &mcp::SHAPE, request),
+        }
+    }
+
+    /// The tool calls of a response (or of its assistant message / content) in this API's
+    /// shape; `tools` is the pool the definitions were written for (Gemini maps refused names
+    /// back through it; the others ignore it). A call whose arguments are not JSON is read as
+    /// a call that failed alone ([`ModelToolCall::input`](super::ModelToolCall::input) is
+    /// `Err`), answered with an error result and never run.
+    ///
+    /// # Errors
+    /// [`ReadError`] when the value does not have the API's shape, a call lacks the id it
+    /// would be answered by, or the API is [`Mcp`](Self::Mcp).
+    pub fn read_calls(
+        self,
+        response: &Value,
+        tools: &[Arc<dyn DynTool>],
+    ) -> Result<ToolCalls, ReadError> {
+        match self {
+            Self::Anthropic => anthropic::read_calls(response),
+            Self::OpenAiChat => openai_chat::read_calls(response),
+            Self::OpenAiResponses => openai_responses::read_calls(response),
+            Self::Gemini => gemini::read_calls(response, &GeminiNames::for_tools(tools)),
+            Self::Mcp => Err(ReadError::NotAModelApi),
+        }
+    }
+
+    /// The answer to `calls` in this API's shape, every call answered exactly once and in
+    /// call order ([`ToolCalls::pair`]): Anthropic a user message
+    /// `{"role":"user","content":[tool_result, ...]}`, OpenAI Chat an array of `tool`
+    /// messages, OpenAI Responses an array of `function_call_output` items, Gemini a content
+    /// `{"role":"user","parts":[functionResponse, ...]}`. `tools` as for
+    /// [`ModelApi::read_calls`].
+    ///
+    /// # Errors
+    /// [`ResultsError`] as [`ToolCalls::pair`] (a call with no result, a result for no call),
+    /// or for [`Mcp`](Self::Mcp).
+    pub fn write_results(
+        self,
+        calls: &ToolCalls,
+        results: Vec<ToolResultBlock>,
+        tools: &[Arc<dyn DynTool>],
+    ) -> Result<Value, ResultsError> {
+        match self {
+            Self::Anthropic => anthropic::results_message(calls, results),
+            Self::OpenAiChat => openai_chat::results_messages(calls, results).map(Value::from),
+            Self::OpenAiResponses => {
+                openai_responses::results_items(calls, results).map(Value::from)
+            }
+            Self::Gemini => {
+                gemini::results_content(calls, results, &GeminiNames::for_tools(tools))
+            }
+            Self::Mcp => Err(ResultsError::NotAModelApi),
+        }
+    }
+}
+
+impl std::fmt::Display for ModelApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ModelApi {
+    type Err = String;
+
+    /// `anthropic`, `openai-chat`, `openai-responses`, `gemini` or `mcp`.
+    ///
+    /// # Errors
+    /// Any other text, with a message listing the accepted ones.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|api| api.as_str() == text)
+            .ok_or_else(|| {
+                format!(
+                    "unknown format `{text}`; use anthropic, openai-chat, openai-responses, gemini or mcp"
+                )
+            })
+    }
+}
