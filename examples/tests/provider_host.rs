@@ -6,7 +6,7 @@ mod common;
 use common::{host, run_message};
 
 use serde_json::{Value, json};
-use tool_registry::providers::gemini::GeminiDeclarations;
+use tool_registry::providers::gemini::check_declaration;
 
 #[test]
 fn gemini_definitions_of_every_example_tool_pass_the_checker() {
@@ -32,7 +32,7 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
         ]
     );
     for declaration in &declarations {
-        let problems = GeminiDeclarations::check(declaration);
+        let problems = check_declaration(declaration);
         assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
         assert!(
             declaration["parameters"]["properties"].is_object(),

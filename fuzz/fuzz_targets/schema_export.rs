@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache, StrictPolicy};
-use tool_registry::providers::gemini::GeminiDeclarations;
+use tool_registry::export::{RenderRequest, SchemaCache, StrictPolicy};
+use tool_registry::providers::ModelApi;
 use tool_sdk_fuzz::{mcp_tool, split};
 
 fuzz_target!(|data: &[u8]| {
@@ -40,17 +40,11 @@ fn render(flags: u8, tools: &[std::sync::Arc<dyn tool_sdk::DynTool>]) {
         },
         ..RenderRequest::default()
     };
-    for target in [
-        ExportTarget::Anthropic,
-        ExportTarget::OpenAiChat,
-        ExportTarget::OpenAiResponses,
-        ExportTarget::Mcp,
-    ] {
-        if let Ok(json) = cache.render_json(tools, target, &request) {
+    for api in ModelApi::ALL {
+        if let Ok(json) = api.definitions_json(&cache, tools, &request) {
             let parsed: serde_json::Value =
                 serde_json::from_str(&json).expect("the rendered text is JSON");
             assert_eq!(parsed.as_array().map(Vec::len), Some(1));
         }
     }
-    let _ = GeminiDeclarations::new(&cache, tools);
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+use tool_registry::export::{RenderRequest, SchemaCache};
+use tool_registry::providers::ModelApi;
 use tool_sdk::DynTool;
 
 /// 10,000 MCP tools of 100 servers, each with a small but realistic schema.
@@ -61,21 +62,29 @@ fn render(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
     for (label, target, request) in [
-        ("anthropic", ExportTarget::Anthropic, &plain),
-        ("openai_chat_strict", ExportTarget::OpenAiChat, &strict),
+        ("anthropic", ModelApi::Anthropic, &plain),
+        ("openai_chat_strict", ModelApi::OpenAiChat, &strict),
     ] {
         group.bench_function(format!("{label}/cold"), |b| {
             b.iter_batched(
                 SchemaCache::new,
-                |cache| cache.render_json(&tools, target, request).expect("renders"),
+                |cache| {
+                    target
+                        .definitions_json(&cache, &tools, request)
+                        .expect("renders")
+                },
                 BatchSize::PerIteration,
             );
         });
         let cache = SchemaCache::new();
-        let first = cache.render_json(&tools, target, request).expect("renders");
+        let first = target
+            .definitions_json(&cache, &tools, request)
+            .expect("renders");
         group.bench_function(format!("{label}/warm"), |b| {
             b.iter(|| {
-                let again = cache.render_json(&tools, target, request).expect("renders");
+                let again = target
+                    .definitions_json(&cache, &tools, request)
+                    .expect("renders");
                 assert_eq!(again.len(), first.len());
                 again
             });

@@ -10,9 +10,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tool_registry::OrchestratorConfig;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::export::{
-    ExportTarget, RenderRequest, SchemaCache, StrictPolicy, StrictSchemaError,
-};
+use tool_registry::export::{RenderRequest, SchemaCache, SchemaError, StrictPolicy};
+use tool_registry::providers::ModelApi;
 use tool_registry::test_support::{
     anthropic_tool_definition, anthropic_tools_json, export_input_schema, strict_schema,
 };
@@ -72,12 +71,12 @@ fn fixture_tools(dir: &std::path::Path) -> Vec<Arc<dyn DynTool>> {
 }
 
 /// The schemas of one definition, by target.
-fn schemas_of(target: ExportTarget, definition: &Value) -> Vec<Value> {
+fn schemas_of(target: ModelApi, definition: &Value) -> Vec<Value> {
     match target {
-        ExportTarget::Anthropic => vec![definition["input_schema"].clone()],
-        ExportTarget::OpenAiChat => vec![definition["function"]["parameters"].clone()],
-        ExportTarget::OpenAiResponses => vec![definition["parameters"].clone()],
-        ExportTarget::Mcp => {
+        ModelApi::Anthropic => vec![definition["input_schema"].clone()],
+        ModelApi::OpenAiChat => vec![definition["function"]["parameters"].clone()],
+        ModelApi::OpenAiResponses | ModelApi::Gemini => vec![definition["parameters"].clone()],
+        ModelApi::Mcp => {
             let mut schemas = vec![definition["inputSchema"].clone()];
             if let Some(output) = definition.get("outputSchema") {
                 schemas.push(output.clone());
@@ -114,7 +113,7 @@ fn every_fixture_tool_exports_valid_schemas_for_every_target() {
                 strict_policy: StrictPolicy::DropStrict,
                 ..RenderRequest::default()
             };
-            let definitions = cache.render(&tools, target, &request).unwrap();
+            let definitions = target.definitions(&cache, &tools, &request).unwrap();
             assert_eq!(definitions.len(), tools.len());
             for (tool, definition) in tools.iter().zip(&definitions) {
                 for schema in schemas_of(target, definition) {
@@ -124,7 +123,7 @@ fn every_fixture_tool_exports_valid_schemas_for_every_target() {
                     );
                 }
                 if strict
-                    && target == ExportTarget::OpenAiChat
+                    && target == ModelApi::OpenAiChat
                     && definition["function"]["strict"] == false
                 {
                     strict_refused.push(tool.name().to_owned());
@@ -149,8 +148,8 @@ fn mcp_tools_keep_their_facts_in_the_mcp_export() {
     .unwrap()
     .tools;
     let cache = SchemaCache::new();
-    let definitions = cache
-        .render(&tools, ExportTarget::Mcp, &RenderRequest::default())
+    let definitions = ModelApi::Mcp
+        .definitions(&cache, &tools, &RenderRequest::default())
         .unwrap();
     let read = &definitions[0];
     assert_eq!(
@@ -200,26 +199,26 @@ fn each_target_has_its_exact_shape() {
         },
         "required": ["city"]
     });
-    let render = |target| {
-        cache
-            .render(&tools, target, &RenderRequest::default())
+    let render = |target: ModelApi| {
+        target
+            .definitions(&cache, &tools, &RenderRequest::default())
             .unwrap()
             .remove(0)
     };
     assert_eq!(
-        render(ExportTarget::Anthropic),
+        render(ModelApi::Anthropic),
         json!({"name": "Weather", "description": "Current weather for a city.", "input_schema": plain})
     );
     assert_eq!(
-        render(ExportTarget::OpenAiChat),
+        render(ModelApi::OpenAiChat),
         json!({"type": "function", "function": {"name": "Weather", "description": "Current weather for a city.", "parameters": plain, "strict": false}})
     );
     assert_eq!(
-        render(ExportTarget::OpenAiResponses),
+        render(ModelApi::OpenAiResponses),
         json!({"type": "function", "name": "Weather", "description": "Current weather for a city.", "parameters": plain, "strict": false})
     );
     assert_eq!(
-        render(ExportTarget::Mcp),
+        render(ModelApi::Mcp),
         json!({"name": "Weather", "title": "Weather lookup", "description": "Current weather for a city.", "inputSchema": plain,
                "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}})
     );
@@ -227,8 +226,8 @@ fn each_target_has_its_exact_shape() {
         strict: true,
         ..RenderRequest::default()
     };
-    let definition = cache
-        .render(&tools, ExportTarget::OpenAiResponses, &strict)
+    let definition = ModelApi::OpenAiResponses
+        .definitions(&cache, &tools, &strict)
         .unwrap()
         .remove(0);
     assert_eq!(
@@ -250,25 +249,25 @@ fn each_target_has_its_exact_shape() {
 fn typed_tools_export_fail_closed_hints_and_empty_schemas() {
     let cache = SchemaCache::new();
     let tools = vec![dyn_tool::<Noop>(), dyn_tool::<Add>()];
-    let mcp = cache
-        .render(&tools, ExportTarget::Mcp, &RenderRequest::default())
+    let mcp = ModelApi::Mcp
+        .definitions(&cache, &tools, &RenderRequest::default())
         .unwrap();
     assert_eq!(
         mcp[0],
         json!({"name": "Noop", "description": "Does nothing.", "inputSchema": {"type": "object", "properties": {}},
                "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}})
     );
-    let anthropic = cache
-        .render(&tools, ExportTarget::Anthropic, &RenderRequest::default())
+    let anthropic = ModelApi::Anthropic
+        .definitions(&cache, &tools, &RenderRequest::default())
         .unwrap();
     assert_eq!(
         anthropic[0]["input_schema"].to_string(),
         r#"{"type":"object","properties":{}}"#
     );
-    let strict = cache
-        .render(
+    let strict = ModelApi::OpenAiChat
+        .definitions(
+            &cache,
             &tools,
-            ExportTarget::OpenAiChat,
             &RenderRequest {
                 strict: true,
                 ..RenderRequest::default()
@@ -320,13 +319,18 @@ fn root_combinators_are_merged_away() {
 #[test]
 fn maps_and_tuples_cannot_be_strict_and_say_which_field() {
     let map = json!({"type": "object", "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}}});
+    let error: SchemaError = strict_schema("Run", &map).unwrap_err();
     assert_eq!(
-        strict_schema("Run", &map).unwrap_err(),
-        StrictSchemaError {
-            tool: "Run".to_owned(),
-            field: "env".to_owned(),
-            reason: "it is a map (`additionalProperties` allows any key)".to_owned(),
-        }
+        (
+            error.tool.as_str(),
+            error.field.as_str(),
+            error.reason.as_str()
+        ),
+        (
+            "Run",
+            "env",
+            "it is a map (`additionalProperties` allows any key)"
+        )
     );
     let tuple = json!({"type": "object", "properties": {"edits": {"type": "array", "items": {"type": "object", "properties": {"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]}}}}}});
     let error = strict_schema("Edit", &tuple).unwrap_err();
@@ -347,16 +351,16 @@ fn maps_and_tuples_cannot_be_strict_and_say_which_field() {
         ..RenderRequest::default()
     };
     assert_eq!(
-        cache
-            .render(&[Arc::clone(&tool)], ExportTarget::OpenAiChat, &strict)
+        ModelApi::OpenAiChat
+            .definitions(&cache, &[Arc::clone(&tool)], &strict)
             .unwrap_err()
             .field,
         "env"
     );
-    let dropped = cache
-        .render(
+    let dropped = ModelApi::OpenAiChat
+        .definitions(
+            &cache,
             &[tool],
-            ExportTarget::OpenAiChat,
             &RenderRequest {
                 strict_policy: StrictPolicy::DropStrict,
                 ..strict
@@ -404,9 +408,9 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         ..RenderRequest::default()
     };
     let cache = SchemaCache::new();
-    let root_closed = |target, request: &RenderRequest| -> Vec<bool> {
-        let definitions = cache.render(&tools, target, request).unwrap();
-        let text = cache.render_json(&tools, target, request).unwrap();
+    let root_closed = |target: ModelApi, request: &RenderRequest| -> Vec<bool> {
+        let definitions = target.definitions(&cache, &tools, request).unwrap();
+        let text = target.definitions_json(&cache, &tools, request).unwrap();
         assert_eq!(
             serde_json::from_str::<Value>(&text).unwrap(),
             json!(definitions)
@@ -423,16 +427,16 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         assert_eq!(root_closed(target, &lenient), [false, false], "{target:?}");
     }
     // Strict mode requires the root closed, so a lenient tool is sent without it...
-    let anthropic = cache
-        .render(&tools, ExportTarget::Anthropic, &lenient)
+    let anthropic = ModelApi::Anthropic
+        .definitions(&cache, &tools, &lenient)
         .unwrap();
     assert_eq!(anthropic[1].get("strict"), None);
     let strict_lenient = RenderRequest {
         strict: true,
         ..lenient.clone()
     };
-    for target in [ExportTarget::OpenAiChat, ExportTarget::OpenAiResponses] {
-        for definition in cache.render(&tools, target, &strict_lenient).unwrap() {
+    for target in [ModelApi::OpenAiChat, ModelApi::OpenAiResponses] {
+        for definition in target.definitions(&cache, &tools, &strict_lenient).unwrap() {
             let strict = definition
                 .get("strict")
                 .or_else(|| definition["function"].get("strict"));
@@ -441,19 +445,19 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
     }
     // ...or, under the default policy, the render says why it cannot be strict.
     for (target, request) in [
-        (ExportTarget::Anthropic, RenderRequest::default()),
+        (ModelApi::Anthropic, RenderRequest::default()),
         (
-            ExportTarget::OpenAiChat,
+            ModelApi::OpenAiChat,
             RenderRequest {
                 strict: true,
                 ..RenderRequest::default()
             },
         ),
     ] {
-        let error = cache
-            .render(
+        let error = target
+            .definitions(
+                &cache,
                 &tools,
-                target,
                 &RenderRequest {
                     lenient_input: config.lenient_input_tools.clone(),
                     ..request
@@ -464,12 +468,10 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         assert!(error.to_string().contains("lenient input"), "{error}");
     }
     // Gemini never states `additionalProperties`.
-    let gemini = tool_registry::providers::gemini::GeminiDeclarations::new(&cache, &tools).unwrap();
-    assert!(
-        !json!(gemini.declarations)
-            .to_string()
-            .contains("additionalProperties")
-    );
+    let gemini = ModelApi::Gemini
+        .definitions(&cache, &tools, &RenderRequest::default())
+        .unwrap();
+    assert!(!json!(gemini).to_string().contains("additionalProperties"));
 }
 
 #[test]

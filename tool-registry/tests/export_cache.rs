@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+use tool_registry::export::{RenderRequest, SchemaCache};
+use tool_registry::providers::ModelApi;
 use tool_sdk::prelude::*;
 use tool_sdk::{DynTool, InputError, ToolCall, ToolMeta, dyn_tool};
 
@@ -89,7 +90,7 @@ fn the_cache_freezes_the_first_render_until_cleared() {
     let request = RenderRequest::default();
     let first: Vec<String> = TARGETS
         .iter()
-        .map(|target| cache.render_json(&tools, *target, &request).unwrap())
+        .map(|target| target.definitions_json(&cache, &tools, &request).unwrap())
         .collect();
     assert_eq!(
         first[0],
@@ -98,14 +99,14 @@ fn the_cache_freezes_the_first_render_until_cleared() {
     flipping.flipped.store(true, Ordering::SeqCst);
     let again: Vec<String> = TARGETS
         .iter()
-        .map(|target| cache.render_json(&tools, *target, &request).unwrap())
+        .map(|target| target.definitions_json(&cache, &tools, &request).unwrap())
         .collect();
     assert_eq!(again, first);
     cache.clear();
     assert!(cache.is_empty());
     assert_eq!(
-        cache
-            .render_json(&tools, ExportTarget::Anthropic, &request)
+        ModelApi::Anthropic
+            .definitions_json(&cache, &tools, &request)
             .unwrap(),
         r#"[{"name":"Flip","description":"after","input_schema":{"type":"object","properties":{"x":{"type":"string"}}},"strict":true}]"#
     );
@@ -170,13 +171,13 @@ fn a_rendered_instance_is_found_again_without_rebuilding_its_key() {
     let tools: Vec<Arc<dyn DynTool>> = vec![counted.clone()];
     let cache = SchemaCache::new();
     let request = RenderRequest::default();
-    let first = cache
-        .render_json(&tools, ExportTarget::Anthropic, &request)
+    let first = ModelApi::Anthropic
+        .definitions_json(&cache, &tools, &request)
         .unwrap();
     let reads = counted.reads.load(Ordering::SeqCst);
     assert!(reads > 0);
     for target in TARGETS {
-        cache.render_json(&tools, target, &request).unwrap();
+        target.definitions_json(&cache, &tools, &request).unwrap();
     }
     assert_eq!(
         counted.reads.load(Ordering::SeqCst),
@@ -187,8 +188,8 @@ fn a_rendered_instance_is_found_again_without_rebuilding_its_key() {
     // same entry.
     let twin = Counting::new(schema);
     let twins: Vec<Arc<dyn DynTool>> = vec![twin.clone()];
-    let again = cache
-        .render_json(&twins, ExportTarget::Anthropic, &request)
+    let again = ModelApi::Anthropic
+        .definitions_json(&cache, &twins, &request)
         .unwrap();
     assert_eq!(again, first);
     assert_eq!(cache.len(), 1);
@@ -197,15 +198,15 @@ fn a_rendered_instance_is_found_again_without_rebuilding_its_key() {
     let changed: Vec<Arc<dyn DynTool>> = vec![Counting::new(
         json!({"type": "object", "properties": {"r": {"type": "number"}}}),
     )];
-    let rendered = cache
-        .render_json(&changed, ExportTarget::Anthropic, &request)
+    let rendered = ModelApi::Anthropic
+        .definitions_json(&cache, &changed, &request)
         .unwrap();
     assert!(rendered.contains(r#""r":{"type":"number"}"#), "{rendered}");
     assert_eq!(cache.len(), 2);
     // `clear` forgets instances too: the next render reads the schema again.
     cache.clear();
-    cache
-        .render_json(&tools, ExportTarget::Anthropic, &request)
+    ModelApi::Anthropic
+        .definitions_json(&cache, &tools, &request)
         .unwrap();
     assert!(counted.reads.load(Ordering::SeqCst) > reads);
 }
@@ -221,8 +222,8 @@ fn a_freed_address_is_not_mistaken_for_another_tool() {
         let tools: Vec<Arc<dyn DynTool>> = vec![Counting::new(
             json!({"type": "object", "properties": {property.clone(): {"type": "string"}}}),
         )];
-        let rendered = cache
-            .render_json(&tools, ExportTarget::Anthropic, &request)
+        let rendered = ModelApi::Anthropic
+            .definitions_json(&cache, &tools, &request)
             .unwrap();
         assert!(
             rendered.contains(&format!("\"{property}\"")),
@@ -237,11 +238,11 @@ fn json_schema_tools_are_keyed_by_name_and_schema() {
     let cache = SchemaCache::new();
     let one = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap().tools;
     let two = mcp_tools_from_list("s", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"b": {"type": "string"}}}}]}), &McpImportOptions::default()).unwrap().tools;
-    let first = cache
-        .render_json(&one, ExportTarget::Anthropic, &RenderRequest::default())
+    let first = ModelApi::Anthropic
+        .definitions_json(&cache, &one, &RenderRequest::default())
         .unwrap();
-    let second = cache
-        .render_json(&two, ExportTarget::Anthropic, &RenderRequest::default())
+    let second = ModelApi::Anthropic
+        .definitions_json(&cache, &two, &RenderRequest::default())
         .unwrap();
     assert_ne!(first, second);
     assert_eq!(cache.len(), 2);
@@ -273,8 +274,8 @@ fn per_request_fields_go_on_copies_only() {
         cache_control: Some(json!({"type": "ephemeral"})),
         ..RenderRequest::default()
     };
-    let rendered = cache
-        .render(&tools, ExportTarget::Anthropic, &request)
+    let rendered = ModelApi::Anthropic
+        .definitions(&cache, &tools, &request)
         .unwrap();
     let keys = |definition: &Value| {
         definition
@@ -294,8 +295,8 @@ fn per_request_fields_go_on_copies_only() {
         keys(&rendered[2]),
         ["name", "description", "input_schema", "defer_loading"]
     );
-    let plain = cache
-        .render(&tools, ExportTarget::Anthropic, &RenderRequest::default())
+    let plain = ModelApi::Anthropic
+        .definitions(&cache, &tools, &RenderRequest::default())
         .unwrap();
     assert!(plain.iter().all(|definition| keys(definition).len() == 3));
 }
@@ -317,11 +318,11 @@ fn ten_thousand_tools_render_byte_identically_twice() {
     .tools;
     let cache = SchemaCache::new();
     for target in TARGETS {
-        let first = cache
-            .render_json(&tools, target, &RenderRequest::default())
+        let first = target
+            .definitions_json(&cache, &tools, &RenderRequest::default())
             .unwrap();
-        let second = cache
-            .render_json(&tools, target, &RenderRequest::default())
+        let second = target
+            .definitions_json(&cache, &tools, &RenderRequest::default())
             .unwrap();
         assert_eq!(first.len(), second.len());
         assert!(first == second, "{target:?} differs");

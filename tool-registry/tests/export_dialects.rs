@@ -193,7 +193,8 @@ fn an_older_dialect_output_schema_is_listed_as_2020_12() {
     use std::sync::Arc;
 
     use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-    use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
     use tool_sdk::DynTool;
 
     let output = json!({
@@ -211,8 +212,8 @@ fn an_older_dialect_output_schema_is_listed_as_2020_12() {
         mcp_tools_from_list("store", &list, &McpImportOptions::default())
             .unwrap()
             .tools;
-    let listed = SchemaCache::new()
-        .render(&tools, ExportTarget::Mcp, &RenderRequest::default())
+    let listed = ModelApi::Mcp
+        .definitions(&SchemaCache::new(), &tools, &RenderRequest::default())
         .unwrap();
     assert_eq!(
         listed[0]["outputSchema"],

@@ -12,9 +12,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
-use tool_registry::export::SchemaCache;
-use tool_registry::providers::gemini::GeminiDeclarations;
-use tool_registry::providers::gemini::PortableSchemaError;
+use tool_registry::export::{RenderRequest, SchemaCache, SchemaError};
+use tool_registry::providers::ModelApi;
+use tool_registry::providers::gemini::{GeminiNames, check_declaration};
 use tool_registry::test_support::export_input_schema;
 use tool_registry::test_support::portable_schema;
 use tool_sdk::DynTool;
@@ -22,7 +22,7 @@ use tool_sdk::DynTool;
 use providers_support::{fixtures, read_json};
 
 fn assert_portable(label: &str, declaration: &Value) {
-    let problems = GeminiDeclarations::check(declaration);
+    let problems = check_declaration(declaration);
     assert!(
         problems.is_empty(),
         "{label}: {problems:#?}\n{declaration:#}"
@@ -80,7 +80,8 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     // One tool at a time: Claude Code's versions repeat names.
     let mut refused = Vec::new();
     for tool in &tools {
-        let exported = match GeminiDeclarations::new(&cache, std::slice::from_ref(tool)) {
+        let one = std::slice::from_ref(tool);
+        let exported = match ModelApi::Gemini.definitions(&cache, one, &RenderRequest::default()) {
             Ok(exported) => exported,
             // A map field (keys chosen by the caller) cannot be made portable: the export
             // fails naming the tool and the field, and only for that reason.
@@ -90,11 +91,9 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
             }
             Err(error) => panic!("{error}"),
         };
-        assert_portable(tool.name(), &exported.declarations[0]);
+        assert_portable(tool.name(), &exported[0]);
         assert_eq!(
-            exported
-                .names
-                .to_pool(exported.declarations[0]["name"].as_str().unwrap()),
+            GeminiNames::for_tools(one).to_pool(exported[0]["name"].as_str().unwrap()),
             tool.name()
         );
     }
@@ -111,13 +110,24 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     // Byte-stable for the session.
     let portable_tools: Vec<_> = tools
         .iter()
-        .filter(|tool| GeminiDeclarations::new(&cache, std::slice::from_ref(*tool)).is_ok())
+        .filter(|tool| {
+            ModelApi::Gemini
+                .definitions(
+                    &cache,
+                    std::slice::from_ref(*tool),
+                    &RenderRequest::default(),
+                )
+                .is_ok()
+        })
         .take(5)
         .cloned()
         .collect();
-    let first = GeminiDeclarations::new(&cache, &portable_tools).unwrap();
-    let again = GeminiDeclarations::new(&cache, &portable_tools).unwrap();
-    assert_eq!(first.tools().to_string(), again.tools().to_string());
+    let render = || {
+        ModelApi::Gemini
+            .definitions_json(&cache, &portable_tools, &RenderRequest::default())
+            .unwrap()
+    };
+    assert_eq!(render(), render());
 }
 
 /// Where to look.
@@ -212,7 +222,7 @@ struct WithAny {
     anything: Value,
 }
 
-fn portable<T: JsonSchema>(tool: &str) -> Result<Value, PortableSchemaError> {
+fn portable<T: JsonSchema>(tool: &str) -> Result<Value, SchemaError> {
     let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
     portable_schema(tool, &export_input_schema(&schema))
 }
@@ -292,7 +302,7 @@ fn arrays_without_items_properties_off_objects_and_outer_integer_enums_fail() {
     assert_eq!(error.field, "level");
     assert!(error.reason.contains("enum"), "{error}");
     // The checker sees the same faults in a schema written by hand.
-    let problems = GeminiDeclarations::check(&json!({"name": "T", "parameters": {
+    let problems = check_declaration(&json!({"name": "T", "parameters": {
         "type": "object",
         "properties": {
             "xs": {"type": "array"},

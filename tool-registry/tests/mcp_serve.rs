@@ -453,7 +453,8 @@ async fn a_tool_whose_description_and_hints_change_is_listed_anew_and_announced(
 #[test]
 fn the_listing_is_the_mcp_export_byte_for_byte() {
     use tool_registry::dynamic::{McpImportOptions, mcp_tools_from_list};
-    use tool_registry::export::{ExportTarget, RenderRequest, SchemaCache};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
 
     let imported = json!({"tools": [{
         "name": "lookup",
@@ -498,8 +499,8 @@ fn the_listing_is_the_mcp_export_byte_for_byte() {
         .iter()
         .map(|tool| serde_json::to_value(tool).unwrap())
         .collect();
-    let mut exported = SchemaCache::new()
-        .render(&pool, ExportTarget::Mcp, &request)
+    let mut exported = ModelApi::Mcp
+        .definitions(&SchemaCache::new(), &pool, &request)
         .unwrap();
     // The server keeps each tool's own 2020-12 `$schema` on its input schema (SEP-1613); a
     // schema in an older dialect (the imported draft-07 one here) is listed as the 2020-12

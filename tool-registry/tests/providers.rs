@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
-use tool_registry::providers::gemini::{self, GeminiNames};
-use tool_registry::providers::{ResultsError, ToolCalls, anthropic, openai_chat, openai_responses};
+use tool_registry::providers::gemini::GeminiNames;
+use tool_registry::providers::{ModelApi, ResultsError, ToolCalls};
 use tool_registry::test_support::MADE_UP_ID_PREFIX;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolError, ToolResultBlock, ToolResultContent};
@@ -83,12 +83,31 @@ fn response_in(api: Api, content: &[Value]) -> Value {
     }
 }
 
-fn read_in(api: Api, response: &Value, names: &GeminiNames) -> ToolCalls {
+/// The answer in OpenAI Chat's shape: one `tool` message per call (and a `user` message for
+/// images), as a list.
+fn chat_messages(
+    calls: &ToolCalls,
+    results: Vec<ToolResultBlock>,
+) -> Result<Vec<Value>, ResultsError> {
+    let answer = ModelApi::OpenAiChat.write_results(calls, results, &[])?;
+    Ok(answer.as_array().cloned().expect("an array of messages"))
+}
+
+/// The answer in OpenAI Responses' shape: one `function_call_output` item per call, as a list.
+fn responses_items(
+    calls: &ToolCalls,
+    results: Vec<ToolResultBlock>,
+) -> Result<Vec<Value>, ResultsError> {
+    let answer = ModelApi::OpenAiResponses.write_results(calls, results, &[])?;
+    Ok(answer.as_array().cloned().expect("an array of items"))
+}
+
+fn read_in(api: Api, response: &Value, tools: &[Arc<dyn DynTool>]) -> ToolCalls {
     match api {
-        Api::Anthropic => anthropic::read_calls(response).unwrap(),
-        Api::Chat => openai_chat::read_calls(response).unwrap(),
-        Api::Responses => openai_responses::read_calls(response).unwrap(),
-        Api::Gemini => gemini::read_calls(response, names).unwrap(),
+        Api::Anthropic => ModelApi::Anthropic.read_calls(response, &[]).unwrap(),
+        Api::Chat => ModelApi::OpenAiChat.read_calls(response, &[]).unwrap(),
+        Api::Responses => ModelApi::OpenAiResponses.read_calls(response, &[]).unwrap(),
+        Api::Gemini => ModelApi::Gemini.read_calls(response, tools).unwrap(),
     }
 }
 
@@ -98,11 +117,13 @@ fn written_in(
     api: Api,
     calls: &ToolCalls,
     results: Vec<ToolResultBlock>,
-    names: &GeminiNames,
+    tools: &[Arc<dyn DynTool>],
 ) -> Vec<(String, String, Option<bool>)> {
     match api {
         Api::Anthropic => {
-            let message = anthropic::results_message(calls, results).unwrap();
+            let message = ModelApi::Anthropic
+                .write_results(calls, results, &[])
+                .unwrap();
             assert_eq!(message["role"], "user");
             message["content"]
                 .as_array()
@@ -120,7 +141,7 @@ fn written_in(
                 })
                 .collect()
         }
-        Api::Chat => openai_chat::results_messages(calls, results)
+        Api::Chat => chat_messages(calls, results)
             .unwrap()
             .iter()
             .map(|message| {
@@ -132,7 +153,7 @@ fn written_in(
                 )
             })
             .collect(),
-        Api::Responses => openai_responses::results_items(calls, results)
+        Api::Responses => responses_items(calls, results)
             .unwrap()
             .iter()
             .map(|item| {
@@ -145,7 +166,9 @@ fn written_in(
             })
             .collect(),
         Api::Gemini => {
-            let content = gemini::results_content(calls, results, names).unwrap();
+            let content = ModelApi::Gemini
+                .write_results(calls, results, tools)
+                .unwrap();
             assert_eq!(content["role"], "user");
             content["parts"]
                 .as_array()
@@ -220,7 +243,6 @@ fn every_recorded_turn_round_trips_through_every_api() {
     let runtime = runtime();
     for (label, content, recorded) in turns {
         let pool = replay_pool(&content, &recorded);
-        let names = GeminiNames::for_tools(&pool);
         let ids: Vec<&str> = content
             .iter()
             .filter(|b| b["type"] == "tool_use")
@@ -229,7 +251,7 @@ fn every_recorded_turn_round_trips_through_every_api() {
         let mut reference: Option<Vec<ToolResultBlock>> = None;
         for api in APIS {
             let response = response_in(api, &content);
-            let calls = read_in(api, &response, &names);
+            let calls = read_in(api, &response, &pool);
             let read_ids: Vec<&str> = calls.calls.iter().map(|c| c.id.as_str()).collect();
             assert_eq!(read_ids, ids, "{label} {api:?}: ids read");
             for (call, block) in calls
@@ -267,7 +289,7 @@ fn every_recorded_turn_round_trips_through_every_api() {
                 }
                 Some(reference) => assert_eq!(&results, reference, "{label} {api:?}: results"),
             }
-            let written = written_in(api, &calls, results.clone(), &names);
+            let written = written_in(api, &calls, results.clone(), &pool);
             assert_eq!(
                 written.len(),
                 ids.len(),
@@ -311,7 +333,7 @@ fn malformed_arguments_fail_only_their_call_in_every_api() {
             response["output"][3]["arguments"] = json!("{\"text\": \"b");
             response["output"][4]["arguments"] = json!("null");
         }
-        let calls = read_in(api, &response, &GeminiNames::default());
+        let calls = read_in(api, &response, &[]);
         assert_eq!(calls.len(), 3, "{api:?}: no call dropped");
         assert_eq!(calls.runnable().len(), 2, "{api:?}");
         let results = runtime.block_on(answer(&calls, &pool)).unwrap();
@@ -337,7 +359,16 @@ fn malformed_arguments_fail_only_their_call_in_every_api() {
 
 #[test]
 fn gemini_calls_without_ids_and_with_refused_names_are_answered_by_name() {
-    let names = GeminiNames::new(["2fa_check", "Read"]);
+    let noop = ToolHandler::new(|_input, _ctx| async { Ok(ToolResultContent::Text("ok".into())) });
+    let tools: Vec<Arc<dyn DynTool>> = ["2fa_check", "Read"]
+        .into_iter()
+        .map(|name| {
+            let definition =
+                json!({"name": name, "description": "Checks.", "input_schema": {"type": "object"}});
+            Arc::new(DynamicTool::from_json(&definition, noop.clone()).unwrap()) as Arc<dyn DynTool>
+        })
+        .collect();
+    let names = GeminiNames::for_tools(&tools);
     let sent = names.to_gemini("2fa_check").to_owned();
     assert_ne!(sent, "2fa_check");
     let response = json!({"candidates": [{"content": {"role": "model", "parts": [
@@ -346,7 +377,7 @@ fn gemini_calls_without_ids_and_with_refused_names_are_answered_by_name() {
         {"functionCall": {"name": "Read"}},
         {"text": ""}
     ]}}]});
-    let calls = gemini::read_calls(&response, &names).unwrap();
+    let calls = ModelApi::Gemini.read_calls(&response, &tools).unwrap();
     assert_eq!(calls.calls[0].name, "2fa_check");
     assert_eq!(calls.calls[0].id, format!("{MADE_UP_ID_PREFIX}0"));
     assert_eq!(calls.calls[1].input, Ok(json!({})));
@@ -354,7 +385,9 @@ fn gemini_calls_without_ids_and_with_refused_names_are_answered_by_name() {
         ToolResultBlock::error(format!("{MADE_UP_ID_PREFIX}1"), "no such file"),
         ToolResultBlock::success(format!("{MADE_UP_ID_PREFIX}0"), "ok"),
     ];
-    let content = gemini::results_content(&calls, results, &names).unwrap();
+    let content = ModelApi::Gemini
+        .write_results(&calls, results, &tools)
+        .unwrap();
     assert_eq!(
         content,
         json!({"role": "user", "parts": [
@@ -388,7 +421,9 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
             ],
         )]
     };
-    let message = anthropic::results_message(&calls, result()).unwrap();
+    let message = ModelApi::Anthropic
+        .write_results(&calls, result(), &[])
+        .unwrap();
     assert_eq!(
         message["content"][0]["content"],
         json!([{"type": "text", "text": "a screenshot"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}])
@@ -399,7 +434,9 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
             text: String::new(),
         }],
     )];
-    let message = anthropic::results_message(&calls, only_empty).unwrap();
+    let message = ModelApi::Anthropic
+        .write_results(&calls, only_empty, &[])
+        .unwrap();
     assert_eq!(message["content"][0]["content"], json!(""));
     for empty_error in [
         ToolResultBlock::error("c1", ""),
@@ -415,14 +452,16 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
             is_error: true,
         },
     ] {
-        let message = anthropic::results_message(&calls, vec![empty_error]).unwrap();
+        let message = ModelApi::Anthropic
+            .write_results(&calls, vec![empty_error], &[])
+            .unwrap();
         assert_eq!(
             message["content"][0],
             json!({"type": "tool_result", "tool_use_id": "c1", "content": tool_registry::test_support::EMPTY_ERROR_TEXT, "is_error": true}),
             "an empty error is written with a short text, never empty"
         );
     }
-    let chat = openai_chat::results_messages(&calls, result()).unwrap();
+    let chat = chat_messages(&calls, result()).unwrap();
     assert_eq!(
         chat[0],
         json!({"role": "tool", "tool_call_id": "c1", "content": "a screenshot"})
@@ -432,12 +471,14 @@ fn writers_never_send_an_empty_text_block_and_carry_images() {
         chat[1]["content"][1],
         json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}})
     );
-    let items = openai_responses::results_items(&calls, result()).unwrap();
+    let items = responses_items(&calls, result()).unwrap();
     assert_eq!(
         items[0]["output"],
         json!([{"type": "input_text", "text": "a screenshot"}, {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"}])
     );
-    let content = gemini::results_content(&calls, result(), &GeminiNames::default()).unwrap();
+    let content = ModelApi::Gemini
+        .write_results(&calls, result(), &[])
+        .unwrap();
     assert_eq!(
         content["parts"][0]["functionResponse"]["parts"],
         json!([{"inlineData": {"mimeType": "image/png", "data": "iVBOR"}}])
@@ -449,13 +490,13 @@ fn a_result_for_no_call_or_a_missing_result_is_refused() {
     let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": "{}"}}
     ]}}]});
-    let calls = openai_chat::read_calls(&response).unwrap();
-    let error = openai_chat::results_messages(&calls, vec![]).unwrap_err();
+    let calls = ModelApi::OpenAiChat.read_calls(&response, &[]).unwrap();
+    let error = chat_messages(&calls, vec![]).unwrap_err();
     assert_eq!(
         error.to_string(),
         "call `call_1` (Read) has no result; every call must be answered exactly once"
     );
-    let error = openai_chat::results_messages(
+    let error = chat_messages(
         &calls,
         vec![
             ToolResultBlock::success("call_1", "x"),
@@ -464,12 +505,16 @@ fn a_result_for_no_call_or_a_missing_result_is_refused() {
     )
     .unwrap_err();
     assert!(error.to_string().contains("call_9"), "{error}");
-    let no_calls = openai_chat::read_calls(&json!({"role": "assistant", "content": "hi"})).unwrap();
+    let no_calls = ModelApi::OpenAiChat
+        .read_calls(&json!({"role": "assistant", "content": "hi"}), &[])
+        .unwrap();
     assert!(no_calls.is_empty());
-    let bad = openai_chat::read_calls(
-        &json!({"tool_calls": [{"type": "function", "function": {"name": "Read"}}]}),
-    )
-    .unwrap_err();
+    let bad = ModelApi::OpenAiChat
+        .read_calls(
+            &json!({"tool_calls": [{"type": "function", "function": {"name": "Read"}}]}),
+            &[],
+        )
+        .unwrap_err();
     assert_eq!(bad.to_string(), "tool_calls[0] has no string `id`");
 }
 
@@ -480,12 +525,10 @@ fn a_call_that_cannot_be_run_is_answered_alone_in_chat_and_responses() {
         {"id": "call_2", "type": "function", "function": {"arguments": "{}"}},
         {"id": "call_3", "type": "custom", "custom": {"name": "Patch", "input": "*** Begin"}}
     ]}}]});
-    let calls = openai_chat::read_calls(&response).unwrap();
+    let calls = ModelApi::OpenAiChat.read_calls(&response, &[]).unwrap();
     assert_eq!(calls.len(), 3);
     assert_eq!(calls.runnable().len(), 1);
-    let messages =
-        openai_chat::results_messages(&calls, vec![ToolResultBlock::success("call_1", "ok")])
-            .unwrap();
+    let messages = chat_messages(&calls, vec![ToolResultBlock::success("call_1", "ok")]).unwrap();
     let ids: Vec<&str> = messages
         .iter()
         .map(|m| m["tool_call_id"].as_str().unwrap())
@@ -508,12 +551,12 @@ fn a_call_that_cannot_be_run_is_answered_alone_in_chat_and_responses() {
         {"type": "custom_tool_call", "id": "ctc_2", "call_id": "call_2", "name": "Patch", "input": "*** Begin"},
         {"type": "function_call", "id": "fc_3", "call_id": "call_3", "arguments": "{}"}
     ]});
-    let calls = openai_responses::read_calls(&response).unwrap();
+    let calls = ModelApi::OpenAiResponses
+        .read_calls(&response, &[])
+        .unwrap();
     assert_eq!(calls.len(), 3, "the custom call is read, not skipped");
     assert_eq!(calls.runnable().len(), 1);
-    let items =
-        openai_responses::results_items(&calls, vec![ToolResultBlock::success("call_1", "ok")])
-            .unwrap();
+    let items = responses_items(&calls, vec![ToolResultBlock::success("call_1", "ok")]).unwrap();
     let kinds: Vec<(&str, &str)> = items
         .iter()
         .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
@@ -528,9 +571,11 @@ fn a_call_that_cannot_be_run_is_answered_alone_in_chat_and_responses() {
     );
     assert!(items[2]["output"].as_str().unwrap().contains("`name`"));
     // No id to answer: the whole response is refused.
-    let error = openai_responses::read_calls(
-        &json!({"output": [{"type": "function_call", "name": "Read", "arguments": "{}"}]}),
-    )
-    .unwrap_err();
+    let error = ModelApi::OpenAiResponses
+        .read_calls(
+            &json!({"output": [{"type": "function_call", "name": "Read", "arguments": "{}"}]}),
+            &[],
+        )
+        .unwrap_err();
     assert_eq!(error.to_string(), "output[0] has no string `call_id`");
 }

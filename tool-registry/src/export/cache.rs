@@ -247,11 +247,7 @@ impl SchemaCache {
     /// strict mode's subset, each error naming the tool and the field (in pool order). Under
     /// [`StrictPolicy::DropStrict`] these tools are sent without strict mode; a host shows these as
     /// warnings.
-    pub fn strict_problems(
-        &self,
-        tools: &[Arc<dyn DynTool>],
-        strict: bool,
-    ) -> Vec<SchemaError> {
+    pub fn strict_problems(&self, tools: &[Arc<dyn DynTool>], strict: bool) -> Vec<SchemaError> {
         tools
             .iter()
             .filter_map(|tool| {
@@ -347,8 +343,7 @@ impl SchemaCache {
             let rendered = entry.base(shape, request.strict, request.strict_policy, lenient)?;
             let extra = PerRequest {
                 open_root: lenient.then_some(shape),
-                defer_loading: shape.request_fields
-                    && deferred.contains(entry.tool.name.as_str()),
+                defer_loading: shape.request_fields && deferred.contains(entry.tool.name.as_str()),
                 cache_control: request
                     .cache_control
                     .as_ref()
@@ -440,7 +435,15 @@ mod tests {
 
     use super::*;
     use crate::export::RenderRequest;
-    use crate::providers::anthropic::SHAPE;
+
+    /// A shape that writes only the input schema, the part these tests look at.
+    const SHAPE: DefinitionShape = DefinitionShape {
+        slot: 0,
+        write: |tool, _| json!({"input_schema": tool.input_schema.clone()}),
+        input_schema_at: &["input_schema"],
+        strict: StrictMode::None,
+        request_fields: false,
+    };
 
     /// A run-time tool with a schema of its own, as an MCP import makes one per `tools/list`.
     fn plain(property: &str) -> Arc<dyn DynTool> {
@@ -468,9 +471,7 @@ mod tests {
         for i in 0..1_000 {
             let property = format!("p{i}");
             let fresh = vec![plain(&property)];
-            let rendered = cache
-                .render(&fresh, &SHAPE, &request)
-                .unwrap();
+            let rendered = cache.render(&fresh, &SHAPE, &request).unwrap();
             assert!(
                 rendered[0]["input_schema"]["properties"]
                     .get(&property)
@@ -506,9 +507,7 @@ mod tests {
         let mut live = Vec::new();
         for i in 0..1_000 {
             let fresh = vec![plain("same")];
-            cache
-                .render(&fresh, &SHAPE, &request)
-                .unwrap();
+            cache.render(&fresh, &SHAPE, &request).unwrap();
             if i % 100 == 0 {
                 live.push(fresh);
             }

@@ -119,12 +119,7 @@ fn is_object_schema(map: &Map<String, Value>) -> bool {
     }
 }
 
-fn make_strict(
-    tool: &str,
-    schema: &mut Value,
-    path: &str,
-    root: bool,
-) -> Result<(), SchemaError> {
+fn make_strict(tool: &str, schema: &mut Value, path: &str, root: bool) -> Result<(), SchemaError> {
     let Value::Object(map) = schema else {
         return Ok(());
     };
@@ -165,11 +160,7 @@ fn make_strict(
     Ok(())
 }
 
-fn strict_object(
-    tool: &str,
-    map: &mut Map<String, Value>,
-    path: &str,
-) -> Result<(), SchemaError> {
+fn strict_object(tool: &str, map: &mut Map<String, Value>, path: &str) -> Result<(), SchemaError> {
     let required = tool_sdk::schema::required_names(map);
     let mut all = Vec::new();
     if let Some(Value::Object(properties)) = map.get_mut("properties") {

@@ -15,7 +15,8 @@
 //! One `tool_use` block of an Anthropic message, run as a batch (each file is entered at most
 //! twice along the way):
 //!
-//! 1. [`read_calls`](crate::providers::anthropic::read_calls) reads the block through
+//! 1. [`ModelApi::read_calls`](crate::providers::ModelApi::read_calls) hands the message to
+//!    the Anthropic module (`providers/anthropic.rs`), which reads the block through
 //!    [`tool_uses_of`](tool_sdk::blocks::tool_uses_of) (a `null` input becomes `{}`) into
 //!    [`ToolCalls`](crate::providers::ToolCalls), which marks a repeated id; the host passes
 //!    [`ToolCalls::runnable`](crate::providers::ToolCalls::runnable) to
@@ -43,8 +44,8 @@
 //!    index.
 //! 5. [`ToolUseStream::collect_results`] puts the results in block order in a
 //!    [`TurnOutcome`];
-//!    [`results_message`](crate::providers::anthropic::results_message) pairs them with the
-//!    calls ([`ToolCalls::pair`](crate::providers::ToolCalls::pair): an error result for each
+//!    [`ModelApi::write_results`](crate::providers::ModelApi::write_results) hands them to the
+//!    Anthropic module again, which pairs them with the calls ([`ToolCalls::pair`](crate::providers::ToolCalls::pair): an error result for each
 //!    call whose arguments failed or whose id repeats) and writes one user message of
 //!    `tool_result`s.
 

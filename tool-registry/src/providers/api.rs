@@ -159,9 +159,7 @@ impl ModelApi {
             Self::OpenAiResponses => {
                 openai_responses::results_items(calls, results).map(Value::from)
             }
-            Self::Gemini => {
-                gemini::results_content(calls, results, &GeminiNames::for_tools(tools))
-            }
+            Self::Gemini => gemini::results_content(calls, results, &GeminiNames::for_tools(tools)),
             Self::Mcp => Err(ResultsError::NotAModelApi),
         }
     }

@@ -1,7 +1,8 @@
-//! One module per model API: read a response's tool calls (whole, or streamed through
-//! [`stream`]) into [`ToolCalls`], run them, and write the turn's results back in that API's
-//! shape. Also the Gemini declarations with the portable schema profile ([`gemini`]) and the
-//! provider-side tool search ([`AnthropicToolSearch`], [`OpenAiToolSearch`], [`ToolSearchCall`]).
+//! One module per model API, each owning that API's shapes: the definitions export, the tool
+//! calls of a response (whole, or streamed through [`stream`]) read into [`ToolCalls`], and the
+//! turn's results written back. [`ModelApi`] is the one door to all of them. Also the Gemini
+//! name map and offline checker ([`gemini`]) and the provider-side tool search
+//! ([`AnthropicToolSearch`], [`OpenAiToolSearch`], [`ToolSearchCall`]).
 //!
 //! Every API follows the same rules: a call's arguments given as JSON text are parsed once
 //! (`parse_arguments`: empty, whitespace and `null` mean `{}`); arguments that are not JSON
@@ -10,17 +11,17 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_registry::providers::{openai_chat, ToolCalls};
+//! use tool_registry::providers::ModelApi;
 //! use tool_sdk::ToolResultBlock;
 //!
 //! let response = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
 //!     {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": "{\"file_path\":\"/a\"}"}},
 //!     {"id": "call_2", "type": "function", "function": {"name": "Read", "arguments": "{\"file_path\":"}}
 //! ]}}]});
-//! let calls = openai_chat::read_calls(&response).unwrap();
+//! let calls = ModelApi::OpenAiChat.read_calls(&response, &[]).unwrap();
 //! assert_eq!(calls.runnable().len(), 1); // call_2 is answered with an error, never run
 //! let results = vec![ToolResultBlock::success("call_1", "1\tline one")];
-//! let messages = openai_chat::results_messages(&calls, results).unwrap();
+//! let messages = ModelApi::OpenAiChat.write_results(&calls, results, &[]).unwrap();
 //! assert_eq!(messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "1\tline one"}));
 //! assert_eq!(messages[1]["tool_call_id"], "call_2");
 //! ```

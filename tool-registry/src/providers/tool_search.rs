@@ -225,10 +225,7 @@ pub struct ToolSearchCall {
 /// string `query` (its `arguments` may be an object or JSON text).
 pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
     let mut calls = Vec::new();
-    for (index, item) in openai_responses::output_items(response)?
-        .iter()
-        .enumerate()
-    {
+    for (index, item) in openai_responses::output_items(response)?.iter().enumerate() {
         if item.get("type").and_then(Value::as_str) != Some("tool_search_call")
             || item.get("execution").and_then(Value::as_str) != Some("client")
         {

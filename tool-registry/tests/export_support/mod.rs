@@ -7,15 +7,15 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
-use tool_registry::export::ExportTarget;
+use tool_registry::providers::ModelApi;
 use tool_sdk::DynTool;
 use tool_sdk::prelude::*;
 
-pub const TARGETS: [ExportTarget; 4] = [
-    ExportTarget::Anthropic,
-    ExportTarget::OpenAiChat,
-    ExportTarget::OpenAiResponses,
-    ExportTarget::Mcp,
+pub const TARGETS: [ModelApi; 4] = [
+    ModelApi::Anthropic,
+    ModelApi::OpenAiChat,
+    ModelApi::OpenAiResponses,
+    ModelApi::Mcp,
 ];
 
 /// Adds two numbers.

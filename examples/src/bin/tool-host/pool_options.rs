@@ -10,11 +10,11 @@ use clap::Args;
 use tool_registry::ToolPermissionContext;
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{RenderRequest, SchemaCache, StrictPolicy};
-use tool_registry::providers::ModelApi;
-use tool_registry::providers::gemini::GeminiNames;
 use tool_registry::permissions::{
     AliasTable, PermissionBehavior, PermissionRuleSource, validate_rules,
 };
+use tool_registry::providers::ModelApi;
+use tool_registry::providers::gemini::GeminiNames;
 use tool_registry::search::DeferralRules;
 use tool_registry::{PoolConfig, ToolPool, ToolRegistry};
 use tool_sdk::DynTool;

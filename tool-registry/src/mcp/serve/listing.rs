@@ -10,12 +10,12 @@ use rmcp::model::{JsonObject, ListToolsResult, Tool, ToolAnnotations};
 use serde_json::Value;
 use tool_sdk::DynTool;
 
-#[cfg(doc)]
-use crate::export::{SchemaCache, captured::CachedTool};
 use crate::export::{
     RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
     open_input_root,
 };
+#[cfg(doc)]
+use crate::export::{SchemaCache, captured::CachedTool};
 use crate::providers::mcp::listed_output_schema;
 
 /// The default number of tools per `tools/list` page.

@@ -11,7 +11,7 @@ use crate::providers::gemini::{GeminiNames, MADE_UP_ID_PREFIX};
 
 /// Assembles Gemini `functionCall` parts from stream chunks (the first candidate), names
 /// mapped back with a [`GeminiNames`]. A call without an `id` gets `gemini-call-` plus
-/// its position among the calls of the response, as [`crate::providers::gemini::read_calls`]
+/// its position among the calls of the response, as [`ModelApi::read_calls`](crate::providers::ModelApi::read_calls)
 /// does.
 #[derive(Debug, Default)]
 pub struct GeminiStream {

@@ -22,7 +22,7 @@ use crate::providers::calls::{ModelToolCall, ToolCalls};
 ///
 /// A call is handed over (and may start) as soon as its JSON closes. Argument text that
 /// arrives for it afterwards cannot change what runs: it is logged as a warning and the call
-/// runs with the first complete value, where [`crate::providers::openai_chat::read_calls`],
+/// runs with the first complete value, where [`ModelApi::read_calls`](crate::providers::ModelApi::read_calls),
 /// reading the same text whole (`{"x":1}{"x":2}`), fails the call as not JSON. A call is handed over as soon as its arguments close one JSON
 /// object (nesting and strings tracked, so a `}` inside a string does not count), or when it
 /// is replaced, or at the chunk with a `finish_reason`, or at the end of the stream.

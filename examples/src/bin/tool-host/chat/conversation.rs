@@ -12,7 +12,6 @@ use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_registry::search::{DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate};
 use tool_sdk::{DynTool, ToolResultBlock};
 
-
 /// The text sent after the results of a turn whose tools the user cancelled (SPEC §5.6).
 pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
 

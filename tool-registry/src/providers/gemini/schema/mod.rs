@@ -148,11 +148,7 @@ impl Converter<'_> {
         SchemaError::portable(self.tool, &field_name(path), reason.as_ref())
     }
 
-    fn convert(
-        &mut self,
-        schema: &Value,
-        path: &str,
-    ) -> Result<Map<String, Value>, SchemaError> {
+    fn convert(&mut self, schema: &Value, path: &str) -> Result<Map<String, Value>, SchemaError> {
         self.converted += 1;
         if self.converted > MAX_INLINED_SCHEMAS {
             return Err(self.fail(
