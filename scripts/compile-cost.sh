@@ -187,10 +187,10 @@ RENDER = {
     "sdkv": '''    use {name} as _;
     let registry = tool_registry::ToolRegistry::collect().expect("the tools collect");
     let text = serde_json::Value::from(
-        tool_registry::export::SchemaCache::new()
-            .render(
+        tool_registry::providers::ModelApi::Anthropic
+            .definitions(
+                &tool_registry::export::SchemaCache::new(),
                 registry.tools(),
-                tool_registry::export::ExportTarget::Anthropic,
                 &Default::default(),
             )
             .expect("renders"),

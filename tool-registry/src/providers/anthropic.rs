@@ -1,6 +1,9 @@
-//! Anthropic Messages API (`POST /v1/messages`): the `tools` array ([`tools_json`]; cached and
-//! with per-request fields through [`ModelApi::definitions`](super::ModelApi::definitions)),
-//! `tool_use` blocks in, one user message of `tool_result` blocks out.
+//! Anthropic Messages API (`POST /v1/messages`): the `tools` array (cached and with
+//! per-request fields through [`ModelApi::definitions`](super::ModelApi::definitions), or
+//! written fresh as text by [`tools_json`]), `tool_use` blocks in, one user message of
+//! `tool_result` blocks out. Calls and answers go through
+//! [`ModelApi::read_calls`](super::ModelApi::read_calls) and
+//! [`ModelApi::write_results`](super::ModelApi::write_results).
 //!
 //! Reference: <https://docs.anthropic.com/en/docs/build-with-claude/tool-use> (the results
 //! must come first in the user message, one per `tool_use`, in order) and the streaming
@@ -171,7 +174,32 @@ fn assemble(
 /// written that way) is written where it is, not copied into a new value first. For the
 /// definitions of a session (cached, with `defer_loading` and `cache_control`), render through
 /// [`ModelApi::definitions`](super::ModelApi::definitions) instead.
-pub(crate) fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {
+///
+/// ```
+/// # use tool_sdk::prelude::*;
+/// # /// Says hello.
+/// # #[tool(name = "Hello", max_result_size_chars = 1_000)]
+/// # #[derive(Deserialize, JsonSchema)]
+/// # struct Hello {
+/// #     /// Who to greet.
+/// #     name: String,
+/// # }
+/// # #[tool]
+/// # impl Tool for Hello {
+/// #     type Output = String;
+/// #     async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+/// #         Ok(ToolResult::new("hello".to_owned()))
+/// #     }
+/// # }
+/// let tools = [tool_sdk::dyn_tool::<Hello>()];
+/// let text = tool_registry::providers::anthropic::tools_json(&tools);
+/// let cached = tool_registry::providers::ModelApi::Anthropic
+///     .definitions_json(&tool_registry::export::SchemaCache::new(), &tools, &Default::default())
+///     .unwrap();
+/// assert_eq!(text, cached);
+/// assert!(text.starts_with(r#"[{"name":"Hello","description":"Says hello.","input_schema":{"#));
+/// ```
+pub fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {
     let definitions: Vec<DefinitionRef<'_>> = tools
         .iter()
         .map(|tool| {

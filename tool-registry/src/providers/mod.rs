@@ -26,7 +26,7 @@
 //! assert_eq!(messages[1]["tool_call_id"], "call_2");
 //! ```
 
-pub(crate) mod anthropic;
+pub mod anthropic;
 mod api;
 mod calls;
 mod content;
