@@ -21,7 +21,10 @@ fn assemble(api: ModelApi, chunks: &[&[u8]], whole: &[u8]) {
     let _ = whole_stream.push_bytes(whole, &mut whole_ready);
     let whole_response = whole_stream.finish(&mut whole_ready);
 
-    assert_eq!(split_response, whole_response, "chunking changed the response");
+    assert_eq!(
+        split_response, whole_response,
+        "chunking changed the response"
+    );
     assert_eq!(
         split_ready, whole_ready,
         "chunking changed the calls handed over"
