@@ -2,13 +2,38 @@
 //! inside a chunk, arguments sent as an object, pieces after a call has closed, a late first
 //! id, and an id repeated across calls (the rest of the stream cases are in `provider_streams`).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
-use tool_registry::providers::stream::{AnthropicStream, OpenAiChatStream, ToolCallStream};
-use tool_registry::providers::{ArgumentsError, ModelToolCall};
+use tool_registry::dynamic::{DynamicTool, ToolHandler};
+use tool_registry::providers::gemini::GeminiNames;
+use tool_registry::providers::stream::ResponseStream;
+use tool_registry::providers::{ArgumentsError, ModelApi, ModelToolCall};
+use tool_sdk::{DynTool, ToolResultContent};
+
+fn new_stream(api: ModelApi) -> ResponseStream {
+    api.stream(&[]).unwrap()
+}
+
+/// Tools named `names` that echo their input.
+fn pool(names: &[&str]) -> Vec<Arc<dyn DynTool>> {
+    let handler = ToolHandler::new(|input: Value, _ctx| async move {
+        Ok(ToolResultContent::Text(input.to_string()))
+    });
+    names
+        .iter()
+        .map(|name| {
+            let definition =
+                json!({"name": name, "description": "Echoes.", "input_schema": {"type": "object"}});
+            Arc::new(DynamicTool::from_json(&definition, handler.clone()).unwrap())
+                as Arc<dyn DynTool>
+        })
+        .collect()
+}
 
 #[test]
 fn a_call_cut_by_the_token_limit_fails_as_truncated() {
-    let mut chat = ToolCallStream::new(OpenAiChatStream::default());
+    let mut chat = new_stream(ModelApi::OpenAiChat);
     let mut sink = Vec::new();
     chat.push_event(&json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "Write", "arguments": "{\"content\": \"long"}}]}}]}), &mut sink);
     chat.push_event(
@@ -21,14 +46,14 @@ fn a_call_cut_by_the_token_limit_fails_as_truncated() {
         "{:?}",
         sink[0]
     );
-    let mut anthropic = ToolCallStream::new(AnthropicStream::default());
+    let mut anthropic = new_stream(ModelApi::Anthropic);
     anthropic.push_event(&json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}}}), &mut sink);
     anthropic.push_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"content\": \"lo"}}), &mut sink);
     anthropic.push_event(
         &json!({"type": "content_block_stop", "index": 0}),
         &mut sink,
     );
-    let calls = anthropic.finish(&mut sink);
+    let calls = anthropic.finish(&mut sink).calls;
     assert!(
         matches!(calls.calls[0].input, Err(ArgumentsError::Truncated { .. })),
         "{:?}",
@@ -38,10 +63,11 @@ fn a_call_cut_by_the_token_limit_fails_as_truncated() {
 
 #[test]
 fn gemini_chunks_hand_over_each_call_with_its_chunk() {
-    use tool_registry::providers::gemini::GeminiNames;
-    use tool_registry::providers::stream::GeminiStream;
-    let names = GeminiNames::new(["3d_render", "Read"]);
-    let sent = names.to_gemini("3d_render").to_owned();
+    let tools = pool(&["3d_render", "Read"]);
+    let sent = GeminiNames::for_tools(&tools)
+        .to_gemini("3d_render")
+        .to_owned();
+    assert_ne!(sent, "3d_render", "a name Gemini refuses is sent mapped");
     let chunk = |parts: Value| {
         format!(
             "data: {}\r\n\r\n",
@@ -54,7 +80,7 @@ fn gemini_chunks_hand_over_each_call_with_its_chunk() {
             json!([{"functionCall": {"id": "c2", "name": "Read", "args": {"file_path": "/a"}}}]),
         );
     let split = body.find("Read").unwrap();
-    let mut stream = ToolCallStream::new(GeminiStream::new(names));
+    let mut stream = ModelApi::Gemini.stream(&tools).unwrap();
     let mut started = Vec::new();
     for byte in &body.as_bytes()[..split] {
         stream
@@ -70,7 +96,7 @@ fn gemini_chunks_hand_over_each_call_with_its_chunk() {
     stream
         .push_bytes(&body.as_bytes()[split..], &mut started)
         .unwrap();
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     let ids: Vec<(&str, bool)> = calls
         .calls
         .iter()
@@ -86,7 +112,7 @@ fn chat_chunk(tool_calls: Value, finish: Value) -> Value {
 
 #[test]
 fn a_bad_event_in_a_chunk_does_not_drop_the_events_after_it() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     let body = format!(
         "data: {}\n\ndata: {{oops\n\ndata: {}\n\n",
@@ -109,7 +135,7 @@ fn a_bad_event_in_a_chunk_does_not_drop_the_events_after_it() {
 
 #[test]
 fn chat_stream_arguments_sent_as_an_object_are_taken_as_is() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     stream.push_event(
         &chat_chunk(
@@ -118,13 +144,13 @@ fn chat_stream_arguments_sent_as_an_object_are_taken_as_is() {
         ),
         &mut started,
     );
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     assert_eq!(calls.calls[0].input, Ok(json!({"file_path": "/a"})));
 }
 
 #[test]
 fn a_named_piece_after_a_finished_call_starts_a_new_call() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     // Neither id nor index: each call is one piece carrying its name.
     for (name, args) in [("Read", "{\"x\":1}"), ("Glob", "{\"y\":2}")] {
@@ -136,7 +162,7 @@ fn a_named_piece_after_a_finished_call_starts_a_new_call() {
             &mut started,
         );
     }
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     let summary: Vec<(&str, Value)> = calls
         .calls
         .iter()
@@ -154,7 +180,7 @@ fn a_named_piece_after_a_finished_call_starts_a_new_call() {
 
 #[test]
 fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     stream.push_event(
         &chat_chunk(
@@ -170,7 +196,7 @@ fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
         ),
         &mut started,
     );
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls.calls[0].id, "call_real");
     assert_eq!(calls.calls[0].name, "Read");
@@ -179,7 +205,7 @@ fn a_chat_call_whose_id_comes_on_its_second_piece_stays_one_call() {
 
 #[test]
 fn a_streamed_call_repeating_a_handed_over_id_is_never_run_and_answered_alone() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started: Vec<ModelToolCall> = Vec::new();
     // Two calls share `call_x`; the one at index 1 closes (and is handed over) first.
     stream.push_event(
@@ -208,7 +234,7 @@ fn a_streamed_call_repeating_a_handed_over_id_is_never_run_and_answered_alone() 
         [json!({"n": 2})],
         "the first handed over runs, alone"
     );
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     assert_eq!(calls.len(), 2);
     assert!(
         matches!(&calls.calls[0].input, Err(ArgumentsError::DuplicateId { id, .. }) if id == "call_x"),

@@ -11,10 +11,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::orchestration::ToolUseUpdate;
-use tool_registry::providers::stream::{
-    AnthropicStream, CallAssembler, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream,
-};
-use tool_registry::providers::{ArgumentsError, ModelToolCall, ToolCalls};
+use tool_registry::providers::stream::ResponseStream;
+use tool_registry::providers::{ArgumentsError, ModelApi, ModelToolCall, ToolCalls};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolResultContent};
 
@@ -166,23 +164,24 @@ fn parsed(args: &str) -> Value {
 
 /// Feeds `body` in chunks cut at `cuts` (byte offsets, any order), returning the handed-over
 /// calls and the final list.
-fn assemble<A: CallAssembler + Default>(
-    body: &[u8],
-    cuts: &[usize],
-) -> (Vec<ModelToolCall>, ToolCalls) {
+fn assemble(api: ModelApi, body: &[u8], cuts: &[usize]) -> (Vec<ModelToolCall>, ToolCalls) {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
     cuts.push(0);
     cuts.push(body.len());
     cuts.sort_unstable();
-    let mut stream = ToolCallStream::new(A::default());
+    let mut stream = new_stream(api);
     let mut started = Vec::new();
     for pair in cuts.windows(2) {
         stream
             .push_bytes(&body[pair[0]..pair[1]], &mut started)
             .unwrap();
     }
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     (started, calls)
+}
+
+fn new_stream(api: ModelApi) -> ResponseStream {
+    api.stream(&[]).unwrap()
 }
 
 fn byte_by_byte(body: &str) -> Vec<usize> {
@@ -192,7 +191,7 @@ fn byte_by_byte(body: &str) -> Vec<usize> {
 #[test]
 fn anthropic_blocks_assemble_across_split_characters_and_escapes() {
     let body = anthropic_body(false);
-    let (started, calls) = assemble::<AnthropicStream>(body.as_bytes(), &byte_by_byte(&body));
+    let (started, calls) = assemble(ModelApi::Anthropic, body.as_bytes(), &byte_by_byte(&body));
     assert_eq!(started, calls.calls);
     assert_eq!(calls.calls.len(), 2);
     assert_eq!(
@@ -206,7 +205,7 @@ fn anthropic_blocks_assemble_across_split_characters_and_escapes() {
 #[test]
 fn a_truncated_anthropic_stream_fails_only_the_unfinished_call() {
     let body = anthropic_body(true);
-    let (started, calls) = assemble::<AnthropicStream>(body.as_bytes(), &[]);
+    let (started, calls) = assemble(ModelApi::Anthropic, body.as_bytes(), &[]);
     assert_eq!(started.len(), 2);
     assert_eq!(calls.calls[0].input, Ok(parsed(ARGS_A)));
     assert!(
@@ -234,12 +233,12 @@ fn a_truncated_anthropic_stream_fails_only_the_unfinished_call() {
 #[test]
 fn interleaved_chat_calls_are_handed_over_as_each_closes() {
     let body = chat_body();
-    let (started, calls) = assemble::<OpenAiChatStream>(body.as_bytes(), &byte_by_byte(&body));
+    let (started, calls) = assemble(ModelApi::OpenAiChat, body.as_bytes(), &byte_by_byte(&body));
     assert_eq!(calls.calls.len(), 2);
     assert_eq!(calls.calls[0].input, Ok(parsed(ARGS_A)));
     assert_eq!(calls.calls[1].input, Ok(parsed(ARGS_B)));
     // Each was handed over when its JSON closed, before the finish_reason chunk.
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut seen = Vec::new();
     let finish_at = body.find("\"finish_reason\":\"tool_calls\"").unwrap();
     let before_finish = body[..finish_at].rfind("data:").unwrap();
@@ -252,7 +251,7 @@ fn interleaved_chat_calls_are_handed_over_as_each_closes() {
 
 #[test]
 fn a_reused_chat_index_with_a_new_id_starts_a_new_call() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     let chunk = |tool_calls: Value, finish: Value| json!({"choices": [{"index": 0, "delta": {"tool_calls": tool_calls}, "finish_reason": finish}]});
     stream.push_event(&chunk(json!([{"index": 0, "id": "call_1", "function": {"name": "Read", "arguments": "{\"file_path\":"}}]), Value::Null), &mut started);
@@ -296,7 +295,7 @@ fn a_reused_chat_index_with_a_new_id_starts_a_new_call() {
     );
     assert_eq!(started.len(), 2);
     stream.push_event(&chunk(json!([]), json!("tool_calls")), &mut started);
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     let summary: Vec<(&str, &str, Value)> = calls
         .calls
         .iter()
@@ -315,7 +314,7 @@ fn a_reused_chat_index_with_a_new_id_starts_a_new_call() {
 
 #[test]
 fn a_truncated_chat_stream_fails_only_the_open_call() {
-    let mut stream = ToolCallStream::new(OpenAiChatStream::default());
+    let mut stream = new_stream(ModelApi::OpenAiChat);
     let mut started = Vec::new();
     let body = concat!(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"function\":{\"name\":\"Read\",\"arguments\":\"{}\"}}]}}]}\n\n",
@@ -324,7 +323,7 @@ fn a_truncated_chat_stream_fails_only_the_open_call() {
         "data: {\"choices\":[{\"ind",
     );
     stream.push_bytes(body.as_bytes(), &mut started).unwrap();
-    let calls = stream.finish(&mut started);
+    let calls = stream.finish(&mut started).calls;
     assert_eq!(calls.calls[0].input, Ok(json!({})));
     assert!(
         matches!(calls.calls[1].input, Err(ArgumentsError::Truncated { .. })),
@@ -336,14 +335,18 @@ fn a_truncated_chat_stream_fails_only_the_open_call() {
 #[test]
 fn responses_items_assemble_and_a_cut_item_fails_alone() {
     let body = responses_body(false);
-    let (started, calls) = assemble::<OpenAiResponsesStream>(body.as_bytes(), &byte_by_byte(&body));
+    let (started, calls) = assemble(
+        ModelApi::OpenAiResponses,
+        body.as_bytes(),
+        &byte_by_byte(&body),
+    );
     assert_eq!(started.len(), 2);
     let ids: Vec<&str> = calls.calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["call_a", "call_b"]);
     assert_eq!(calls.calls[0].input, Ok(parsed(ARGS_A)));
     assert_eq!(calls.calls[1].input, Ok(parsed(ARGS_B)));
     let body = responses_body(true);
-    let (_, calls) = assemble::<OpenAiResponsesStream>(body.as_bytes(), &[]);
+    let (_, calls) = assemble(ModelApi::OpenAiResponses, body.as_bytes(), &[]);
     assert_eq!(calls.calls[0].input, Ok(parsed(ARGS_A)));
     assert!(matches!(
         calls.calls[1].input,
@@ -370,7 +373,7 @@ async fn a_call_runs_while_the_rest_of_the_response_is_still_streaming() {
     let split = body[..second_start].rfind("event:").unwrap();
     let orchestrator = Orchestrator::new(&echo_pool(), OrchestratorConfig::default());
     let mut executor = orchestrator.streaming(TurnState::default());
-    let mut stream = ToolCallStream::new(AnthropicStream::default());
+    let mut stream = new_stream(ModelApi::Anthropic);
     stream
         .push_bytes(&body.as_bytes()[..split], &mut executor)
         .unwrap();
@@ -393,7 +396,7 @@ async fn a_call_runs_while_the_rest_of_the_response_is_still_streaming() {
     stream
         .push_bytes(&body.as_bytes()[split..], &mut executor)
         .unwrap();
-    let calls = stream.finish(&mut executor);
+    let calls = stream.finish(&mut executor).calls;
     let rest = executor.collect_results().await;
     let mut results = vec![result];
     results.extend(
@@ -412,16 +415,16 @@ proptest! {
     #[test]
     fn any_split_of_the_bytes_assembles_the_same_calls(cuts in proptest::collection::vec(any::<usize>(), 0..40)) {
         let anthropic = anthropic_body(false);
-        let (_, whole) = assemble::<AnthropicStream>(anthropic.as_bytes(), &[]);
-        let (_, split) = assemble::<AnthropicStream>(anthropic.as_bytes(), &cuts);
+        let (_, whole) = assemble(ModelApi::Anthropic, anthropic.as_bytes(), &[]);
+        let (_, split) = assemble(ModelApi::Anthropic, anthropic.as_bytes(), &cuts);
         prop_assert_eq!(whole, split);
         let chat = chat_body();
-        let (_, whole) = assemble::<OpenAiChatStream>(chat.as_bytes(), &[]);
-        let (_, split) = assemble::<OpenAiChatStream>(chat.as_bytes(), &cuts);
+        let (_, whole) = assemble(ModelApi::OpenAiChat, chat.as_bytes(), &[]);
+        let (_, split) = assemble(ModelApi::OpenAiChat, chat.as_bytes(), &cuts);
         prop_assert_eq!(whole, split);
         let responses = responses_body(false);
-        let (_, whole) = assemble::<OpenAiResponsesStream>(responses.as_bytes(), &[]);
-        let (_, split) = assemble::<OpenAiResponsesStream>(responses.as_bytes(), &cuts);
+        let (_, whole) = assemble(ModelApi::OpenAiResponses, responses.as_bytes(), &[]);
+        let (_, split) = assemble(ModelApi::OpenAiResponses, responses.as_bytes(), &cuts);
         prop_assert_eq!(whole, split);
     }
 
@@ -437,9 +440,9 @@ proptest! {
         cuts.push(chars.len());
         cuts.sort_unstable();
         let pieces: Vec<String> = cuts.windows(2).map(|w| chars[w[0]..w[1]].iter().collect()).collect();
-        let mut anthropic = ToolCallStream::new(AnthropicStream::default());
-        let mut chat = ToolCallStream::new(OpenAiChatStream::default());
-        let mut responses = ToolCallStream::new(OpenAiResponsesStream::default());
+        let mut anthropic = new_stream(ModelApi::Anthropic);
+        let mut chat = new_stream(ModelApi::OpenAiChat);
+        let mut responses = new_stream(ModelApi::OpenAiResponses);
         let mut sink = Vec::new();
         anthropic.push_event(&json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "Echo", "input": {}}}), &mut sink);
         chat.push_event(&json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "t", "function": {"name": "Echo", "arguments": ""}}]}}]}), &mut sink);
@@ -452,7 +455,7 @@ proptest! {
         anthropic.push_event(&json!({"type": "content_block_stop", "index": 0}), &mut sink);
         responses.push_event(&json!({"type": "response.output_item.done", "output_index": 0, "item": {"type": "function_call", "id": "fc", "call_id": "t", "name": "Echo"}}), &mut sink);
         let expected: Value = serde_json::from_str(&args).unwrap();
-        for calls in [anthropic.finish(&mut sink), chat.finish(&mut sink), responses.finish(&mut sink)] {
+        for calls in [anthropic.finish(&mut sink).calls, chat.finish(&mut sink).calls, responses.finish(&mut sink).calls] {
             prop_assert_eq!(calls.calls.len(), 1);
             prop_assert_eq!(calls.calls[0].input.clone(), Ok(expected.clone()));
         }

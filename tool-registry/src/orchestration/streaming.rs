@@ -33,7 +33,10 @@ pub(crate) const SUMMARY_CHARS: usize = 40;
 ///
 /// Feed blocks with [`StreamingToolExecutor::add_tool`], say the response ended with
 /// [`StreamingToolExecutor::finish`], and read the updates from
-/// [`StreamingToolExecutor::updates`] (also while adding). Rules:
+/// [`StreamingToolExecutor::updates`] (also while adding). The executor is a [`CallSink`]:
+/// a [`ResponseStream`](crate::providers::stream::ResponseStream) (from
+/// [`ModelApi::stream`](crate::providers::ModelApi::stream)) reading the model's response
+/// adds each call the moment it is complete. Rules:
 /// - a call starts when nothing runs, or when it and everything running are concurrency-safe;
 ///   the queue is scanned in order, and a blocked non-safe call stops the scan. There is no
 ///   concurrency cap, as in the reference;

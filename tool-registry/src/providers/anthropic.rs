@@ -7,8 +7,8 @@
 //!
 //! Reference: <https://docs.anthropic.com/en/docs/build-with-claude/tool-use> (the results
 //! must come first in the user message, one per `tool_use`, in order) and the streaming
-//! events in <https://docs.anthropic.com/en/api/messages-streaming> (see
-//! [`super::stream::AnthropicStream`]).
+//! events in <https://docs.anthropic.com/en/api/messages-streaming> (read by
+//! [`ModelApi::stream`](super::ModelApi::stream)).
 
 use std::borrow::Cow;
 use std::sync::Arc;

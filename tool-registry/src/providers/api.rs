@@ -9,6 +9,7 @@ use tool_sdk::{DynTool, ToolResultBlock};
 use super::calls::ToolCalls;
 use super::gemini::GeminiNames;
 use super::pairing::ResultsError;
+use super::stream::ResponseStream;
 use super::{ReadError, anthropic, gemini, mcp, openai_chat, openai_responses};
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
 
@@ -25,6 +26,8 @@ use crate::export::{RenderRequest, SchemaCache, SchemaError};
 /// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` | `function_call` items | `function_call_output` items (an array) |
 /// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries, portable schemas | `functionCall` parts | a content of `functionResponse` parts |
 /// | [`Mcp`](Self::Mcp) (`tools/list`) | `{"name","title"?,"description","inputSchema",..}` | — | — |
+///
+/// A streamed response of any of the four model APIs is read by [`ModelApi::stream`].
 ///
 /// MCP has no model response: a served pool's calls arrive as `tools/call` requests, which
 /// the MCP server answers, so reading calls and writing answers for [`Mcp`](Self::Mcp) is an
@@ -133,6 +136,23 @@ impl ModelApi {
             Self::OpenAiChat => openai_chat::read_calls(response),
             Self::OpenAiResponses => openai_responses::read_calls(response),
             Self::Gemini => gemini::read_calls(response, &GeminiNames::for_tools(tools)),
+            Self::Mcp => Err(ReadError::NotAModelApi),
+        }
+    }
+
+    /// A reader for a streamed response of this API ([`ResponseStream`]): bytes in as they
+    /// arrive, each tool call out as soon as it is complete (SPEC §5.5), the text so far, and
+    /// at the end the whole assistant message in this API's shape. `tools` as for
+    /// [`ModelApi::read_calls`] (Gemini maps refused names back through it).
+    ///
+    /// # Errors
+    /// [`ReadError::NotAModelApi`] for [`Mcp`](Self::Mcp).
+    pub fn stream(self, tools: &[Arc<dyn DynTool>]) -> Result<ResponseStream, ReadError> {
+        match self {
+            Self::Anthropic => Ok(ResponseStream::anthropic()),
+            Self::OpenAiChat => Ok(ResponseStream::openai_chat()),
+            Self::OpenAiResponses => Ok(ResponseStream::openai_responses()),
+            Self::Gemini => Ok(ResponseStream::gemini(GeminiNames::for_tools(tools))),
             Self::Mcp => Err(ReadError::NotAModelApi),
         }
     }

@@ -151,12 +151,6 @@ impl ToolCalls {
         Self { calls }
     }
 
-    /// Wraps calls in order without checking their ids (the stream assemblers, whose ids are
-    /// checked in the order calls were handed over, by [`super::stream::ToolCallStream`]).
-    pub(crate) fn unchecked(calls: Vec<ModelToolCall>) -> Self {
-        Self { calls }
-    }
-
     /// `true` when the turn has no tool call.
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()

@@ -4,8 +4,8 @@
 //!
 //! Reference: <https://platform.openai.com/docs/api-reference/chat/object> (a tool call is
 //! `{"id","type":"function","function":{"name","arguments"}}`, `arguments` being JSON text)
-//! and <https://platform.openai.com/docs/guides/function-calling>. Streamed calls: see
-//! [`super::stream::OpenAiChatStream`].
+//! and <https://platform.openai.com/docs/guides/function-calling>. Streamed responses: see
+//! [`ModelApi::stream`](super::ModelApi::stream).
 
 use serde_json::{Value, json};
 use tool_sdk::ToolResultBlock;

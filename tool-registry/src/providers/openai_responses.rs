@@ -6,8 +6,8 @@
 //! `function_call` item is `{"type":"function_call","id","call_id","name","arguments"}`, the
 //! answer `{"type":"function_call_output","call_id","output"}` where `output` is a string or
 //! a list of `input_text` / `input_image` parts) and
-//! <https://platform.openai.com/docs/guides/function-calling>. Streamed calls: see
-//! [`super::stream::OpenAiResponsesStream`].
+//! <https://platform.openai.com/docs/guides/function-calling>. Streamed responses: see
+//! [`ModelApi::stream`](super::ModelApi::stream).
 
 use serde_json::{Map, Value, json};
 use tool_sdk::ToolResultBlock;

@@ -1,20 +1,34 @@
-//! Anthropic Messages streaming (<https://docs.anthropic.com/en/api/messages-streaming>): a
-//! `tool_use` block opens with `content_block_start` (its `input` is `{}`), its input arrives
-//! as `input_json_delta` pieces of `partial_json`, and `content_block_stop` closes it.
+//! Anthropic Messages streaming (<https://docs.anthropic.com/en/api/messages-streaming>).
+//!
+//! Each content block opens with `content_block_start` (carrying the block with empty text,
+//! or a `tool_use` block whose `input` is `{}`), grows by `content_block_delta` events
+//! (`text_delta`, `thinking_delta`, `signature_delta`, `citations_delta`, `input_json_delta`
+//! pieces of `partial_json`) and closes with `content_block_stop`; blocks are keyed by
+//! `index`. `message_delta` carries `delta.stop_reason`, and `message_stop` ends the stream.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use super::{CallAssembler, Partial};
-use crate::providers::calls::{ModelToolCall, ToolCalls};
+use super::assemble::{Assemble, Found, Partial, append_text};
+use crate::providers::calls::ModelToolCall;
 
-/// Assembles `tool_use` blocks from Messages stream events. A block is handed over at its
-/// `content_block_stop`; server tool blocks (`server_tool_use`, run by the API) are skipped.
+/// Assembles a Messages response from its stream events.
+///
+/// A `tool_use` block is handed over at its `content_block_stop`; server tool blocks
+/// (`server_tool_use`, run by the API) are kept in the message (their `input` parsed from
+/// their `partial_json`) but are not calls. The message holds every block in index order,
+/// except text blocks left empty and `thinking` blocks whose signature never came (the API
+/// refuses them back); a `tool_use` block's `input` is its call's parsed input (`{}` when the
+/// call failed).
 #[derive(Debug, Default)]
-pub struct AnthropicStream {
+pub(crate) struct MessagesAssembler {
     open: BTreeMap<u64, Open>,
     done: BTreeMap<u64, ModelToolCall>,
+    /// Every content block as received and grown, by index.
+    blocks: BTreeMap<u64, Value>,
+    /// The `partial_json` of blocks that are not calls (server tools), by index.
+    partial_json: HashMap<u64, String>,
 }
 
 #[derive(Debug)]
@@ -24,71 +38,113 @@ struct Open {
     deltas: bool,
 }
 
-impl CallAssembler for AnthropicStream {
-    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
-        let index = event.get("index").and_then(Value::as_u64);
-        match (event.get("type").and_then(Value::as_str), index) {
-            (Some("content_block_start"), Some(index)) => {
-                let block = event.get("content_block").unwrap_or(&Value::Null);
-                if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    let text = |key: &str| {
-                        block
-                            .get(key)
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned()
-                    };
-                    let partial = Partial {
-                        id: text("id"),
-                        name: text("name"),
-                        ..Partial::default()
-                    };
-                    let start_input = block.get("input").cloned().unwrap_or(Value::Null);
-                    self.open.insert(
-                        index,
-                        Open {
-                            partial,
-                            start_input,
-                            deltas: false,
-                        },
-                    );
-                }
-                Vec::new()
-            }
-            (Some("content_block_delta"), Some(index)) => {
-                let delta = event.get("delta").unwrap_or(&Value::Null);
-                if delta.get("type").and_then(Value::as_str) == Some("input_json_delta")
-                    && let Some(open) = self.open.get_mut(&index)
-                {
-                    open.deltas = true;
-                    open.partial.append(
-                        delta
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default(),
-                    );
-                }
-                Vec::new()
-            }
-            (Some("content_block_stop"), Some(index)) => match self.open.remove(&index) {
-                Some(open) => {
-                    let call = if open.deltas {
-                        // Unfinished JSON at the block's end was cut by `max_tokens`.
-                        open.partial.at_end()
-                    } else {
-                        let input = match open.start_input {
-                            Value::Null => Value::Object(Map::new()),
-                            input => input,
-                        };
-                        ModelToolCall::new(open.partial.id, open.partial.name, input)
-                    };
-                    self.done.insert(index, call.clone());
-                    vec![call]
-                }
-                None => Vec::new(),
-            },
-            _ => Vec::new(),
+fn text_of<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl MessagesAssembler {
+    fn start(&mut self, index: u64, block: &Value, found: &mut Found) {
+        found.text.push_str(text_of(block, "text"));
+        if text_of(block, "type") == "tool_use" {
+            let partial = Partial {
+                id: text_of(block, "id").to_owned(),
+                name: text_of(block, "name").to_owned(),
+                ..Partial::default()
+            };
+            let start_input = block.get("input").cloned().unwrap_or(Value::Null);
+            self.open.insert(
+                index,
+                Open {
+                    partial,
+                    start_input,
+                    deltas: false,
+                },
+            );
         }
+        self.blocks.insert(index, block.clone());
+    }
+
+    fn delta(&mut self, index: u64, delta: &Value, found: &mut Found) {
+        if text_of(delta, "type") == "input_json_delta" {
+            let piece = text_of(delta, "partial_json");
+            match self.open.get_mut(&index) {
+                Some(open) => {
+                    open.deltas = true;
+                    open.partial.append(piece);
+                }
+                None => self.partial_json.entry(index).or_default().push_str(piece),
+            }
+            return;
+        }
+        let Some(block) = self.blocks.get_mut(&index).and_then(Value::as_object_mut) else {
+            return;
+        };
+        match text_of(delta, "type") {
+            "text_delta" => {
+                let piece = text_of(delta, "text");
+                found.text.push_str(piece);
+                append_text(block, "text", piece);
+            }
+            "thinking_delta" => append_text(block, "thinking", text_of(delta, "thinking")),
+            "signature_delta" => {
+                block.insert("signature".into(), json!(text_of(delta, "signature")));
+            }
+            "citations_delta" => {
+                if let Some(citation) = delta.get("citation")
+                    && let Value::Array(list) = block.entry("citations").or_insert(json!([]))
+                {
+                    list.push(citation.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn stop(&mut self, index: u64) -> Option<ModelToolCall> {
+        let open = self.open.remove(&index)?;
+        let call = if open.deltas {
+            // Unfinished JSON at the block's end was cut by `max_tokens`.
+            open.partial.at_end()
+        } else {
+            let input = match open.start_input {
+                Value::Null => Value::Object(Map::new()),
+                input => input,
+            };
+            ModelToolCall::new(open.partial.id, open.partial.name, input)
+        };
+        self.done.insert(index, call.clone());
+        Some(call)
+    }
+}
+
+impl Assemble for MessagesAssembler {
+    fn push(&mut self, event: &Value, found: &mut Found) -> Vec<ModelToolCall> {
+        let index = event.get("index").and_then(Value::as_u64);
+        let mut out = Vec::new();
+        match (text_of(event, "type"), index) {
+            ("content_block_start", Some(index)) => {
+                let block = event.get("content_block").unwrap_or(&Value::Null);
+                self.start(index, block, found);
+            }
+            ("content_block_delta", Some(index)) => {
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                self.delta(index, delta, found);
+            }
+            ("content_block_stop", Some(index)) => out.extend(self.stop(index)),
+            ("message_delta", _) => {
+                if let Some(reason) = event
+                    .get("delta")
+                    .and_then(|delta| delta.get("stop_reason"))
+                    .and_then(Value::as_str)
+                {
+                    found.stop_reason = Some(reason.to_owned());
+                    found.ended = true;
+                }
+            }
+            ("message_stop", _) => found.ended = true,
+            _ => {}
+        }
+        out
     }
 
     fn end(&mut self) -> Vec<ModelToolCall> {
@@ -102,7 +158,35 @@ impl CallAssembler for AnthropicStream {
         ended
     }
 
-    fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::unchecked(std::mem::take(&mut self.done).into_values().collect())
+    fn calls(&self) -> Vec<ModelToolCall> {
+        self.done.values().cloned().collect()
+    }
+
+    fn message(&self) -> Value {
+        let mut content = Vec::new();
+        for (index, block) in &self.blocks {
+            let mut block = block.clone();
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") if text_of(&block, "text").is_empty() => continue,
+                Some("text") => {}
+                Some("thinking") if block.get("signature").is_none() => continue,
+                Some("tool_use") => {
+                    block["input"] = self
+                        .done
+                        .get(index)
+                        .and_then(|call| call.input.clone().ok())
+                        .unwrap_or_else(|| Value::Object(Map::new()));
+                }
+                Some(_) => {
+                    if let Some(raw) = self.partial_json.get(index) {
+                        block["input"] =
+                            serde_json::from_str(raw).unwrap_or_else(|_| Value::Object(Map::new()));
+                    }
+                }
+                None => continue,
+            }
+            content.push(block);
+        }
+        json!({"role": "assistant", "content": content})
     }
 }

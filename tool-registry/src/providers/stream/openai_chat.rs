@@ -1,16 +1,21 @@
 //! OpenAI Chat Completions streaming
 //! (<https://platform.openai.com/docs/api-reference/chat-streaming>): each chunk's
 //! `choices[0].delta.tool_calls` holds pieces keyed by `index`; the first piece of a call
-//! carries its `id` and `function.name`, later ones only `function.arguments` text.
+//! carries its `id` and `function.name`, later ones only `function.arguments` text;
+//! `delta.content` holds pieces of the text, and the chunk with a `finish_reason` ends the
+//! choice (the body then ends with `data: [DONE]`).
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{CallAssembler, Partial};
-use crate::providers::calls::{ModelToolCall, ToolCalls};
+use super::assemble::{Assemble, Found, Partial};
+use crate::providers::calls::ModelToolCall;
 
-/// Assembles Chat Completions tool calls from stream chunks (the first choice).
+/// Assembles a Chat Completions assistant message from stream chunks (the choice of `index`
+/// 0): `{"role":"assistant","content":text or null,"tool_calls":[...]}`, `tool_calls` present
+/// when the model called a tool, each call's `arguments` the JSON text of its parsed input
+/// (`{}` when the call failed).
 ///
 /// A piece with an `id` different from the open call at its `index` finishes that call and
 /// starts a new one (some compatible servers reuse indices), except that a call whose first
@@ -27,9 +32,10 @@ use crate::providers::calls::{ModelToolCall, ToolCalls};
 /// object (nesting and strings tracked, so a `}` inside a string does not count), or when it
 /// is replaced, or at the chunk with a `finish_reason`, or at the end of the stream.
 #[derive(Debug, Default)]
-pub struct OpenAiChatStream {
+pub(crate) struct ChatAssembler {
     calls: Vec<Slot>,
     open_at: HashMap<u64, usize>,
+    text: String,
 }
 
 #[derive(Debug)]
@@ -40,7 +46,7 @@ struct Slot {
     done: Option<ModelToolCall>,
 }
 
-impl OpenAiChatStream {
+impl ChatAssembler {
     fn complete(&mut self, slot: usize, out: &mut Vec<ModelToolCall>) {
         let slot = &mut self.calls[slot];
         if slot.done.is_none() {
@@ -51,8 +57,8 @@ impl OpenAiChatStream {
     }
 }
 
-impl CallAssembler for OpenAiChatStream {
-    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
+impl Assemble for ChatAssembler {
+    fn push(&mut self, event: &Value, found: &mut Found) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         let Some(choice) = event
             .get("choices")
@@ -65,6 +71,14 @@ impl CallAssembler for OpenAiChatStream {
         else {
             return out;
         };
+        if let Some(piece) = choice
+            .get("delta")
+            .and_then(|delta| delta.get("content"))
+            .and_then(Value::as_str)
+        {
+            found.text.push_str(piece);
+            self.text.push_str(piece);
+        }
         let pieces = choice
             .get("delta")
             .and_then(|delta| delta.get("tool_calls"))
@@ -148,6 +162,10 @@ impl CallAssembler for OpenAiChatStream {
                 self.complete(slot, &mut out);
             }
         }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            found.stop_reason = Some(reason.to_owned());
+            found.ended = true;
+        }
         if choice
             .get("finish_reason")
             .is_some_and(|reason| !reason.is_null())
@@ -172,13 +190,35 @@ impl CallAssembler for OpenAiChatStream {
         out
     }
 
-    fn take_calls(&mut self) -> ToolCalls {
-        self.open_at.clear();
-        ToolCalls::unchecked(
-            std::mem::take(&mut self.calls)
-                .into_iter()
-                .filter_map(|slot| slot.done)
-                .collect(),
-        )
+    fn calls(&self) -> Vec<ModelToolCall> {
+        self.calls
+            .iter()
+            .filter_map(|slot| slot.done.clone())
+            .collect()
+    }
+
+    fn message(&self) -> Value {
+        let content = if self.text.is_empty() {
+            Value::Null
+        } else {
+            json!(self.text)
+        };
+        let mut message = json!({"role": "assistant", "content": content});
+        let tool_calls: Vec<Value> = self
+            .calls()
+            .into_iter()
+            .map(|call| {
+                let arguments = call.input.unwrap_or_else(|_| json!({}));
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": arguments.to_string()},
+                })
+            })
+            .collect();
+        if !tool_calls.is_empty() {
+            message["tool_calls"] = Value::Array(tool_calls);
+        }
+        message
     }
 }

@@ -1,28 +1,49 @@
 //! OpenAI Responses streaming
-//! (<https://platform.openai.com/docs/api-reference/responses-streaming>): a `function_call`
-//! item opens with `response.output_item.added`, its arguments arrive as
-//! `response.function_call_arguments.delta` and end with
-//! `response.function_call_arguments.done` (which repeats the whole text);
-//! `response.output_item.done` repeats the finished item.
+//! (<https://platform.openai.com/docs/api-reference/responses-streaming>).
+//!
+//! Each output item opens with `response.output_item.added` (at its `output_index`) and
+//! closes with `response.output_item.done`, which repeats the finished item. In between, a
+//! `message` item's content parts open with `response.content_part.added` and their text
+//! arrives as `response.output_text.delta` (a refusal as `response.refusal.delta`); a
+//! `function_call` item's arguments arrive as `response.function_call_arguments.delta` and
+//! end with `response.function_call_arguments.done` (which repeats the whole text). The
+//! stream ends with `response.completed` or `response.incomplete` (the response's `status`
+//! and `incomplete_details.reason`), or fails with `response.failed` (`response.error`).
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
-use super::{CallAssembler, Partial};
-use crate::providers::calls::{ModelToolCall, ToolCalls};
+use super::assemble::{Assemble, Found, Partial, append_text};
+use super::error::StreamedError;
+use crate::providers::calls::ModelToolCall;
 
-/// Assembles Responses `function_call` items from stream events, keyed by `item_id` and
-/// ordered by `output_index`. A call is handed over at `function_call_arguments.done` (or at
-/// `output_item.done` if that comes first), parsed from the full text the event repeats.
+/// Assembles a Responses output from stream events: the message is the array of output
+/// items, in `output_index` order, ready to append to the next request's `input`.
+///
+/// `function_call` items are keyed by `item_id`; a call is handed over at
+/// `function_call_arguments.done` (or at `output_item.done` if that comes first), parsed from
+/// the full text the event repeats. Every item is kept as the API last sent it (`reasoning`
+/// items included, with their `encrypted_content` when it was asked for); an item whose
+/// `output_item.done` never came is kept as it grew, with `status` `incomplete`. A
+/// `function_call` item whose call failed carries `"arguments":"{}"`.
 #[derive(Debug, Default)]
-pub struct OpenAiResponsesStream {
+pub(crate) struct ResponsesAssembler {
     open: BTreeMap<String, (u64, Partial)>,
     done: BTreeMap<u64, ModelToolCall>,
     finished_items: Vec<String>,
+    /// Every output item as received and grown, by `output_index`.
+    items: BTreeMap<u64, Item>,
 }
 
-impl OpenAiResponsesStream {
+#[derive(Debug)]
+struct Item {
+    value: Value,
+    /// `response.output_item.done` came for it.
+    done: bool,
+}
+
+impl ResponsesAssembler {
     fn finish_item(&mut self, item_id: &str, full: Option<&str>, out: &mut Vec<ModelToolCall>) {
         let Some((index, mut partial)) = self.open.remove(item_id) else {
             return;
@@ -35,19 +56,74 @@ impl OpenAiResponsesStream {
         self.finished_items.push(item_id.to_owned());
         out.push(call);
     }
+
+    /// The item at `index` as an object, when the API opened one there.
+    fn item_mut(&mut self, index: u64) -> Option<&mut Map<String, Value>> {
+        self.items.get_mut(&index)?.value.as_object_mut()
+    }
+
+    /// Appends `piece` to `key` of the content part at the event's `content_index`.
+    fn grow_part(&mut self, index: u64, event: &Value, key: &str, piece: &str) {
+        let at = event
+            .get("content_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let Some(item) = self.item_mut(index) else {
+            return;
+        };
+        let Value::Array(parts) = item.entry("content").or_insert(json!([])) else {
+            return;
+        };
+        let Some(Value::Object(part)) = usize::try_from(at).ok().and_then(|at| parts.get_mut(at))
+        else {
+            return;
+        };
+        append_text(part, key, piece);
+    }
+
+    /// Puts the part of `response.content_part.added` at its `content_index`.
+    fn add_part(&mut self, index: u64, event: &Value) {
+        let at = event
+            .get("content_index")
+            .and_then(Value::as_u64)
+            .and_then(|at| usize::try_from(at).ok())
+            .unwrap_or(0);
+        let part = event.get("part").cloned().unwrap_or_else(|| json!({}));
+        let Some(item) = self.item_mut(index) else {
+            return;
+        };
+        if let Value::Array(parts) = item.entry("content").or_insert(json!([])) {
+            match at.cmp(&parts.len()) {
+                std::cmp::Ordering::Less => parts[at] = part,
+                std::cmp::Ordering::Equal => parts.push(part),
+                std::cmp::Ordering::Greater => {}
+            }
+        }
+    }
+
+    fn ended(response: &Value, found: &mut Found) {
+        let reason = response
+            .get("incomplete_details")
+            .and_then(|details| details.get("reason"))
+            .or_else(|| response.get("status"))
+            .and_then(Value::as_str);
+        found.stop_reason = Some(reason.unwrap_or("completed").to_owned());
+        found.ended = true;
+    }
 }
 
 fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
-impl CallAssembler for OpenAiResponsesStream {
-    fn push(&mut self, event: &Value) -> Vec<ModelToolCall> {
+impl Assemble for ResponsesAssembler {
+    fn push(&mut self, event: &Value, found: &mut Found) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
         let index = event
             .get("output_index")
             .and_then(Value::as_u64)
             .unwrap_or(0);
+        let response = event.get("response").unwrap_or(&Value::Null);
         match text(event, "type") {
             Some("response.output_item.added") => {
                 let item = event.get("item").unwrap_or(&Value::Null);
@@ -63,12 +139,30 @@ impl CallAssembler for OpenAiResponsesStream {
                     partial.append(text(item, "arguments").unwrap_or_default());
                     self.open.insert(item_id.to_owned(), (index, partial));
                 }
+                self.items.entry(index).or_insert_with(|| Item {
+                    value: item.clone(),
+                    done: false,
+                });
+            }
+            Some("response.content_part.added") => self.add_part(index, event),
+            Some("response.output_text.delta") => {
+                let piece = text(event, "delta").unwrap_or_default();
+                found.text.push_str(piece);
+                self.grow_part(index, event, "text", piece);
+            }
+            Some("response.refusal.delta") => {
+                let piece = text(event, "delta").unwrap_or_default();
+                self.grow_part(index, event, "refusal", piece);
             }
             Some("response.function_call_arguments.delta") => {
+                let piece = text(event, "delta").unwrap_or_default();
                 if let Some(item_id) = text(event, "item_id")
                     && let Some((_, partial)) = self.open.get_mut(item_id)
                 {
-                    partial.append(text(event, "delta").unwrap_or_default());
+                    partial.append(piece);
+                }
+                if let Some(item) = self.item_mut(index) {
+                    append_text(item, "arguments", piece);
                 }
             }
             Some("response.function_call_arguments.done") => {
@@ -81,6 +175,11 @@ impl CallAssembler for OpenAiResponsesStream {
                     }
                     let full = text(event, "arguments");
                     self.finish_item(item_id, full, &mut out);
+                    if let Some(full) = full
+                        && let Some(item) = self.item_mut(index)
+                    {
+                        item.insert("arguments".into(), json!(full));
+                    }
                 }
             }
             Some("response.output_item.done") => {
@@ -91,6 +190,21 @@ impl CallAssembler for OpenAiResponsesStream {
                     let full = text(item, "arguments");
                     self.finish_item(item_id, full, &mut out);
                 }
+                self.items.insert(
+                    index,
+                    Item {
+                        value: item.clone(),
+                        done: true,
+                    },
+                );
+            }
+            Some("response.completed" | "response.incomplete") => Self::ended(response, found),
+            Some("response.failed") => {
+                let error = response.get("error").unwrap_or(&Value::Null);
+                found.error = Some(StreamedError::new(
+                    text(error, "code").unwrap_or("error"),
+                    text(error, "message").unwrap_or_default(),
+                ));
             }
             _ => {}
         }
@@ -108,7 +222,27 @@ impl CallAssembler for OpenAiResponsesStream {
         out
     }
 
-    fn take_calls(&mut self) -> ToolCalls {
-        ToolCalls::unchecked(std::mem::take(&mut self.done).into_values().collect())
+    fn calls(&self) -> Vec<ModelToolCall> {
+        self.done.values().cloned().collect()
+    }
+
+    fn message(&self) -> Value {
+        let mut items = Vec::new();
+        for (index, item) in &self.items {
+            let mut value = item.value.clone();
+            let Some(object) = value.as_object_mut() else {
+                continue;
+            };
+            if !item.done {
+                object.insert("status".into(), json!("incomplete"));
+            }
+            if object.get("type").and_then(Value::as_str) == Some("function_call")
+                && self.done.get(index).is_some_and(|call| call.input.is_err())
+            {
+                object.insert("arguments".into(), json!("{}"));
+            }
+            items.push(value);
+        }
+        Value::Array(items)
     }
 }

@@ -3,18 +3,18 @@
 
 /// One event: its `event:` name, if any, and its `data:` lines joined by `\n`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SseEvent {
+pub(crate) struct SseEvent {
     /// The `event:` field.
-    pub event: Option<String>,
+    pub(crate) event: Option<String>,
     /// The `data:` lines, joined by `\n`.
-    pub data: String,
+    pub(crate) data: String,
 }
 
 /// Splits a byte stream into events. Bytes are kept until their line ends, so a UTF-8
 /// character cut between two chunks is decoded whole. Lines end with `\n`, `\r\n` or `\r`;
 /// comment lines (`:`) and unknown fields are ignored.
 #[derive(Debug, Default)]
-pub struct SseDecoder {
+pub(crate) struct SseDecoder {
     buffer: Vec<u8>,
     event: Option<String>,
     data: Option<String>,
@@ -23,7 +23,7 @@ pub struct SseDecoder {
 
 impl SseDecoder {
     /// Reads a chunk, returning the events it completed.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
         for &byte in bytes {
             if self.pending_cr {
@@ -45,7 +45,7 @@ impl SseDecoder {
     }
 
     /// The stream ended: the last event, when its data had no blank line after it.
-    pub fn finish(&mut self) -> Vec<SseEvent> {
+    pub(crate) fn finish(&mut self) -> Vec<SseEvent> {
         let mut events = Vec::new();
         if !self.buffer.is_empty() {
             self.end_line(&mut events);

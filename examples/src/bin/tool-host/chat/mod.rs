@@ -372,7 +372,7 @@ impl Agent {
             ..TurnState::default()
         };
         let mut executor = self.orchestrator.streaming(turn);
-        let mut reader = ResponseReader::new(self.provider);
+        let mut reader = ResponseReader::new(self.provider, &self.tools)?;
         let mut body = response.bytes_stream();
         let stream_text = self.stream_text;
         let mut wrote = false;
@@ -397,12 +397,11 @@ impl Agent {
                 () = cancel.cancelled() => break,
             }
         }
-        let stream_error = reader
-            .stream_error
-            .take()
-            .map(|(error, retryable)| (self.client.redact(&error), retryable));
-        let reader_stop = reader.stop_reason.clone();
         let read = reader.finish(&mut executor, &mut on_text);
+        let stream_error = read
+            .error
+            .as_ref()
+            .map(|error| (self.client.redact(&error.to_string()), error.retryable));
         if wrote {
             println!();
         }
@@ -432,7 +431,7 @@ impl Agent {
             return Err(error);
         }
         if read.calls.is_empty() {
-            if reader_stop.as_deref() == Some("pause_turn") {
+            if read.stop_reason.as_deref() == Some("pause_turn") {
                 // A long server-side tool turn paused: sending it back lets the model go on.
                 return Ok(Step::Again);
             }
