@@ -26,9 +26,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
+    // A pool whose names Gemini maps (read back and answered through the map).
+    let pool = tool_sdk_fuzz::fixed_pool();
     for api in ModelApi::ALL {
-        if let Ok(calls) = api.read_calls(&value, &[]) {
-            api.write_results(&calls, results(&calls), &[])
+        if let Ok(calls) = api.read_calls(&value, pool) {
+            api.write_results(&calls, results(&calls), pool)
                 .expect("results pair");
         }
     }

@@ -81,10 +81,12 @@ impl Rendered {
     }
 }
 
-/// Per-request choices: added to a copy of each cached definition, never to the cache.
+/// Per-request choices: added to a copy of each cached definition, never to the cache. Gemini
+/// definitions take none of them (Gemini has no strict mode, no deferred loading and no cache
+/// control, and its portable schemas never state `additionalProperties`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RenderRequest {
-    /// Ask OpenAI targets for strict mode for every tool (tools that set `strict` get it
+    /// Ask the OpenAI APIs for strict mode for every tool (tools that set `strict` get it
     /// anyway). Anthropic definitions carry `"strict": true` only for tools that set it.
     pub strict: bool,
     /// What happens to a tool that cannot be strict.
@@ -98,7 +100,7 @@ pub struct RenderRequest {
     /// refused: set it to the orchestrator's
     /// [`lenient_input_tools`](crate::OrchestratorConfig::lenient_input_tools), so the
     /// definitions sent advertise what the orchestrator running the calls accepts: the input
-    /// schema's root has no `additionalProperties: false`, for every target. Strict mode
+    /// schema's root has no `additionalProperties: false`, for every API. Strict mode
     /// (OpenAI's, and Anthropic's `"strict": true`) requires that `false`, so these tools are
     /// not strict: under [`StrictPolicy::Error`] asking for it is a [`SchemaError`] on
     /// `(root)`; under [`StrictPolicy::DropStrict`] they are sent without it, with a warning.

@@ -42,6 +42,12 @@ impl SchemaErrorKind {
 }
 
 impl SchemaError {
+    /// `true` when strict mode (OpenAI's, or a tool's own `strict`) refused the schema; `false`
+    /// when Gemini's portable schema profile did.
+    pub fn is_strict(&self) -> bool {
+        self.kind == SchemaErrorKind::Strict
+    }
+
     /// `field` of `tool` cannot be in strict mode, because of `reason`.
     pub(crate) fn strict(tool: &str, field: &str, reason: &str) -> Self {
         Self::new(tool, field, reason, SchemaErrorKind::Strict)

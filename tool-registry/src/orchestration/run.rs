@@ -1,7 +1,7 @@
 //! Running a model's batch of `tool_use` blocks as a stream of updates (SPEC §5.2): progress,
 //! one result per call, and context changes; and collecting that stream into a
-//! [`TurnOutcome`] (written in a model API's shape by that API's module, e.g.
-//! `providers::anthropic::results_message`).
+//! [`TurnOutcome`] (written in a model API's shape by
+//! [`ModelApi::write_results`](crate::providers::ModelApi::write_results)).
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;

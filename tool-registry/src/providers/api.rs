@@ -51,6 +51,35 @@ pub enum ModelApi {
     Mcp,
 }
 
+// Each API's cached renders have slots of their own in the schema cache.
+const _: () = {
+    use crate::export::shape::{SHAPE_SLOTS, STRICT_SLOTS, StrictMode};
+    let shapes = [
+        &anthropic::SHAPE,
+        &openai_chat::SHAPE,
+        &openai_responses::SHAPE,
+        &mcp::SHAPE,
+    ];
+    let mut i = 0;
+    while i < shapes.len() {
+        assert!(shapes[i].slot < SHAPE_SLOTS);
+        let mut j = i + 1;
+        while j < shapes.len() {
+            assert!(shapes[i].slot != shapes[j].slot);
+            if let (StrictMode::Schema { slot: a }, StrictMode::Schema { slot: b }) =
+                (shapes[i].strict, shapes[j].strict)
+            {
+                assert!(a != b);
+            }
+            j += 1;
+        }
+        if let StrictMode::Schema { slot } = shapes[i].strict {
+            assert!(slot < STRICT_SLOTS);
+        }
+        i += 1;
+    }
+};
+
 impl ModelApi {
     /// Every API, in the order `--format` lists them.
     pub const ALL: [ModelApi; 5] = [
@@ -75,8 +104,10 @@ impl ModelApi {
     /// The definitions of `tools` for this API, in order, from the session `cache` (each
     /// tool's definition captured at its first render and byte-identical afterwards, SPEC
     /// §8.4), with `request`'s per-request fields added to copies. For
-    /// [`Gemini`](Self::Gemini), the `functionDeclarations` entries (wrap them as
-    /// `[{"functionDeclarations": [...]}]`), names mapped as [`GeminiNames::for_tools`] says.
+    /// [`Gemini`](Self::Gemini): the bare `functionDeclarations` entries
+    /// `{"name","description","parameters"?}` (a request sends them as
+    /// `"tools": [{"functionDeclarations": [...]}]`), names mapped as
+    /// [`GeminiNames::for_tools`] says, and `request` ignored (see [`RenderRequest`]).
     ///
     /// # Errors
     /// [`SchemaError`] naming the tool and field: an OpenAI API in strict mode under

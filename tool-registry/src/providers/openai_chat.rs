@@ -22,7 +22,10 @@ pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
     slot: 1,
     write: |tool, strict_schema| {
         let function = super::openai_responses::function(tool, false, strict_schema);
-        json!({"type": "function", "function": function})
+        let mut outer = serde_json::Map::new();
+        outer.insert("type".to_owned(), Value::String("function".to_owned()));
+        outer.insert("function".to_owned(), Value::Object(function));
+        Value::Object(outer)
     },
     input_schema_at: &["function", "parameters"],
     strict: StrictMode::Schema { slot: 0 },

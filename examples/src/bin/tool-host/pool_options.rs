@@ -290,16 +290,18 @@ pub fn definitions(
             eprintln!("tool-host: warning: {error}; sent without strict mode");
         }
     }
-    if api == ModelApi::Gemini {
-        for (name, sent) in GeminiNames::for_tools(pool.tools()).renamed() {
-            eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");
-        }
-    }
     let request = RenderRequest {
         strict,
         strict_policy: StrictPolicy::DropStrict,
         ..RenderRequest::default()
     };
-    api.definitions(&cache, pool.tools(), &request)
-        .map_err(|error| error.to_string())
+    let definitions = api
+        .definitions(&cache, pool.tools(), &request)
+        .map_err(|error| error.to_string())?;
+    if api == ModelApi::Gemini {
+        for (name, sent) in GeminiNames::for_tools(pool.tools()).renamed() {
+            eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");
+        }
+    }
+    Ok(definitions)
 }

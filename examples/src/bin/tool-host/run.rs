@@ -55,7 +55,7 @@ pub struct RunArgs {
     /// `tool` messages; openai-responses reads a response or its `output` items and writes
     /// `function_call_output` items; gemini reads a response, a content or its parts and
     /// writes a content of `functionResponse` parts.
-    #[arg(long, default_value = "anthropic")]
+    #[arg(long, default_value = "anthropic", value_parser = parse_model_api)]
     pub format: ModelApi,
     /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
     /// command holds its own paths and runs against the real filesystem, where `--rebase`
@@ -298,4 +298,15 @@ fn replay(
         println!("replayed {} assistant turns", turns.len());
     }
     Ok(())
+}
+
+/// `run --format`: a model API whose messages hold tool calls (`mcp` is a definitions format
+/// only: a served pool's calls arrive as `tools/call` requests).
+fn parse_model_api(text: &str) -> Result<ModelApi, String> {
+    match text.parse() {
+        Ok(ModelApi::Mcp) | Err(_) => Err(format!(
+            "`{text}` is not a model API `run` reads; use anthropic, openai-chat, openai-responses or gemini"
+        )),
+        Ok(api) => Ok(api),
+    }
 }

@@ -34,26 +34,31 @@ use conversation::{
 };
 use stream::ResponseReader;
 
-/// `--provider`: a model API `chat` speaks, as [`ModelApi`] writes it (`openai` is
-/// `openai-chat`).
-fn parse_provider(text: &str) -> Result<ModelApi, String> {
-    match text {
-        "openai" => Ok(ModelApi::OpenAiChat),
-        _ => match text.parse()? {
-            api @ (ModelApi::Anthropic | ModelApi::OpenAiChat) => Ok(api),
-            other => Err(format!(
-                "`chat` speaks anthropic and openai (any OpenAI-compatible Chat Completions endpoint), not {other}"
-            )),
-        },
-    }
+/// `--provider`: a model API `chat` speaks, as a [`ModelApi`]; `openai-chat` is an alias of
+/// `openai`.
+fn provider_parser() -> impl clap::builder::TypedValueParser<Value = ModelApi> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new([
+        PossibleValue::new("anthropic")
+            .help("The Anthropic Messages API (`POST /v1/messages`), key in `ANTHROPIC_API_KEY`"),
+        PossibleValue::new("openai").alias("openai-chat").help(
+            "An OpenAI-compatible Chat Completions API (`POST /chat/completions`), key in \
+             `OPENAI_API_KEY` (optional for a local server given with `--base-url`)",
+        ),
+    ])
+    .map(|text| {
+        if text == "anthropic" {
+            ModelApi::Anthropic
+        } else {
+            ModelApi::OpenAiChat
+        }
+    })
 }
 
 /// Where `chat` finds a model API: the environment variables of its key and root, its own
 /// root, and the model used when none is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Endpoint {
-    /// The model API (Anthropic or OpenAI Chat Completions).
-    pub api: ModelApi,
     /// The environment variable holding the key.
     pub key_variable: &'static str,
     /// The environment variable holding the API root when `--base-url` is not given.
@@ -63,12 +68,11 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// The endpoint of `api`: Anthropic's, or OpenAI's for any other (`chat` speaks those two,
-    /// [`parse_provider`]).
+    /// The endpoint of `api`: Anthropic's, or OpenAI Chat Completions' for any other (`chat`
+    /// speaks those two; its `--provider` parser gives no other).
     pub fn of(api: ModelApi) -> Self {
         if api == ModelApi::Anthropic {
             Self {
-                api,
                 key_variable: "ANTHROPIC_API_KEY",
                 base_url_variable: "ANTHROPIC_BASE_URL",
                 default_base_url: "https://api.anthropic.com",
@@ -76,7 +80,6 @@ impl Endpoint {
             }
         } else {
             Self {
-                api: ModelApi::OpenAiChat,
                 key_variable: "OPENAI_API_KEY",
                 base_url_variable: "OPENAI_BASE_URL",
                 default_base_url: "https://api.openai.com/v1",
@@ -90,7 +93,7 @@ impl Endpoint {
 #[derive(Args, Debug)]
 pub struct ChatArgs {
     /// The model API: anthropic or openai (any OpenAI-compatible Chat Completions endpoint).
-    #[arg(long, value_parser = parse_provider, default_value = "anthropic")]
+    #[arg(long, value_parser = provider_parser(), default_value = "anthropic")]
     pub provider: ModelApi,
     /// The model id (default: claude-sonnet-4-5 for anthropic, gpt-4.1 for openai).
     #[arg(long)]
