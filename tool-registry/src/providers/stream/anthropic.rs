@@ -90,10 +90,15 @@ impl MessagesAssembler {
                 block.insert("signature".into(), json!(text_of(delta, "signature")));
             }
             "citations_delta" => {
-                if let Some(citation) = delta.get("citation")
-                    && let Value::Array(list) = block.entry("citations").or_insert(json!([]))
-                {
-                    list.push(citation.clone());
+                if let Some(citation) = delta.get("citation") {
+                    let list = block.entry("citations").or_insert(json!([]));
+                    if !list.is_array() {
+                        // `"citations": null` at the block's start.
+                        *list = json!([]);
+                    }
+                    if let Value::Array(list) = list {
+                        list.push(citation.clone());
+                    }
                 }
             }
             _ => {}
@@ -169,7 +174,9 @@ impl Assemble for MessagesAssembler {
             match block.get("type").and_then(Value::as_str) {
                 Some("text") if text_of(&block, "text").is_empty() => continue,
                 Some("text") => {}
-                Some("thinking") if block.get("signature").is_none() => continue,
+                // The API starts a thinking block with `"signature": ""`: one cut off before its
+                // signature came cannot be sent back.
+                Some("thinking") if text_of(&block, "signature").is_empty() => continue,
                 Some("tool_use") => {
                     block["input"] = self
                         .done

@@ -75,7 +75,13 @@ impl StreamedError {
                     .or_else(|| text(error, "code"))
                     .or_else(|| text(error, "status"))
                     .unwrap_or("error");
-                Some(Self::new(kind, text(error, "message").unwrap_or_default()))
+                let mut found = Self::new(kind, text(error, "message").unwrap_or_default());
+                // OpenAI Chat says `"type":"requests"`, `"code":"rate_limit_exceeded"`.
+                found.retryable = ["type", "code", "status"]
+                    .iter()
+                    .filter_map(|key| text(error, key))
+                    .any(|kind| RETRYABLE.contains(&kind));
+                Some(found)
             }
             None if text(event, "type") == Some("error") => Some(Self::new(
                 text(event, "code").unwrap_or("error"),

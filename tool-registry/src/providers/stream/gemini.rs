@@ -125,6 +125,16 @@ impl Assemble for GeminiAssembler {
             found.stop_reason = Some(reason.to_owned());
             found.ended = true;
         }
+        // A blocked prompt gets no candidate, only `promptFeedback.blockReason` (`SAFETY`,
+        // `OTHER`, ...): the response is over, not cut off.
+        if let Some(reason) = event
+            .get("promptFeedback")
+            .and_then(|feedback| feedback.get("blockReason"))
+            .and_then(Value::as_str)
+        {
+            found.stop_reason = Some(reason.to_owned());
+            found.ended = true;
+        }
         out
     }
 

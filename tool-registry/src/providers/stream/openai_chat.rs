@@ -36,6 +36,9 @@ pub(crate) struct ChatAssembler {
     calls: Vec<Slot>,
     open_at: HashMap<u64, usize>,
     text: String,
+    /// A `finish_reason` came: the calls still open are complete as they are. Without it,
+    /// the stream was cut off and an open call with no argument text yet fails as truncated.
+    finished: bool,
 }
 
 #[derive(Debug)]
@@ -170,6 +173,7 @@ impl Assemble for ChatAssembler {
             .get("finish_reason")
             .is_some_and(|reason| !reason.is_null())
         {
+            self.finished = true;
             // The model stopped (`tool_calls`, or `length` when cut off by the token limit):
             // every open call ends here, and one with unfinished JSON fails as truncated.
             out.extend(self.end());
@@ -181,7 +185,11 @@ impl Assemble for ChatAssembler {
         let mut out = Vec::new();
         for slot in &mut self.calls {
             if slot.done.is_none() {
-                let call = slot.partial.at_end();
+                let call = if !self.finished && slot.partial.arguments.trim().is_empty() {
+                    slot.partial.truncated()
+                } else {
+                    slot.partial.at_end()
+                };
                 slot.done = Some(call.clone());
                 out.push(call);
             }

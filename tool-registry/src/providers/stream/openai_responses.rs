@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
 use super::error::StreamedError;
-use crate::providers::calls::ModelToolCall;
+use crate::providers::calls::{ArgumentsError, ModelToolCall};
 
 /// Assembles a Responses output from stream events: the message is the array of output
 /// items, in `output_index` order, ready to append to the next request's `input`.
@@ -55,6 +55,21 @@ impl ResponsesAssembler {
         self.done.insert(index, call.clone());
         self.finished_items.push(item_id.to_owned());
         out.push(call);
+    }
+
+    /// A finished `custom_tool_call` item at `index`, as the whole-response reader reads it:
+    /// a call that is answered with an error and never run.
+    fn custom_call(&mut self, index: u64, item: &Value, out: &mut Vec<ModelToolCall>) {
+        let Ok(read) = crate::providers::openai_responses::read_calls(&json!([item])) else {
+            return;
+        };
+        for mut call in read.calls {
+            if let Err(ArgumentsError::NotRunnable { item, .. }) = &mut call.input {
+                *item = format!("output[{index}]");
+            }
+            self.done.insert(index, call.clone());
+            out.push(call);
+        }
     }
 
     /// The item at `index` as an object, when the API opened one there.
@@ -189,6 +204,11 @@ impl Assemble for ResponsesAssembler {
                 {
                     let full = text(item, "arguments");
                     self.finish_item(item_id, full, &mut out);
+                }
+                if text(item, "type") == Some("custom_tool_call") {
+                    // Never run, but answered (with a `custom_tool_call_output`), since the
+                    // message sent back holds it: read as a whole response's item is.
+                    self.custom_call(index, item, &mut out);
                 }
                 self.items.insert(
                     index,

@@ -163,8 +163,13 @@ impl ResponseStream {
 
     /// Reads one already-decoded event (the JSON `data` of a stream event): finished calls
     /// go to `sink`. An error event ([`StreamedError`]) is kept for
-    /// [`StreamedResponse::error`].
+    /// [`StreamedResponse::error`]. OpenAI Chat's closing `data: [DONE]`, which is not JSON, is
+    /// given as the string `"[DONE]"`.
     pub fn push_event(&mut self, event: &Value, sink: &mut impl CallSink) {
+        if event.as_str().is_some_and(|data| data.trim() == "[DONE]") {
+            self.found.ended = true;
+            return;
+        }
         self.events += 1;
         if let Some(error) = StreamedError::of_event(event) {
             self.found.error = Some(error);
