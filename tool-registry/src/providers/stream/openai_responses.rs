@@ -233,7 +233,10 @@ impl Assemble for ResponsesAssembler {
 
     fn end(&mut self) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
-        for (_, (index, partial)) in std::mem::take(&mut self.open) {
+        let mut open: Vec<_> = std::mem::take(&mut self.open).into_values().collect();
+        // In the order of the output, not of the item ids.
+        open.sort_by_key(|(index, _)| *index);
+        for (index, partial) in open {
             // No `.done` event: the item was cut off.
             let call = partial.truncated();
             self.done.insert(index, call.clone());
