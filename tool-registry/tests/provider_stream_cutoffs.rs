@@ -142,3 +142,31 @@ fn a_host_decoding_its_own_events_ends_a_chat_stream_with_done() {
     assert!(response.ended);
     assert_eq!(response.text, "Hi");
 }
+
+#[test]
+fn a_responses_reasoning_item_cut_off_at_the_end_is_not_sent_back() {
+    let reasoning = json!({"type": "reasoning", "id": "rs_1", "summary": []});
+    let body = [
+        json!({"type": "response.created", "response": {"status": "in_progress", "output": []}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": reasoning}),
+    ]
+    .iter()
+    .map(named)
+    .collect::<String>();
+    let response = read(ModelApi::OpenAiResponses, &body);
+    assert!(!response.ended);
+    assert_eq!(response.message, json!([]));
+}
+
+#[test]
+fn two_unreadable_events_in_a_row_have_their_own_indexes() {
+    let mut stream = ModelApi::OpenAiChat.stream(&[]).unwrap();
+    let mut started = Vec::new();
+    let first = stream
+        .push_bytes(b"data: {not json\n\n", &mut started)
+        .unwrap_err();
+    let second = stream
+        .push_bytes(b"data: {nor this\n\n", &mut started)
+        .unwrap_err();
+    assert_eq!((first.index, second.index), (0, 1));
+}

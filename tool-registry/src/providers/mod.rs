@@ -51,6 +51,7 @@ pub use tool_search::{
 /// Why a response could not be read (a call's bad arguments are not this: they fail that call
 /// alone).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The value does not have the API's shape.
     #[error("expected {expected}")]

@@ -29,6 +29,7 @@ impl ModelToolCall {
 
 /// Why results could not be paired with the calls of a turn.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResultsError {
     /// A call has no result.
     #[error("call `{id}` ({name}) has no result; every call must be answered exactly once")]

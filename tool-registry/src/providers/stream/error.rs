@@ -20,7 +20,8 @@ use serde_json::Value;
 #[derive(Debug, thiserror::Error)]
 #[error("stream event {index} is not JSON: {source}")]
 pub struct StreamError {
-    /// The index of the event among the events read so far.
+    /// The index of the event among the stream's events read so far (from 0; `[DONE]` not
+    /// counted).
     pub index: usize,
     /// What the JSON parser reported.
     pub source: serde_json::Error,

@@ -264,8 +264,15 @@ impl Assemble for ResponsesAssembler {
             {
                 object.insert("arguments".into(), json!("{}"));
             }
-            items.push(value);
+            items.push((value, item.done));
         }
-        Value::Array(items)
+        // The API refuses a reasoning item sent back without the item it led to: one cut off
+        // at the end of the stream is left out.
+        while items.last().is_some_and(|(value, done)| {
+            !done && value.get("type").and_then(Value::as_str) == Some("reasoning")
+        }) {
+            items.pop();
+        }
+        Value::Array(items.into_iter().map(|(value, _)| value).collect())
     }
 }

@@ -155,8 +155,11 @@ impl ResponseStream {
             return Ok(());
         }
         let index = self.events;
-        let value: Value =
-            serde_json::from_str(&event.data).map_err(|source| StreamError { index, source })?;
+        let value: Value = serde_json::from_str(&event.data).map_err(|source| {
+            // Counted, so that the next event's index is its own.
+            self.events += 1;
+            StreamError { index, source }
+        })?;
         self.push_event(&value, sink);
         Ok(())
     }
