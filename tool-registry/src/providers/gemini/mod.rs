@@ -201,23 +201,33 @@ pub(crate) fn read_calls(response: &Value, names: &GeminiNames) -> Result<ToolCa
                 item: format!("parts[{index}].functionCall"),
                 field: "name",
             })?;
-        let input = match call.get("args") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(args) => args.clone(),
-        };
-        let sent = call.get("id").and_then(Value::as_str);
-        let mut read = ModelToolCall::new(
-            sent.map_or_else(
-                || format!("{MADE_UP_ID_PREFIX}{}", calls.len()),
-                str::to_owned,
-            ),
-            names.to_pool(name),
-            input,
-        );
-        read.id_was_sent = sent.is_some();
-        calls.push(read);
+        calls.push(function_call(call, name, calls.len(), names));
     }
     Ok(ToolCalls::new(calls))
+}
+
+/// The call of a `functionCall` object named `name` (as Gemini sent it), the `position`-th
+/// call of its response: `args` missing or `null` means `{}`; without an `id` it gets
+/// `gemini-call-<position>` and is answered without one; the name is mapped back to the pool's.
+/// Whole responses and streams read calls through it alike.
+pub(crate) fn function_call(
+    call: &Value,
+    name: &str,
+    position: usize,
+    names: &GeminiNames,
+) -> ModelToolCall {
+    let input = match call.get("args") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(args) => args.clone(),
+    };
+    let sent = call.get("id").and_then(Value::as_str);
+    let mut read = ModelToolCall::new(
+        sent.map_or_else(|| format!("{MADE_UP_ID_PREFIX}{position}"), str::to_owned),
+        names.to_pool(name),
+        input,
+    );
+    read.id_was_sent = sent.is_some();
+    read
 }
 
 /// The content answering `calls`: `{"role":"user","parts":[{"functionResponse":..}, ...]}`,

@@ -7,11 +7,11 @@
 //! `thoughtSignature` may come on any part, also on an empty text part of its own
 //! (<https://ai.google.dev/gemini-api/docs/thought-signatures>).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::assemble::{Assemble, Found};
 use crate::providers::calls::ModelToolCall;
-use crate::providers::gemini::{GeminiNames, MADE_UP_ID_PREFIX};
+use crate::providers::gemini::{GeminiNames, function_call};
 
 /// Assembles a Gemini content from stream chunks (the first candidate):
 /// `{"role":"model","parts":[...]}`.
@@ -45,20 +45,7 @@ impl GeminiAssembler {
             tracing::warn!(%call, "a functionCall without a name; skipped");
             return None;
         };
-        let input = match call.get("args") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(args) => args.clone(),
-        };
-        let sent = call.get("id").and_then(Value::as_str);
-        let mut read = ModelToolCall::new(
-            sent.map_or_else(
-                || format!("{MADE_UP_ID_PREFIX}{}", self.calls.len()),
-                str::to_owned,
-            ),
-            self.names.to_pool(name),
-            input,
-        );
-        read.id_was_sent = sent.is_some();
+        let read = function_call(call, name, self.calls.len(), &self.names);
         self.calls.push(read.clone());
         Some(read)
     }
