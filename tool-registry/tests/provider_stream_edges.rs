@@ -2,33 +2,17 @@
 //! inside a chunk, arguments sent as an object, pieces after a call has closed, a late first
 //! id, and an id repeated across calls (the rest of the stream cases are in `provider_streams`).
 
-use std::sync::Arc;
+mod providers_support;
 
 use serde_json::{Value, json};
-use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::providers::gemini::GeminiNames;
 use tool_registry::providers::stream::ResponseStream;
 use tool_registry::providers::{ArgumentsError, ModelApi, ModelToolCall};
-use tool_sdk::{DynTool, ToolResultContent};
+
+use providers_support::echo_pool;
 
 fn new_stream(api: ModelApi) -> ResponseStream {
     api.stream(&[]).unwrap()
-}
-
-/// Tools named `names` that echo their input.
-fn pool(names: &[&str]) -> Vec<Arc<dyn DynTool>> {
-    let handler = ToolHandler::new(|input: Value, _ctx| async move {
-        Ok(ToolResultContent::Text(input.to_string()))
-    });
-    names
-        .iter()
-        .map(|name| {
-            let definition =
-                json!({"name": name, "description": "Echoes.", "input_schema": {"type": "object"}});
-            Arc::new(DynamicTool::from_json(&definition, handler.clone()).unwrap())
-                as Arc<dyn DynTool>
-        })
-        .collect()
 }
 
 #[test]
@@ -63,7 +47,7 @@ fn a_call_cut_by_the_token_limit_fails_as_truncated() {
 
 #[test]
 fn gemini_chunks_hand_over_each_call_with_its_chunk() {
-    let tools = pool(&["3d_render", "Read"]);
+    let tools = echo_pool(&["3d_render", "Read"]);
     let sent = GeminiNames::for_tools(&tools)
         .to_gemini("3d_render")
         .to_owned();

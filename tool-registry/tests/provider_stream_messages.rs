@@ -5,14 +5,17 @@
 //! stop reasons, in-stream errors, and a stream cut off mid-call (the tool-call side is in
 //! `provider_streams` and `provider_stream_edges`).
 
+mod providers_support;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::providers::gemini::GeminiNames;
 use tool_registry::providers::stream::StreamedResponse;
 use tool_registry::providers::{ArgumentsError, ModelApi, ModelToolCall, ReadError};
-use tool_sdk::{DynTool, ToolResultContent};
+use tool_sdk::DynTool;
+
+use providers_support::echo_pool;
 
 /// An SSE event with a name (Anthropic, OpenAI Responses).
 fn named(data: &Value) -> String {
@@ -450,24 +453,9 @@ fn responses_incomplete_and_failed_say_why() {
     assert!(response.message_is_empty());
 }
 
-fn pool(names: &[&str]) -> Vec<Arc<dyn DynTool>> {
-    let handler = ToolHandler::new(|input: Value, _ctx| async move {
-        Ok(ToolResultContent::Text(input.to_string()))
-    });
-    names
-        .iter()
-        .map(|name| {
-            let definition =
-                json!({"name": name, "description": "Echoes.", "input_schema": {"type": "object"}});
-            Arc::new(DynamicTool::from_json(&definition, handler.clone()).unwrap())
-                as Arc<dyn DynTool>
-        })
-        .collect()
-}
-
 #[test]
 fn gemini_text_thought_and_function_call_make_one_model_content() {
-    let tools = pool(&["3d_render", "Read"]);
+    let tools = echo_pool(&["3d_render", "Read"]);
     let sent = GeminiNames::for_tools(&tools)
         .to_gemini("3d_render")
         .to_owned();

@@ -18,7 +18,7 @@ use tool_registry::test_support::MADE_UP_ID_PREFIX;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolError, ToolResultBlock, ToolResultContent};
 
-use providers_support::{fixtures, recorded_turns};
+use providers_support::{echo_pool, fixtures, recorded_turns};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Api {
@@ -359,15 +359,7 @@ fn malformed_arguments_fail_only_their_call_in_every_api() {
 
 #[test]
 fn gemini_calls_without_ids_and_with_refused_names_are_answered_by_name() {
-    let noop = ToolHandler::new(|_input, _ctx| async { Ok(ToolResultContent::Text("ok".into())) });
-    let tools: Vec<Arc<dyn DynTool>> = ["2fa_check", "Read"]
-        .into_iter()
-        .map(|name| {
-            let definition =
-                json!({"name": name, "description": "Checks.", "input_schema": {"type": "object"}});
-            Arc::new(DynamicTool::from_json(&definition, noop.clone()).unwrap()) as Arc<dyn DynTool>
-        })
-        .collect();
+    let tools = echo_pool(&["2fa_check", "Read"]);
     let names = GeminiNames::for_tools(&tools);
     let sent = names.to_gemini("2fa_check").to_owned();
     assert_ne!(sent, "2fa_check");

@@ -97,3 +97,21 @@ pub fn recorded_turns(dir: &Path) -> Vec<(String, Vec<Value>, Vec<Value>)> {
     }
     turns
 }
+
+/// Tools named `names` that echo their input, as a run-time pool (names Gemini refuses
+/// included, for its name map).
+pub fn echo_pool(names: &[&str]) -> Vec<std::sync::Arc<dyn tool_sdk::DynTool>> {
+    let handler = tool_registry::dynamic::ToolHandler::new(|input: Value, _ctx| async move {
+        Ok(tool_sdk::ToolResultContent::Text(input.to_string()))
+    });
+    names
+        .iter()
+        .map(|name| {
+            let definition = serde_json::json!({"name": name, "description": "Echoes.", "input_schema": {"type": "object"}});
+            std::sync::Arc::new(
+                tool_registry::dynamic::DynamicTool::from_json(&definition, handler.clone())
+                    .expect("a valid definition"),
+            ) as std::sync::Arc<dyn tool_sdk::DynTool>
+        })
+        .collect()
+}
