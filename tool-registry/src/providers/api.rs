@@ -11,6 +11,7 @@ use super::gemini::GeminiNames;
 use super::pairing::ResultsError;
 use super::stream::ResponseStream;
 use super::{ReadError, anthropic, gemini, mcp, openai_chat, openai_responses};
+use crate::export::shape::DefinitionShape;
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
 
 /// A model API (or MCP's `tools/list`) this crate writes tool definitions for, and reads tool
@@ -54,27 +55,26 @@ pub enum ModelApi {
 // Each API's cached renders have slots of their own in the schema cache.
 const _: () = {
     use crate::export::shape::{SHAPE_SLOTS, STRICT_SLOTS, StrictMode};
-    let shapes = [
-        &anthropic::SHAPE,
-        &openai_chat::SHAPE,
-        &openai_responses::SHAPE,
-        &mcp::SHAPE,
-    ];
+    let apis = ModelApi::ALL;
     let mut i = 0;
-    while i < shapes.len() {
-        assert!(shapes[i].slot < SHAPE_SLOTS);
-        let mut j = i + 1;
-        while j < shapes.len() {
-            assert!(shapes[i].slot != shapes[j].slot);
-            if let (StrictMode::Schema { slot: a }, StrictMode::Schema { slot: b }) =
-                (shapes[i].strict, shapes[j].strict)
-            {
-                assert!(a != b);
+    while i < apis.len() {
+        if let Some(shape) = apis[i].shape() {
+            assert!(shape.slot < SHAPE_SLOTS);
+            if let StrictMode::Schema { slot } = shape.strict {
+                assert!(slot < STRICT_SLOTS);
             }
-            j += 1;
-        }
-        if let StrictMode::Schema { slot } = shapes[i].strict {
-            assert!(slot < STRICT_SLOTS);
+            let mut j = i + 1;
+            while j < apis.len() {
+                if let Some(other) = apis[j].shape() {
+                    assert!(shape.slot != other.slot);
+                    if let (StrictMode::Schema { slot: a }, StrictMode::Schema { slot: b }) =
+                        (shape.strict, other.strict)
+                    {
+                        assert!(a != b);
+                    }
+                }
+                j += 1;
+            }
         }
         i += 1;
     }
@@ -101,6 +101,18 @@ impl ModelApi {
         }
     }
 
+    /// The definition shape the schema cache renders this API's definitions in; `None` for
+    /// Gemini, whose declarations go through the portable schema profile instead.
+    const fn shape(self) -> Option<&'static DefinitionShape> {
+        match self {
+            Self::Anthropic => Some(&anthropic::SHAPE),
+            Self::OpenAiChat => Some(&openai_chat::SHAPE),
+            Self::OpenAiResponses => Some(&openai_responses::SHAPE),
+            Self::Gemini => None,
+            Self::Mcp => Some(&mcp::SHAPE),
+        }
+    }
+
     /// The definitions of `tools` for this API, in order, from the session `cache` (each
     /// tool's definition captured at its first render and byte-identical afterwards, SPEC
     /// §8.4), with `request`'s per-request fields added to copies. For
@@ -119,12 +131,9 @@ impl ModelApi {
         tools: &[Arc<dyn DynTool>],
         request: &RenderRequest,
     ) -> Result<Vec<Value>, SchemaError> {
-        match self {
-            Self::Anthropic => cache.render(tools, &anthropic::SHAPE, request),
-            Self::OpenAiChat => cache.render(tools, &openai_chat::SHAPE, request),
-            Self::OpenAiResponses => cache.render(tools, &openai_responses::SHAPE, request),
-            Self::Gemini => gemini::declarations(cache, tools),
-            Self::Mcp => cache.render(tools, &mcp::SHAPE, request),
+        match self.shape() {
+            Some(shape) => cache.render(tools, shape, request),
+            None => gemini::declarations(cache, tools),
         }
     }
 
@@ -139,12 +148,9 @@ impl ModelApi {
         tools: &[Arc<dyn DynTool>],
         request: &RenderRequest,
     ) -> Result<String, SchemaError> {
-        match self {
-            Self::Anthropic => cache.render_json(tools, &anthropic::SHAPE, request),
-            Self::OpenAiChat => cache.render_json(tools, &openai_chat::SHAPE, request),
-            Self::OpenAiResponses => cache.render_json(tools, &openai_responses::SHAPE, request),
-            Self::Gemini => gemini::declarations(cache, tools).map(|d| Value::from(d).to_string()),
-            Self::Mcp => cache.render_json(tools, &mcp::SHAPE, request),
+        match self.shape() {
+            Some(shape) => cache.render_json(tools, shape, request),
+            None => gemini::declarations(cache, tools).map(|d| Value::from(d).to_string()),
         }
     }
 
