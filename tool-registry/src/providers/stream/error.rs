@@ -6,7 +6,8 @@
 //! - Anthropic Messages (<https://docs.anthropic.com/en/api/messages-streaming#error-events>):
 //!   `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`;
 //! - OpenAI Chat Completions (and compatible servers): a chunk `{"error":{"message",
-//!   "type","code"}}` with no `choices`;
+//!   "type","code"}}` with no `choices` (the shape OpenAI's non-streamed errors have; the
+//!   streaming reference does not document an in-stream error);
 //! - OpenAI Responses
 //!   (<https://platform.openai.com/docs/api-reference/responses-streaming/error>):
 //!   `{"type":"error","code","message","param"}`, and `response.failed`, whose
@@ -72,17 +73,22 @@ impl StreamedError {
         match event.get("error").filter(|error| !error.is_null()) {
             Some(Value::String(message)) => Some(Self::new("error", message)),
             Some(error) => {
-                let kind = text(error, "type")
-                    .or_else(|| text(error, "code"))
-                    .or_else(|| text(error, "status"))
-                    .unwrap_or("error");
-                let mut found = Self::new(kind, text(error, "message").unwrap_or_default());
-                // OpenAI Chat says `"type":"requests"`, `"code":"rate_limit_exceeded"`.
-                found.retryable = ["type", "code", "status"]
-                    .iter()
-                    .filter_map(|key| text(error, key))
-                    .any(|kind| RETRYABLE.contains(&kind));
-                Some(found)
+                // The kind is the first of these the API gives; it may be retried when any of
+                // them says so (OpenAI Chat: `"type":"requests"`, `"code":"rate_limit_exceeded"`).
+                let named = ["type", "code", "status"].map(|key| text(error, key));
+                Some(Self {
+                    kind: named
+                        .into_iter()
+                        .flatten()
+                        .next()
+                        .unwrap_or("error")
+                        .to_owned(),
+                    message: text(error, "message").unwrap_or_default().to_owned(),
+                    retryable: named
+                        .into_iter()
+                        .flatten()
+                        .any(|kind| RETRYABLE.contains(&kind)),
+                })
             }
             None if text(event, "type") == Some("error") => Some(Self::new(
                 text(event, "code").unwrap_or("error"),
