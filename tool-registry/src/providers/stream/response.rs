@@ -69,7 +69,9 @@ pub struct StreamedResponse {
     ///   "type":"function","function":{"name","arguments"}}, ...]}` (`tool_calls` only when
     ///   there is a call);
     /// - OpenAI Responses: the array of output items (`message`, `reasoning`,
-    ///   `function_call`, ...), to extend the next request's `input` with;
+    ///   `function_call`, `custom_tool_call`, ...), to extend the next request's `input` with;
+    ///   an item cut off is marked `"status":"incomplete"`, and a trailing `reasoning` item
+    ///   cut off is left out (the API refuses one without the item it led to);
     /// - Gemini: `{"role":"model","parts":[...]}`, names as Gemini sent them.
     ///
     /// A call that failed (cut off, arguments not JSON) is in it with the input `{}`.
