@@ -44,6 +44,21 @@ impl ::tool_sdk::__private::ToolImpl for add {
     const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 #[automatically_derived]
+#[doc(hidden)]
+impl ::tool_sdk::__private::FnTool for add {
+    type Return = Result<i64, ToolError>;
+    #[inline]
+    fn __call(
+        self,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = Result<i64, ToolError>,
+    > + ::tool_sdk::__private::Send {
+        let _ = &__ctx;
+        add(self.__input, __ctx)
+    }
+}
+#[automatically_derived]
 impl ::tool_sdk::__private::Tool for add {
     type Output = i64;
     #[doc(hidden)]
@@ -58,10 +73,10 @@ impl ::tool_sdk::__private::Tool for add {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::Finish::<
+            ::tool_sdk::__private::FinishFn::<
                 Self,
                 _,
-            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
+            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
         )
     }
     #[inline]
@@ -74,18 +89,16 @@ impl ::tool_sdk::__private::Tool for add {
             ::tool_sdk::__private::ToolError,
         >,
     > + ::tool_sdk::__private::Send {
-        let _ = &__ctx;
-        ::tool_sdk::__private::FnCall::<_, i64>::new(add(self.__input, __ctx))
+        ::tool_sdk::__private::FnCall::<
+            Self,
+            _,
+        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
     }
 }
 #[allow(unused_qualifications)]
 const _: () = {
-    mod __named_fields {
-        #[allow(non_upper_case_globals)]
-        pub const __ToolInput: ::tool_sdk::__private::NamedFields = ::tool_sdk::__private::NamedFields;
-    }
     #[allow(unused_imports)]
-    use __named_fields::*;
+    use ::tool_sdk::__private::named_fields::*;
     #[allow(unused_imports)]
     use AddArgs as __ToolInput;
     #[allow(dead_code, clippy::all)]

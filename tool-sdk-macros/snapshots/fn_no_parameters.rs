@@ -44,6 +44,21 @@ impl ::tool_sdk::__private::ToolImpl for now {
     const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 #[automatically_derived]
+#[doc(hidden)]
+impl ::tool_sdk::__private::FnTool for now {
+    type Return = Result<ToolResult<String>, String>;
+    #[inline]
+    fn __call(
+        self,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = Result<ToolResult<String>, String>,
+    > + ::tool_sdk::__private::Send {
+        let _ = &__ctx;
+        now()
+    }
+}
+#[automatically_derived]
 impl ::tool_sdk::__private::Tool for now {
     type Output = String;
     #[doc(hidden)]
@@ -58,10 +73,10 @@ impl ::tool_sdk::__private::Tool for now {
         >,
     > {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::Finish::<
+            ::tool_sdk::__private::FinishFn::<
                 Self,
                 _,
-            >::new(<Self as ::tool_sdk::__private::Tool>::call(self, __ctx), __ctx),
+            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
         )
     }
     #[inline]
@@ -74,8 +89,10 @@ impl ::tool_sdk::__private::Tool for now {
             ::tool_sdk::__private::ToolError,
         >,
     > + ::tool_sdk::__private::Send {
-        let _ = &__ctx;
-        ::tool_sdk::__private::FnCall::<_, String>::new(now())
+        ::tool_sdk::__private::FnCall::<
+            Self,
+            _,
+        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
     }
 }
 #[automatically_derived]

@@ -155,6 +155,9 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     let sig = &function.original.sig;
     let ident = &sig.ident;
     let output = output_type(function);
+    let syn::ReturnType::Type(_, returned) = &sig.output else {
+        unreachable!("the fn form's return type was checked to be a `Result`")
+    };
     let ctx = format_ident!("__ctx");
     let args = match (function.input.is_some(), function.takes_ctx) {
         (true, true) => quote!(self.__input, #ctx),
@@ -162,21 +165,18 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
         (false, true) => quote!(#ctx),
         (false, false) => quote!(),
     };
-    // Spanned on the error type, so one without `Into<ToolError>` is reported there.
+    // The function's error type is checked once, where `Return` is named (spanned on the
+    // error type, so one without `Into<ToolError>` is reported there); `FnCall` and
+    // `FinishFn` carry no bound that could report it again.
     let span = error_type_span(&sig.output).unwrap_or_else(|| function.output.span());
-    let private = private_at(span);
-    let spanned_output = respan(output.clone(), span);
-    let inner = quote!(#ident(#args));
-    let fn_call = quote_spanned!(span=> #private::FnCall::<_, #spanned_output>::new(#inner));
-    // The return type too: its bound (`FnCall<..>: Future`) is checked there.
-    let call_output = quote_spanned!(span=>
-        impl #private::Future<
-            Output = #private::Result<#private::ToolResult<#spanned_output>, #private::ToolError>,
-        > + #private::Send
+    let returned = respan(quote!(#returned), span);
+    let return_item = quote_spanned!(span=> type Return = #returned;);
+    // Spanned on the function's name, so a future that is not `Send` is reported there, once.
+    let name_span = ident.span();
+    let name_private = private_at(name_span);
+    let call_future = quote_spanned!(name_span=>
+        impl #name_private::Future<Output = #returned> + #name_private::Send
     );
-    // The runner is the struct form's (`Finish` around `call`'s future), so that only
-    // `call`'s body checks the function's error type: a bad one is reported once.
-    let run = crate::impl_form::run_method();
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
@@ -185,17 +185,42 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
         }
 
         #[automatically_derived]
+        #[doc(hidden)]
+        impl #Private::FnTool for #ident {
+            #return_item
+
+            #[inline]
+            fn __call(self, #ctx: &#Private::ToolUseContext) -> #call_future {
+                let _ = &#ctx;
+                #ident(#args)
+            }
+        }
+
+        #[automatically_derived]
         impl #Private::Tool for #ident {
             type Output = #output;
-            #run
+
+            // The function's future in `FinishFn`, not `call`'s future: `call` is compiled
+            // only where someone calls it.
+            #[doc(hidden)]
+            fn __run(
+                self,
+                #ctx: &#Private::ToolUseContext,
+            ) -> #Private::BoxFuture<'_, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
+                #Private::Box::pin(#Private::FinishFn::<Self, _>::new(
+                    <Self as #Private::FnTool>::__call(self, #ctx),
+                    #ctx,
+                ))
+            }
 
             #[inline]
             fn call(
                 self,
                 #ctx: &#Private::ToolUseContext,
-            ) -> #call_output {
-                let _ = &#ctx;
-                #fn_call
+            ) -> impl #Private::Future<
+                Output = #Private::Result<#Private::ToolResult<#output>, #Private::ToolError>,
+            > + #Private::Send {
+                #Private::FnCall::<Self, _>::new(<Self as #Private::FnTool>::__call(self, #ctx))
             }
         }
     }

@@ -312,12 +312,8 @@ pub(crate) fn named_fields_check(ty: &Type) -> TokenStream {
     quote! {
         #[allow(unused_qualifications)]
         const _: () = {
-            mod __named_fields {
-                #[allow(non_upper_case_globals)]
-                pub const __ToolInput: #Private::NamedFields = #Private::NamedFields;
-            }
             #[allow(unused_imports)]
-            use __named_fields::*;
+            use #Private::named_fields::*;
             #[allow(unused_imports)]
             use #bare as #probe;
             #pattern_check

@@ -9,6 +9,17 @@
 #[derive(Debug, Clone, Copy)]
 pub struct NamedFields;
 
+/// What the function form's input check glob-imports: `__ToolInput`, the [`NamedFields`]
+/// value, which an explicit `use Input as __ToolInput` shadows in the value namespace exactly
+/// when the input type has something there (a tuple struct's constructor, a unit struct's
+/// value). One module for every tool, so a tool adds no module of its own.
+#[doc(hidden)]
+pub mod named_fields {
+    /// The fallback value (see the module).
+    #[allow(non_upper_case_globals)]
+    pub const __ToolInput: super::NamedFields = super::NamedFields;
+}
+
 /// Implemented only by [`NamedFields`]: a tuple struct's constructor or a unit struct's value
 /// found in its place means the input is not a struct with named fields.
 #[doc(hidden)]

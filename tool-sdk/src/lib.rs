@@ -106,9 +106,10 @@ pub mod __private {
 
     pub use crate::compile_checks::{
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
+        named_fields,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::output::{Finish, FnCall};
+    pub use crate::output::{Finish, FinishFn, FnCall, FnReturn, FnTool};
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, ToolRegistration,

@@ -1,7 +1,8 @@
 //! What a tool's call produces and how it becomes `tool_result` content: the output bound
 //! ([`ToolOutputValue`]), the default mapping, [`finish`], which maps a call's result, and
-//! [`Finish`], the call's future with that mapping, and [`FnCall`], a function-form tool's
-//! `call`. Only their `poll`s are generic over the call (a few lines per tool); the rest is
+//! [`Finish`], the call's future with that mapping, and a function-form tool's futures
+//! ([`FnCall`], its `call`, and [`FinishFn`], its runner), which read the function's result
+//! through [`FnTool`]. Only their `poll`s are generic over the call (a few lines per tool); the rest is
 //! generic over the output type only, so tools that share an output type share one copy.
 
 use std::marker::PhantomData;
@@ -144,50 +145,130 @@ impl<'a, T, F> Finish<'a, T, F> {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// The future of a function-form tool's `call`: the function's own future, its
-    /// `Result<T, E>` turned into `Result<ToolResult<O>, ToolError>` when it is ready
-    /// (`ToolResult::from`, `Into<ToolError>`). A plain struct rather than an `async` block
-    /// around the function's future, so that the tool compiles one state machine (the
-    /// function's), not two. Public (hidden) for the code `#[tool]` writes; not meant to be
-    /// used by hand.
-    #[doc(hidden)]
-    #[must_use = "futures do nothing unless polled"]
-    pub struct FnCall<F, O> {
-        #[pin]
-        call: F,
-        output: PhantomData<fn() -> O>,
-    }
+/// How a function-form tool's own result becomes a call's result: implemented by `#[tool]` on
+/// an `async fn`, on the tool type it writes. `Return` is the function's return type as
+/// written (`Result<T, E>`, or an alias of one such as `anyhow::Result<T>`), bound by
+/// [`FnReturn`], so the function's error type is checked against `Into<ToolError>` once, where
+/// the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`]) carry no bound
+/// that could report it again; `__call` is the function's future, checked to be `Send` once,
+/// where it is declared. Public (hidden) for the code `#[tool]` writes; not meant to be
+/// implemented by hand.
+#[doc(hidden)]
+pub trait FnTool: crate::Tool {
+    /// The function's return type.
+    type Return: FnReturn<Self::Output>;
+    /// The function called with the tool's input and `ctx`: its own future. The one place the
+    /// future is checked to be `Send`, so a function that holds a non-`Send` value across an
+    /// `.await` is reported once.
+    fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
 }
 
-impl<F, O> FnCall<F, O> {
-    /// The function's future `call`, its result to be read as `ToolResult<O>`.
-    #[inline]
-    pub fn new<T, E>(call: F) -> Self
-    where
-        F: Future<Output = Result<T, E>>,
-        E: Into<ToolError>,
-        ToolResult<O>: From<T>,
-    {
-        Self {
-            call,
-            output: PhantomData,
+/// A function-form tool's result as a call's: the success through `ToolResult::from` (a plain
+/// value, or a [`ToolResult`] as it is), the error through `Into<ToolError>`. Implemented for
+/// every such `Result`, generic over its three types only, so tools that share them share one
+/// copy.
+#[doc(hidden)]
+pub trait FnReturn<O> {
+    /// The result as the call's.
+    fn into_call_result(self) -> Result<ToolResult<O>, ToolError>;
+}
+
+impl<T, E, O> FnReturn<O> for Result<T, E>
+where
+    E: Into<ToolError>,
+    ToolResult<O>: From<T>,
+{
+    fn into_call_result(self) -> Result<ToolResult<O>, ToolError> {
+        match self {
+            Ok(output) => Ok(ToolResult::from(output)),
+            Err(error) => Err(error.into()),
         }
     }
 }
 
-impl<F, T, E, O> Future for FnCall<F, O>
+pin_project_lite::pin_project! {
+    /// The future of a function-form tool's `call`: the function's own future (`F`), its
+    /// result read by the tool type `T`'s [`FnTool::Return`] when it is ready. A plain
+    /// struct rather than an `async` block around the function's future, so that the tool
+    /// compiles one state machine (the function's), not two. Public (hidden) for the code
+    /// `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FnCall<T, F> {
+        #[pin]
+        call: F,
+        tool: PhantomData<fn() -> T>,
+    }
+}
+
+impl<T, F> FnCall<T, F> {
+    /// The function's future `call`, its result to be read as `T` reads it.
+    #[inline]
+    pub fn new(call: F) -> Self {
+        Self {
+            call,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T, F> Future for FnCall<T, F>
 where
-    F: Future<Output = Result<T, E>>,
-    E: Into<ToolError>,
-    ToolResult<O>: From<T>,
+    T: FnTool,
+    F: Future<Output = T::Return>,
 {
-    type Output = Result<ToolResult<O>, ToolError>;
+    type Output = Result<ToolResult<T::Output>, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().call.poll(cx) {
-            Poll::Ready(Ok(output)) => Poll::Ready(Ok(ToolResult::from(output))),
-            Poll::Ready(Err(error)) => Poll::Ready(Err(error.into())),
+            Poll::Ready(result) => Poll::Ready(result.into_call_result()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A function-form tool's runner future: the function's own future (`F`), its result read
+    /// by the tool type `T`'s [`FnTool::Return`] and mapped by its [`OutputMapping`] in one
+    /// `poll`. The runner (`Tool::__run`) boxes it around the function's future directly, not
+    /// around `call`'s, so a function-form tool compiles the function's state machine and this
+    /// one `poll`, as a struct-form tool compiles its `call` and [`Finish`]'s; its `call`
+    /// (`#[inline]`, [`FnCall`]) is compiled only where someone calls it. Public (hidden) for
+    /// the code `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FinishFn<'a, T, F> {
+        #[pin]
+        call: F,
+        ctx: &'a ToolUseContext,
+        tool: PhantomData<fn() -> T>,
+    }
+}
+
+impl<'a, T, F> FinishFn<'a, T, F> {
+    /// The function's future `call`, run with `ctx`, its result to be read and mapped as `T`
+    /// does.
+    #[inline]
+    pub fn new(call: F, ctx: &'a ToolUseContext) -> Self {
+        Self {
+            call,
+            ctx,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T, F> Future for FinishFn<'_, T, F>
+where
+    T: FnTool,
+    F: Future<Output = T::Return>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.call.poll(cx) {
+            Poll::Ready(result) => Poll::Ready(finish(result.into_call_result(), this.ctx, T::MAP)),
             Poll::Pending => Poll::Pending,
         }
     }

@@ -288,7 +288,8 @@ pub trait Tool: ToolSpec + ToolInput + ToolImpl {
     /// Runs the call and maps its result, as one boxed future that borrows the call's context:
     /// the parsed input and the context in, the result already mapped to `tool_result` content
     /// ([`ToolOutput`]) or the call's error out. The future is [`call`](Tool::call)'s own,
-    /// wrapped in [`Finish`] (a struct, not a second state machine). `#[tool]` on the impl block
+    /// wrapped in [`Finish`] (a struct, not a second state machine); for the function form,
+    /// the function's own, wrapped in `FinishFn`. `#[tool]` on the impl block
     /// (and the fn form) writes it in the tool's own impl, so that the code which depends on
     /// the call's body is compiled with the tool's own and, for a non-generic impl, is not part
     /// of the crate's metadata (such a method, unlike a constant holding a closure, is not

@@ -176,3 +176,65 @@ fn a_hosted_context_sees_the_host_token_and_state() {
     assert!(ctx.is_aborted());
     assert_eq!(ctx.tool_use_id(), "toolu_1");
 }
+
+/// The numbers to add.
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+}
+
+/// Adds two numbers; refuses to add past `i64::MAX` with a `String` error.
+#[tool(
+    name = "Add",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1_000
+)]
+async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, String> {
+    let _ = ctx.tool_use_id();
+    input
+        .a
+        .checked_add(input.b)
+        .ok_or_else(|| format!("{} + {} does not fit in 64 bits", input.a, input.b))
+}
+
+/// Lists its two numbers, through an `io::Result` of a `ToolResult`.
+#[tool(name = "Pair", max_result_size_chars = 1_000)]
+async fn pair(input: AddArgs) -> std::io::Result<ToolResult<Vec<i64>>> {
+    if input.a < 0 {
+        return Err(std::io::Error::other("`a` must not be negative"));
+    }
+    Ok(ToolResult::new(vec![input.a, input.b]))
+}
+
+#[test]
+fn a_function_form_tool_runs_the_same_through_dispatch_and_through_call() {
+    let ctx = ToolUseContext::detached("toolu_fn");
+    // The erased runner (the function's future in one `poll`).
+    let tool = dyn_tool::<add>();
+    let output = block_on(tool.dispatch(json!({"a": 2, "b": 3}), &ctx).unwrap()).unwrap();
+    assert_eq!(text(&output), "5");
+    let error = block_on(tool.dispatch(json!({"a": i64::MAX, "b": 1}), &ctx).unwrap()).unwrap_err();
+    assert_eq!(
+        error.message(),
+        format!("{} + 1 does not fit in 64 bits", i64::MAX)
+    );
+    // `Tool::call` on the parsed tool type: the function's own result, mapped.
+    let call = tool.parse_input(json!({"a": 4, "b": 5})).unwrap();
+    assert_eq!(text(&block_on(call.call(&ctx)).unwrap()), "9");
+    let parsed: ToolResult<i64> = block_on(Tool::call(
+        <add as tool_sdk::ToolInput>::__deserialize(json!({"a": 1, "b": 1})).unwrap(),
+        &ctx,
+    ))
+    .unwrap();
+    assert_eq!(parsed.data, 2);
+
+    let pair_tool = dyn_tool::<pair>();
+    let output = block_on(pair_tool.dispatch(json!({"a": 1, "b": 7}), &ctx).unwrap()).unwrap();
+    assert_eq!(text(&output), "[1,7]");
+    let error = block_on(pair_tool.dispatch(json!({"a": -1, "b": 7}), &ctx).unwrap()).unwrap_err();
+    assert_eq!(error.message(), "`a` must not be negative");
+}
