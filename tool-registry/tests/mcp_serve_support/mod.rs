@@ -23,6 +23,8 @@ use tool_sdk::{ToolResultContent, TypedTool};
 #[derive(Clone, Default)]
 pub struct Recorder {
     events: Arc<Mutex<Vec<String>>>,
+    /// The protocol version `initialize` offers (rmcp's default when `None`).
+    pub version: Option<rmcp::model::ProtocolVersion>,
 }
 
 impl Recorder {
@@ -71,7 +73,10 @@ impl ClientHandler for Recorder {
     }
 
     fn get_info(&self) -> ClientInfo {
-        ClientInfo::default()
+        match &self.version {
+            Some(version) => ClientInfo::default().with_protocol_version(version.clone()),
+            None => ClientInfo::default(),
+        }
     }
 }
 

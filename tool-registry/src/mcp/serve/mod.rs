@@ -1,5 +1,6 @@
 //! A tool pool as an MCP server, through rmcp's server (feature `mcp-server`): over stdio and
-//! over streamable HTTP (MCP 2025-11-25).
+//! over streamable HTTP, speaking MCP 2025-11-25 (`initialize`, sessions) and MCP 2026-07-28
+//! (`server/discover`, stateless requests with their own `_meta`) on the same endpoint.
 //!
 //! [`McpServer`] serves the tools of an [`Orchestrator`] (native `#[tool]`s, dynamic tools and
 //! imported MCP tools alike):
@@ -23,11 +24,15 @@
 //!   `isError: true` results whose text names the field or the failure (SEP-1303). Progress
 //!   the tool reports goes out as `notifications/progress` when the request carried a
 //!   `progressToken`; `notifications/cancelled` aborts the call; [`ServedCall::log`] lines go
-//!   out as `notifications/message` at or above the `logging/setLevel` level.
+//!   out as `notifications/message` at or above the `logging/setLevel` level (2025-11-25) or
+//!   the request's `_meta` `logLevel` (2026-07-28; none without one).
+//! - Resources, prompts and completions: [`McpServer::with_handler`] serves a user's own rmcp
+//!   handler for them beside the pool.
 //! - [`McpServer::set_orchestrator`] replaces the pool and, when the listing differs, sends
 //!   `notifications/tools/list_changed` to every initialized session.
 //! - Concurrency: see the `session` module: safe calls run together up to the orchestrator's
-//!   cap, a non-safe call runs alone within its session.
+//!   cap, a non-safe call runs alone within its session (2025-11-25) or among every
+//!   2026-07-28 request the server is running.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -46,6 +51,7 @@
 //! # Ok(()) }
 //! ```
 
+mod beside;
 mod content;
 mod http;
 mod listing;
@@ -113,6 +119,13 @@ pub(crate) struct Shared {
     call_ids: CallIds,
     /// The initialized sessions, told when the tool list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The call gate of MCP 2026-07-28 requests, which belong to no session: one for the
+    /// whole server, so the concurrency cap and the rule that a non-safe call runs alone hold
+    /// across every such request (see `session`).
+    stateless_gate: Arc<session::CallGate>,
+    /// The user's handler for resources, prompts and completions
+    /// ([`McpServer::with_handler`]).
+    beside: RwLock<Option<Arc<beside::Beside>>>,
 }
 
 /// The pool being served: the orchestrator that runs calls and its listing.
@@ -124,6 +137,24 @@ pub(crate) struct Served {
 impl Shared {
     fn served(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The user's handler for resources, prompts and completions, when one is set.
+    fn beside(&self) -> Option<Arc<beside::Beside>> {
+        self.beside
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The server's `initialize` / `server/discover` answer: its own capabilities and those
+    /// of the handler beside the pool.
+    fn info(&self) -> ServerConfig {
+        let mut info = self.info.clone();
+        if let Some(beside) = self.beside() {
+            beside.add_capabilities(&mut info.capabilities);
+        }
+        info
     }
 
     /// A `tool_use` id for the next call, unique across this server's sessions and across
@@ -210,8 +241,8 @@ impl McpServer {
         extensions: Extensions,
         page_size: usize,
     ) -> Result<Self, ServeError> {
-        // rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP
-        // 2025-11-25, which this server speaks, has it.
+        // rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); 2025-11-25 sessions
+        // have it.
         #[allow(deprecated)]
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -232,6 +263,10 @@ impl McpServer {
             generation: AtomicU64::new(0),
             call_ids: CallIds::new(),
             peers: Mutex::new(Vec::new()),
+            stateless_gate: Arc::new(session::CallGate::new(
+                orchestrator.config().effective_concurrency(),
+            )),
+            beside: RwLock::new(None),
         };
         let server = Self {
             shared: Arc::new(shared),
@@ -246,6 +281,57 @@ impl McpServer {
             listing,
         });
         Ok(server)
+    }
+
+    /// Serves `handler`'s resources, prompts and completions beside the tool pool: the
+    /// server forwards `resources/list`, `resources/templates/list`, `resources/read`,
+    /// `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get` and
+    /// `completion/complete` to it, and declares the `resources`, `prompts` and `completions`
+    /// capabilities its [`get_info`](rmcp::ServerHandler::get_info) declares. Tools, logging
+    /// and the lifecycle stay the pool's (the handler's own tools, if any, are not served).
+    /// This is the one way to offer more than tools from one server: write the rest as any
+    /// rmcp server (with rmcp's `#[prompt_router]` or by hand) and hand it here. Replaces a
+    /// handler set before; sessions already open see the new one from their next request.
+    ///
+    /// ```no_run
+    /// use rmcp::model::{ListResourcesResult, PaginatedRequestParams, Resource};
+    /// use rmcp::model::{ServerCapabilities, ServerConfig};
+    /// use rmcp::service::{RequestContext, RoleServer};
+    /// use rmcp::{ErrorData, ServerHandler};
+    /// use tool_registry::mcp::serve::McpServer;
+    /// use tool_registry::{Orchestrator, OrchestratorConfig};
+    ///
+    /// #[derive(Clone)]
+    /// struct Docs;
+    ///
+    /// impl ServerHandler for Docs {
+    ///     fn get_info(&self) -> ServerConfig {
+    ///         ServerConfig::new(ServerCapabilities::builder().enable_resources().build())
+    ///     }
+    ///
+    ///     async fn list_resources(
+    ///         &self,
+    ///         _request: Option<PaginatedRequestParams>,
+    ///         _context: RequestContext<RoleServer>,
+    ///     ) -> Result<ListResourcesResult, ErrorData> {
+    ///         let readme = Resource::new("file:///README.md", "README");
+    ///         Ok(ListResourcesResult::with_all_items(vec![readme]))
+    ///     }
+    /// }
+    ///
+    /// # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let orchestrator = Orchestrator::new(&[], OrchestratorConfig::default());
+    /// let server = McpServer::new(orchestrator, "docs", "1.0.0")?.with_handler(Docs);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn with_handler<H: rmcp::ServerHandler>(self, handler: H) -> Self {
+        *self
+            .shared
+            .beside
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(beside::Beside::new(handler)));
+        self
     }
 
     /// The `tools/list` entries, in pool order, as served.

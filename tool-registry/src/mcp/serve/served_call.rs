@@ -2,8 +2,7 @@
 //! started it: log lines for `notifications/message`, MCP-only content blocks, and the client
 //! connection (for sampling and elicitation).
 
-// rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP 2025-11-25,
-// which this server speaks, has it.
+// rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); 2025-11-25 sessions have it.
 #![allow(deprecated)]
 
 use std::sync::{Arc, Mutex};
@@ -28,13 +27,13 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct ServedCall {
     peer: Peer<RoleServer>,
-    level: Arc<Mutex<LoggingLevel>>,
+    level: LogLevel,
     content: Arc<Mutex<Option<Vec<ContentBlock>>>>,
     logger: String,
 }
 
 impl ServedCall {
-    pub(crate) fn new(peer: Peer<RoleServer>, level: Arc<Mutex<LoggingLevel>>, tool: &str) -> Self {
+    pub(crate) fn new(peer: Peer<RoleServer>, level: LogLevel, tool: &str) -> Self {
         Self {
             peer,
             level,
@@ -44,11 +43,19 @@ impl ServedCall {
     }
 
     /// Sends `notifications/message` at `level` with `data` (a string or any JSON), the tool's
-    /// name as the logger, when `level` is at or above the session's level (`logging/setLevel`;
-    /// `info` until the client sets one, MCP 2025-11-25 server/utilities/logging). Returns
-    /// whether the line was sent (`false` when filtered out or the client is gone).
+    /// name as the logger, when `level` is at or above the client's threshold: for an MCP
+    /// 2025-11-25 session, the session's level (`logging/setLevel`; `info` until the client
+    /// sets one, server/utilities/logging); for an MCP 2026-07-28 request, the `logLevel` in
+    /// the request's `_meta`, and nothing at all when the request carries none (SEP-2575).
+    /// Returns whether the line was sent (`false` when filtered out or the client is gone).
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) -> bool {
-        let threshold = *self.level.lock().unwrap_or_else(|e| e.into_inner());
+        let threshold = match &self.level {
+            LogLevel::Session(level) => Some(*level.lock().unwrap_or_else(|e| e.into_inner())),
+            LogLevel::Request(level) => *level,
+        };
+        let Some(threshold) = threshold else {
+            return false;
+        };
         if severity(level) < severity(threshold) {
             return false;
         }
@@ -78,6 +85,16 @@ impl ServedCall {
             .unwrap_or_else(|e| e.into_inner())
             .take()
     }
+}
+
+/// Where a call's logging threshold comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum LogLevel {
+    /// The session's `logging/setLevel` level (MCP 2025-11-25).
+    Session(Arc<Mutex<LoggingLevel>>),
+    /// The request's `_meta` `logLevel`; `None`: the client asked for no log lines (MCP
+    /// 2026-07-28).
+    Request(Option<LoggingLevel>),
 }
 
 /// The rank of `level` in syslog order (RFC 5424, as MCP uses): `debug` lowest.

@@ -1,19 +1,26 @@
-//! One MCP session of a [`super::McpServer`]: rmcp's `ServerHandler` for `initialize`,
-//! `tools/list`, `tools/call`, `logging/setLevel` and `ping`, with the session's logging level,
-//! host state and concurrency limits.
+//! One MCP session of a [`super::McpServer`]: rmcp's `ServerHandler` for `initialize` /
+//! `server/discover`, `tools/list`, `tools/call`, `logging/setLevel` and `ping`, with the
+//! session's logging level, host state and concurrency limits.
 //!
-//! Concurrency within a session: every `tools/call` takes one of the session's
+//! Revisions: MCP 2025-11-25 clients get a session (stdio: the connection; HTTP:
+//! `Mcp-Session-Id`); MCP 2026-07-28 requests are stateless (no `initialize`, no session,
+//! rmcp builds a handler per HTTP request), so what a session kept comes from the request or
+//! from the server: the logging level is the request's `_meta` `logLevel` (no
+//! `notifications/message` without one, SEP-2575; `logging/setLevel` is gone in that
+//! revision), the call gate is the server's, and a call's context modifier does not outlive
+//! the request.
+//!
+//! Concurrency: every `tools/call` takes one of its gate's
 //! [`OrchestratorConfig::effective_concurrency`](crate::OrchestratorConfig::effective_concurrency)
 //! permits, so at most that many calls run at once; a call that is concurrency-safe for its
-//! input shares the session's call lock, and any other call takes it alone. So safe calls
+//! input shares the gate's call lock, and any other call takes it alone. So safe calls
 //! overlap each other freely up to the cap, and a non-safe call (an edit, a write, a shell
-//! command that is not read-only) never overlaps any other call of the session, which is
+//! command that is not read-only) never overlaps any other call of the gate, which is
 //! SPEC §5.1's rule for one model turn (a non-safe call runs alone) applied to the calls one
-//! client sends. The lock is fair, so a waiting non-safe call is not starved by a stream of
-//! safe ones. Calls of different sessions are independent.
+//! client sends (2025-11-25: per session) or the server receives (2026-07-28). The lock is
+//! fair, so a waiting non-safe call is not starved by a stream of safe ones.
 
-// rmcp marks logging deprecated for its next protocol revision (SEP-2577); MCP 2025-11-25,
-// which this server speaks, has it.
+// rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); 2025-11-25 sessions have it.
 #![allow(deprecated)]
 
 use std::borrow::Cow;
@@ -21,8 +28,14 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, LoggingLevel,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
+    ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams,
+    UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
@@ -30,8 +43,9 @@ use tokio::sync::{RwLock, Semaphore};
 use tool_sdk::context::ProgressSink;
 use tool_sdk::{Extensions, ToolUseBlock};
 
+use super::beside::Beside;
 use super::content;
-use super::served_call::ServedCall;
+use super::served_call::{LogLevel, ServedCall};
 use super::{Shared, StructuredContentStore};
 use crate::TurnState;
 
@@ -46,26 +60,46 @@ pub(crate) struct Session {
 struct SessionState {
     /// `logging/setLevel`'s level (default `info`).
     level: Arc<Mutex<LoggingLevel>>,
-    /// The call permits (the orchestrator's concurrency cap).
-    permits: Semaphore,
-    /// Shared by concurrency-safe calls, taken alone by the others.
-    calls: RwLock<()>,
+    /// The session's call gate (2025-11-25 requests).
+    gate: CallGate,
     /// The host state calls see; context modifiers returned by calls edit it.
     extensions: Mutex<Extensions>,
+}
+
+/// Who may run a call now: the permits (the orchestrator's concurrency cap) and the lock that
+/// concurrency-safe calls share and any other call takes alone.
+pub(crate) struct CallGate {
+    permits: Semaphore,
+    calls: RwLock<()>,
+}
+
+impl CallGate {
+    pub(crate) fn new(permits: usize) -> Self {
+        Self {
+            permits: Semaphore::new(permits),
+            calls: RwLock::new(()),
+        }
+    }
+}
+
+/// Whether a request speaks MCP 2026-07-28 or later (no session).
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
         let state = SessionState {
             level: Arc::new(Mutex::new(LoggingLevel::Info)),
-            permits: Semaphore::new(
+            gate: CallGate::new(
                 shared
                     .served()
                     .orchestrator
                     .config()
                     .effective_concurrency(),
             ),
-            calls: RwLock::new(()),
             extensions: Mutex::new(shared.extensions.clone()),
         };
         Self {
@@ -96,16 +130,22 @@ impl Session {
         let prepared = served.orchestrator.prepare(&block);
         let safe = prepared.is_concurrency_safe();
         let cancelled = context.ct.clone();
+        let stateless = is_stateless(&context);
+        let gate = if stateless {
+            &*self.shared.stateless_gate
+        } else {
+            &self.state.gate
+        };
         let wait = async {
-            let permit = self.state.permits.acquire().await;
+            let permit = gate.permits.acquire().await;
             let shared_guard;
             let exclusive_guard;
             if safe {
-                shared_guard = Some(self.state.calls.read().await);
+                shared_guard = Some(gate.calls.read().await);
                 exclusive_guard = None;
             } else {
                 shared_guard = None;
-                exclusive_guard = Some(self.state.calls.write().await);
+                exclusive_guard = Some(gate.calls.write().await);
             }
             (permit, shared_guard, exclusive_guard)
         };
@@ -118,11 +158,12 @@ impl Session {
             }
         };
 
-        let served_call = ServedCall::new(
-            context.peer.clone(),
-            Arc::clone(&self.state.level),
-            &canonical,
-        );
+        let level = if stateless {
+            LogLevel::Request(context.meta.log_level())
+        } else {
+            LogLevel::Session(Arc::clone(&self.state.level))
+        };
+        let served_call = ServedCall::new(context.peer.clone(), level, &canonical);
         let store = Arc::new(StructuredContentStore::new());
         let mut extensions = self.extensions();
         extensions.insert(served_call.clone());
@@ -195,6 +236,13 @@ impl Session {
             structured,
             persisted.is_some(),
         ))
+    }
+
+    /// The handler beside the pool, or "method not found" for `M` when there is none.
+    fn beside<M: rmcp::model::ConstString>(&self) -> Result<Arc<Beside>, ErrorData> {
+        self.shared
+            .beside()
+            .ok_or_else(ErrorData::method_not_found::<M>)
     }
 
     fn extensions(&self) -> Extensions {
@@ -272,13 +320,13 @@ const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl rmcp::ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
-        self.shared.info.clone()
+        self.shared.info()
     }
 
-    /// Up to MCP 2025-11-25: the revision whose tools, progress, cancellation, logging and
-    /// sampling this server implements.
+    /// Up to MCP 2026-07-28: 2025-11-25 clients with sessions, 2026-07-28 requests stateless
+    /// (rmcp routes each by the version it carries).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
     async fn list_tools(
@@ -307,6 +355,86 @@ impl rmcp::ServerHandler for Session {
     ) -> Result<(), ErrorData> {
         *self.state.level.lock().unwrap_or_else(|e| e.into_inner()) = request.level;
         Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.beside::<ListResourcesRequestMethod>()?
+            .list_resources(request, context)
+            .await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.beside::<ListResourceTemplatesRequestMethod>()?
+            .list_resource_templates(request, context)
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.beside::<ReadResourceRequestMethod>()?
+            .read_resource(request, context)
+            .await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.beside::<SubscribeRequestMethod>()?
+            .subscribe(request, context)
+            .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.beside::<UnsubscribeRequestMethod>()?
+            .unsubscribe(request, context)
+            .await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.beside::<ListPromptsRequestMethod>()?
+            .list_prompts(request, context)
+            .await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.beside::<GetPromptRequestMethod>()?
+            .get_prompt(request, context)
+            .await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.beside::<CompleteRequestMethod>()?
+            .complete(request, context)
+            .await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

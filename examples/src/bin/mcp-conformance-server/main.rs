@@ -1,6 +1,7 @@
 //! `mcp-conformance-server`: the tools the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, `server` scenarios) calls, as `#[tool]`s served by
-//! `tool_registry::mcp::serve`.
+//! `tool_registry::mcp::serve`, and the suite's resources, prompts and completions beside
+//! them (`beside.rs`, through `McpServer::with_handler`).
 //!
 //! ```text
 //! mcp-conformance-server --http 127.0.0.1:3001     streamable HTTP at http://127.0.0.1:3001/mcp
@@ -13,6 +14,8 @@
 // rmcp marks logging and sampling deprecated for its next protocol revision (SEP-2577); MCP
 // 2025-11-25, which this server speaks, has both.
 #![allow(deprecated)]
+
+mod beside;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -558,7 +561,8 @@ async fn serve(cli: Cli) -> Result<(), String> {
         "mcp-conformance-server",
         env!("CARGO_PKG_VERSION"),
     )
-    .map_err(|error| error.to_string())?;
+    .map_err(|error| error.to_string())?
+    .with_handler(beside::SuiteContent::default());
     match (cli.stdio, cli.http) {
         (true, _) => server
             .serve_stdio()

@@ -1,0 +1,155 @@
+//! `McpServer` over streamable HTTP speaking both revisions at once: MCP 2026-07-28 clients
+//! (`server/discover`, no session, per-request `_meta`) and MCP 2025-11-25 clients
+//! (`initialize`, `Mcp-Session-Id`), with rmcp's client on the other end of a real socket.
+#![cfg(feature = "mcp-server")]
+// rmcp marks logging deprecated for its next protocol revision (SEP-2577); the 2025-11-25
+// client here still uses it.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use rmcp::model::{LoggingLevel, ProtocolVersion, RequestMetaObject};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
+use serde_json::json;
+use tool_registry::OrchestratorConfig;
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+
+mod mcp_serve_support;
+use mcp_serve_support::*;
+
+async fn serve(server: &McpServer) -> HttpServer {
+    server
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap()
+}
+
+/// A client that speaks MCP 2026-07-28 only: `server/discover`, then stateless requests.
+async fn connect_2026(http: &HttpServer) -> (RunningService<RoleClient, Recorder>, Recorder) {
+    let recorder = Recorder::default();
+    let client = recorder
+        .clone()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(http.url()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    (client, recorder)
+}
+
+/// A client that offers MCP 2025-11-25 in `initialize` and keeps its session.
+async fn connect_2025(http: &HttpServer) -> (RunningService<RoleClient, Recorder>, Recorder) {
+    let mut recorder = Recorder::default();
+    recorder.version = Some(ProtocolVersion::V_2025_11_25);
+    let client = recorder
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(http.url()))
+        .await
+        .unwrap();
+    (client, recorder)
+}
+
+fn version(client: &RunningService<RoleClient, Recorder>) -> Option<ProtocolVersion> {
+    client
+        .peer()
+        .peer_info()
+        .map(|info| info.protocol_version.clone())
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_revisions_are_served_and_log_lines_follow_each_revisions_rule() {
+    let tools = vec![chatty_tool(), tool_sdk::dyn_tool::<Add>()];
+    let server = serve_pool(&tools, OrchestratorConfig::default());
+    let http = serve(&server).await;
+
+    let (modern, modern_events) = connect_2026(&http).await;
+    assert_eq!(version(&modern), Some(ProtocolVersion::V_2026_07_28));
+    let listed = modern.list_all_tools().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    let sum = modern
+        .call_tool(call("add", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert_eq!(text(&sum), "5");
+
+    // No `logLevel` in the request's `_meta`: the tool's log lines are not sent.
+    let quiet = modern.call_tool(call("chatty", json!({}))).await.unwrap();
+    assert_eq!(text(&quiet), "chatted (false, false)");
+    // `logLevel: debug` in `_meta`: both lines go out, for this request only.
+    let mut meta = RequestMetaObject::new();
+    meta.set_log_level(LoggingLevel::Debug);
+    let mut params = call("chatty", json!({}));
+    params.meta = Some(meta);
+    let loud = modern.call_tool(params).await.unwrap();
+    assert_eq!(text(&loud), "chatted (true, true)");
+    let events = modern_events.events_with("debug line").await;
+    assert!(
+        events.iter().any(|event| event.contains("debug line")),
+        "{events:?}"
+    );
+    let again = modern.call_tool(call("chatty", json!({}))).await.unwrap();
+    assert_eq!(text(&again), "chatted (false, false)");
+
+    // A 2025-11-25 client of the same server: a session, `info` until `logging/setLevel`.
+    let (legacy, _) = connect_2025(&http).await;
+    assert_eq!(version(&legacy), Some(ProtocolVersion::V_2025_11_25));
+    let session = legacy.call_tool(call("chatty", json!({}))).await.unwrap();
+    assert_eq!(text(&session), "chatted (false, true)");
+
+    modern.cancel().await.unwrap();
+    legacy.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_safe_calls_of_different_stateless_requests_never_overlap() {
+    let spans: Spans = Arc::default();
+    let tools = vec![
+        timed_tool("safe_a", true, &spans),
+        timed_tool("safe_b", true, &spans),
+        timed_tool("write_a", false, &spans),
+        timed_tool("write_b", false, &spans),
+    ];
+    let server = serve_pool(&tools, OrchestratorConfig::default());
+    let http = serve(&server).await;
+    // Two clients, each request its own HTTP exchange with no session between them.
+    let (first, _) = connect_2026(&http).await;
+    let (second, _) = connect_2026(&http).await;
+    let (a, b) = tokio::join!(
+        first.call_tool(call("safe_a", json!({}))),
+        second.call_tool(call("safe_b", json!({})))
+    );
+    assert!(a.is_ok() && b.is_ok());
+    let (a, b, c) = tokio::join!(
+        first.call_tool(call("write_a", json!({}))),
+        second.call_tool(call("write_b", json!({}))),
+        first.call_tool(call("safe_a", json!({})))
+    );
+    assert!(a.is_ok() && b.is_ok() && c.is_ok());
+    let spans = spans.lock().unwrap().clone();
+    assert_eq!(spans.len(), 5);
+    assert!(
+        overlap(&spans[0], &spans[1]),
+        "two safe calls ran one after the other"
+    );
+    let later = &spans[2..];
+    for (i, one) in later.iter().enumerate() {
+        for other in &later[i + 1..] {
+            if one.0.starts_with("write") || other.0.starts_with("write") {
+                assert!(!overlap(one, other), "{} overlapped {}", one.0, other.0);
+            }
+        }
+    }
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+    http.shutdown().await;
+}
