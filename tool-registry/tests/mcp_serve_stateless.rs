@@ -8,13 +8,17 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{LoggingLevel, ProtocolVersion, RequestMetaObject};
+use rmcp::model::{
+    ClientCapabilities, LoggingLevel, ProtocolVersion, RequestMetaObject, ServerNotification,
+    SubscriptionFilter,
+};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
 use serde_json::json;
-use tool_registry::OrchestratorConfig;
-use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+use tool_registry::dynamic::{DynamicTool, ToolHandler};
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
+use tool_registry::{Orchestrator, OrchestratorConfig};
 
 mod mcp_serve_support;
 use mcp_serve_support::*;
@@ -151,5 +155,76 @@ async fn non_safe_calls_of_different_stateless_requests_never_overlap() {
     }
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_hears_that_the_tool_list_changed() {
+    let server = serve_pool(&[chatty_tool()], OrchestratorConfig::default());
+    let http = serve(&server).await;
+    let (client, _) = connect_2026(&http).await;
+    let mut subscription = client
+        .peer()
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .unwrap();
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+    let pool = Orchestrator::new(
+        &[chatty_tool(), tool_sdk::dyn_tool::<Add>()],
+        OrchestratorConfig::default(),
+    );
+    server.set_orchestrator(pool).await.unwrap();
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(5), subscription.next())
+        .await
+        .expect("the change is announced within 5 s")
+        .unwrap();
+    assert!(
+        matches!(
+            heard,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{heard:?}"
+    );
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    drop(subscription);
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+/// Needs the client's `sampling` capability.
+fn sampling_tool() -> Arc<dyn tool_sdk::DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: tool_sdk::ToolUseContext| async move {
+        let served = ctx
+            .get::<ServedCall>()
+            .ok_or_else(|| tool_sdk::ToolError::new("not served"))?;
+        served.require(&ClientCapabilities::builder().enable_sampling().build())?;
+        Ok::<_, tool_sdk::ToolError>(tool_sdk::ToolResultContent::Text("sampled".to_owned()))
+    });
+    let definition = json!({
+        "name": "needs_sampling",
+        "description": "Needs the client's sampling capability.",
+        "input_schema": {"type": "object", "properties": {}},
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capability_the_client_did_not_declare_is_a_protocol_error_naming_it() {
+    let server = serve_pool(&[sampling_tool()], OrchestratorConfig::default());
+    let http = serve(&server).await;
+    let (client, _) = connect_2026(&http).await;
+    let error = client
+        .call_tool(call("needs_sampling", json!({})))
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(error) = error else {
+        panic!("expected an MCP error, got {error:?}");
+    };
+    assert_eq!(error.code.0, -32021, "{error:?}");
+    assert_eq!(
+        error.data.unwrap()["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+    client.cancel().await.unwrap();
     http.shutdown().await;
 }

@@ -1,7 +1,8 @@
 //! `mcp-conformance-server`: the tools the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, `server` scenarios) calls, as `#[tool]`s served by
 //! `tool_registry::mcp::serve`, and the suite's resources, prompts and completions beside
-//! them (`beside.rs`, through `McpServer::with_handler`).
+//! them (`beside.rs`, through `McpServer::with_handler`), and the diagnostic tools of its MCP
+//! 2026-07-28 scenarios (`stateless.rs`).
 //!
 //! ```text
 //! mcp-conformance-server --http 127.0.0.1:3001     streamable HTTP at http://127.0.0.1:3001/mcp
@@ -16,6 +17,7 @@
 #![allow(deprecated)]
 
 mod beside;
+mod stateless;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -517,6 +519,8 @@ fn typed_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(TypedTool::of::<ElicitationDefaults>(None)),
         Arc::new(TypedTool::of::<ElicitationEnums>(None)),
         Arc::new(TypedTool::of::<Reconnection>(None)),
+        Arc::new(TypedTool::of::<stateless::MissingCapability>(None)),
+        Arc::new(TypedTool::of::<stateless::LoggingTool>(None)),
     ]
 }
 
@@ -555,6 +559,8 @@ fn main() -> std::process::ExitCode {
 async fn serve(cli: Cli) -> Result<(), String> {
     let mut tools = typed_tools();
     tools.push(Arc::new(json_schema_tool()?));
+    let change = stateless::ToolChange::new();
+    tools.push(Arc::new(change.tool()?));
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());
     let server = McpServer::new(
         orchestrator,
@@ -563,6 +569,7 @@ async fn serve(cli: Cli) -> Result<(), String> {
     )
     .map_err(|error| error.to_string())?
     .with_handler(beside::SuiteContent::default());
+    change.attach(&server, tools);
     match (cli.stdio, cli.http) {
         (true, _) => server
             .serve_stdio()

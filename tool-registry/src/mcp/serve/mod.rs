@@ -63,7 +63,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::ServiceExt as _;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tool_sdk::Extensions;
 
@@ -119,6 +119,11 @@ pub(crate) struct Shared {
     call_ids: CallIds,
     /// The initialized sessions, told when the tool list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The open `subscriptions/listen` streams that asked for `toolsListChanged` (MCP
+    /// 2026-07-28), by a number of their own, told when the tool list changes.
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// Numbers the listeners.
+    listener_ids: AtomicU64,
     /// The call gate of MCP 2026-07-28 requests, which belong to no session: one for the
     /// whole server, so the concurrency cap and the rule that a non-safe call runs alone hold
     /// across every such request (see `session`).
@@ -137,6 +142,24 @@ pub(crate) struct Served {
 impl Shared {
     fn served(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Keeps `sink` told of tool list changes until [`Shared::stop_listening`] with the
+    /// number returned.
+    fn listen(&self, sink: SubscriptionSink) -> u64 {
+        let id = self.listener_ids.fetch_add(1, Ordering::Relaxed);
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, sink));
+        id
+    }
+
+    fn stop_listening(&self, id: u64) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(other, _)| *other != id);
     }
 
     /// The user's handler for resources, prompts and completions, when one is set.
@@ -263,6 +286,8 @@ impl McpServer {
             generation: AtomicU64::new(0),
             call_ids: CallIds::new(),
             peers: Mutex::new(Vec::new()),
+            listeners: Mutex::new(Vec::new()),
+            listener_ids: AtomicU64::new(0),
             stateless_gate: Arc::new(session::CallGate::new(
                 orchestrator.config().effective_concurrency(),
             )),
@@ -341,8 +366,9 @@ impl McpServer {
 
     /// Serves a new pool from now on (calls already running finish on the old one) and, when
     /// its `tools/list` differs from the one served before, sends
-    /// `notifications/tools/list_changed` to every initialized session still connected (the
-    /// old listing's cursors are then refused; with the same listing they stay valid).
+    /// `notifications/tools/list_changed` to every initialized session still connected and
+    /// every open `subscriptions/listen` stream that asked for it (the old listing's cursors
+    /// are then refused; with the same listing they stay valid).
     ///
     /// # Errors
     /// As [`McpServer::new`]; the old pool stays served.
@@ -368,6 +394,18 @@ impl McpServer {
         for peer in peers {
             // A session that went away meanwhile needs no notice.
             let _ = peer.notify_tool_list_changed().await;
+        }
+        let listeners: Vec<SubscriptionSink> = self
+            .shared
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in listeners {
+            // A stream closed meanwhile needs no notice.
+            let _ = sink.notify_tool_list_changed().await;
         }
         Ok(())
     }

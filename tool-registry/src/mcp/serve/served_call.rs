@@ -7,9 +7,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{ContentBlock, LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    ClientCapabilities, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
+};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
+use tool_sdk::ToolError;
 
 /// The MCP side of one `tools/call`, in the call's extensions while a [`super::McpServer`]
 /// runs it: `ctx.get::<ServedCall>()` inside a tool returns it, and `None` when the tool runs
@@ -30,16 +33,81 @@ pub struct ServedCall {
     level: LogLevel,
     content: Arc<Mutex<Option<Vec<ContentBlock>>>>,
     logger: String,
+    /// What the client declared (2026-07-28: in the request's `_meta`; 2025-11-25: in
+    /// `initialize`); `None` when it declared nothing.
+    capabilities: Option<ClientCapabilities>,
+    /// The capabilities [`ServedCall::require`] found missing, as a JSON object.
+    missing: Arc<Mutex<serde_json::Map<String, Value>>>,
 }
 
 impl ServedCall {
-    pub(crate) fn new(peer: Peer<RoleServer>, level: LogLevel, tool: &str) -> Self {
+    pub(crate) fn new(
+        peer: Peer<RoleServer>,
+        level: LogLevel,
+        tool: &str,
+        capabilities: Option<ClientCapabilities>,
+    ) -> Self {
         Self {
             peer,
             level,
             content: Arc::new(Mutex::new(None)),
             logger: tool.to_owned(),
+            capabilities,
+            missing: Arc::default(),
         }
+    }
+
+    /// The capabilities the client declared: for an MCP 2026-07-28 request, its `_meta`
+    /// `clientCapabilities`; for a 2025-11-25 session, `initialize`'s. `None` when it
+    /// declared none.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.capabilities.as_ref()
+    }
+
+    /// Checks that the client declared every capability named in `required` (a top-level
+    /// field set, such as `sampling` or `elicitation`), before the tool relies on one. When
+    /// one is missing, the call is answered not with a `tool_result` but with MCP's
+    /// `MissingRequiredClientCapabilityError` (`-32021`, HTTP 400, its
+    /// `data.requiredCapabilities` naming what is missing; MCP 2026-07-28, SEP-2575), and this
+    /// returns the error the tool should return with `?`, naming the capability.
+    ///
+    /// # Errors
+    /// A [`ToolError`] naming the capabilities the client did not declare.
+    pub fn require(&self, required: &ClientCapabilities) -> Result<(), ToolError> {
+        let Ok(Value::Object(required)) = serde_json::to_value(required) else {
+            return Ok(());
+        };
+        let declared = self
+            .capabilities
+            .as_ref()
+            .and_then(|declared| serde_json::to_value(declared).ok())
+            .unwrap_or(Value::Null);
+        let absent: Vec<(String, Value)> = required
+            .into_iter()
+            .filter(|(name, _)| declared.get(name).is_none_or(Value::is_null))
+            .collect();
+        if absent.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = absent.iter().map(|(name, _)| format!("`{name}`")).collect();
+        self.missing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(absent);
+        Err(ToolError::new(format!(
+            "The MCP client did not declare the {} capability this tool needs.",
+            names.join(", ")
+        )))
+    }
+
+    /// What [`ServedCall::require`] found missing, as the `ClientCapabilities` to name in the
+    /// error; `None` when nothing was.
+    pub(crate) fn take_missing(&self) -> Option<ClientCapabilities> {
+        let missing = std::mem::take(&mut *self.missing.lock().unwrap_or_else(|e| e.into_inner()));
+        if missing.is_empty() {
+            return None;
+        }
+        serde_json::from_value(Value::Object(missing)).ok()
     }
 
     /// Sends `notifications/message` at `level` with `data` (a string or any JSON), the tool's

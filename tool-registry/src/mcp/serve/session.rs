@@ -34,10 +34,10 @@ use rmcp::model::{
     ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
     ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams,
+    SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
     UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 use tokio::sync::{RwLock, Semaphore};
 use tool_sdk::context::ProgressSink;
@@ -163,7 +163,12 @@ impl Session {
         } else {
             LogLevel::Session(Arc::clone(&self.state.level))
         };
-        let served_call = ServedCall::new(context.peer.clone(), level, &canonical);
+        let served_call = ServedCall::new(
+            context.peer.clone(),
+            level,
+            &canonical,
+            context.client_capabilities(),
+        );
         let store = Arc::new(StructuredContentStore::new());
         let mut extensions = self.extensions();
         extensions.insert(served_call.clone());
@@ -195,6 +200,9 @@ impl Session {
             );
         }
         let result = outcome.result;
+        if let Some(missing) = served_call.take_missing() {
+            return Err(ErrorData::missing_required_client_capability(missing));
+        }
         if result.is_error {
             return Ok(content::error_result(content::error_text(&result)));
         }
@@ -435,6 +443,27 @@ impl rmcp::ServerHandler for Session {
         self.beside::<CompleteRequestMethod>()?
             .complete(request, context)
             .await
+    }
+
+    /// `subscriptions/listen` (MCP 2026-07-28): the pool's `toolsListChanged` when asked for;
+    /// nothing else (resource and prompt changes are the handler beside the pool's own).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let builder = SubscriptionFilter::builder();
+        Some(if requested.tools_list_changed == Some(true) {
+            builder.tools_list_changed().build()
+        } else {
+            builder.build()
+        })
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = self.shared.listen(context.sink().clone());
+        context.cancelled().await;
+        self.shared.stop_listening(id);
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
