@@ -48,6 +48,7 @@ pub mod blocks;
 mod compile_checks;
 pub mod context;
 mod dyn_tool;
+pub mod elicitation;
 pub mod erased;
 mod hooks;
 pub mod input;

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CacheScope, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
+    ElicitRequest, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
     PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
@@ -182,6 +183,11 @@ impl ServerHandler for SuiteContent {
                 Some("A prompt that carries an image"),
                 None,
             ),
+            Prompt::new(
+                "test_input_required_result_prompt",
+                Some("A prompt that asks the user for its context first (MCP 2026-07-28)"),
+                None,
+            ),
         ];
         Ok(ListPromptsResult::with_all_items(prompts)
             .with_ttl_ms(CACHE_TTL_MS)
@@ -194,6 +200,37 @@ impl ServerHandler for SuiteContent {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let result = match request.name.as_str() {
+            // A multi round-trip request on a prompt (SEP-2322): ask, then answer with it.
+            "test_input_required_result_prompt" => {
+                let answer = request
+                    .input_responses
+                    .as_ref()
+                    .and_then(|responses| responses.get("user_context"))
+                    .filter(|answer| answer.is_object());
+                let Some(answer) = answer else {
+                    let question = ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: "What context should the prompt use?".to_owned(),
+                        requested_schema: serde_json::from_value(json!({
+                            "type": "object",
+                            "properties": {"context": {"type": "string"}},
+                            "required": ["context"],
+                        }))
+                        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?,
+                    };
+                    let mut questions = InputRequests::new();
+                    questions.insert(
+                        "user_context".to_owned(),
+                        InputRequest::Elicitation(ElicitRequest::new(question)),
+                    );
+                    return Ok(InputRequiredResult::from_input_requests(questions).into());
+                };
+                let context = answer["content"]["context"].as_str().unwrap_or("(none)");
+                GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Prompt with the context: {context}"),
+                )])
+            }
             "test_simple_prompt" => GetPromptResult::new(vec![PromptMessage::new_text(
                 Role::User,
                 "This is a simple test prompt.",

@@ -1,8 +1,9 @@
 //! `mcp-conformance-server`: the tools the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, `server` scenarios) calls, as `#[tool]`s served by
 //! `tool_registry::mcp::serve`, and the suite's resources, prompts and completions beside
-//! them (`beside.rs`, through `McpServer::with_handler`), and the diagnostic tools of its MCP
-//! 2026-07-28 scenarios (`stateless.rs`).
+//! them (`beside.rs`, through `McpServer::with_handler`), the tools of its multi round-trip
+//! request scenarios (`rounds.rs`) and the diagnostic tools of its MCP 2026-07-28
+//! scenarios (`stateless.rs`).
 //!
 //! ```text
 //! mcp-conformance-server --http 127.0.0.1:3001     streamable HTTP at http://127.0.0.1:3001/mcp
@@ -17,6 +18,7 @@
 #![allow(deprecated)]
 
 mod beside;
+mod rounds;
 mod stateless;
 
 use std::net::SocketAddr;
@@ -559,6 +561,7 @@ fn main() -> std::process::ExitCode {
 async fn serve(cli: Cli) -> Result<(), String> {
     let mut tools = typed_tools();
     tools.push(Arc::new(json_schema_tool()?));
+    tools.extend(rounds::tools());
     let change = stateless::ToolChange::new();
     tools.push(Arc::new(change.tool()?));
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());

@@ -54,6 +54,7 @@
 mod beside;
 mod content;
 mod http;
+mod input;
 mod listing;
 mod served_call;
 mod session;
@@ -131,6 +132,8 @@ pub(crate) struct Shared {
     /// The user's handler for resources, prompts and completions
     /// ([`McpServer::with_handler`]).
     beside: RwLock<Option<Arc<beside::Beside>>>,
+    /// Seals and opens the `requestState` of MCP 2026-07-28 multi round-trip requests.
+    request_state: rmcp::model::RequestStateCodec,
 }
 
 /// The pool being served: the orchestrator that runs calls and its listing.
@@ -292,6 +295,7 @@ impl McpServer {
                 orchestrator.config().effective_concurrency(),
             )),
             beside: RwLock::new(None),
+            request_state: input::new_codec(),
         };
         let server = Self {
             shared: Arc::new(shared),

@@ -1,18 +1,25 @@
 //! [`ServedCall`]: what a tool running under the MCP server can reach of the MCP request that
-//! started it: log lines for `notifications/message`, MCP-only content blocks, and the client
-//! connection (for sampling and elicitation).
+//! started it: log lines for `notifications/message`, MCP-only content blocks, the client's
+//! capabilities, and questions to the client (elicitation, sampling, roots), which
+//! `ServedElicitor` also answers [`ToolUseContext::elicit`](tool_sdk::ToolUseContext::elicit)
+//! with.
 
 // rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); 2025-11-25 sessions have it.
 #![allow(deprecated)]
 
 use std::sync::{Arc, Mutex};
 
+use futures::future::BoxFuture;
 use rmcp::model::{
-    ClientCapabilities, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
+    ClientCapabilities, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, InputRequest, LoggingLevel, LoggingMessageNotificationParam,
 };
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use tool_sdk::ToolError;
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
+
+use super::input::Rounds;
 
 /// The MCP side of one `tools/call`, in the call's extensions while a [`super::McpServer`]
 /// runs it: `ctx.get::<ServedCall>()` inside a tool returns it, and `None` when the tool runs
@@ -38,6 +45,9 @@ pub struct ServedCall {
     capabilities: Option<ClientCapabilities>,
     /// The capabilities [`ServedCall::require`] found missing, as a JSON object.
     missing: Arc<Mutex<serde_json::Map<String, Value>>>,
+    /// How questions reach the client: over the session, or as a round of an MCP 2026-07-28
+    /// multi round-trip request.
+    rounds: Option<Arc<Rounds>>,
 }
 
 impl ServedCall {
@@ -46,6 +56,7 @@ impl ServedCall {
         level: LogLevel,
         tool: &str,
         capabilities: Option<ClientCapabilities>,
+        rounds: Option<Arc<Rounds>>,
     ) -> Self {
         Self {
             peer,
@@ -54,7 +65,70 @@ impl ServedCall {
             logger: tool.to_owned(),
             capabilities,
             missing: Arc::default(),
+            rounds,
         }
+    }
+
+    /// Asks the client for input and returns its result as JSON: an elicitation
+    /// (`ElicitResult`), a sampling request (`CreateMessageResult`) or a roots request
+    /// (`ListRootsResult`). `id` names the question among the call's questions (the key of
+    /// its MCP 2026-07-28 `inputRequests` entry; `None`: numbered in the order asked). In an MCP 2025-11-25 session it is a request to the client, sent
+    /// now; for an MCP 2026-07-28 request, a question of a multi round-trip request (see the
+    /// rules in the `input` module: the call ends with an `InputRequiredResult` and the tool
+    /// runs again with the answers, so ask in the same order on every run). Checks first
+    /// that the client declared the capability the request needs ([`ServedCall::require`]).
+    ///
+    /// # Errors
+    /// A [`ToolError`] when the client lacks the capability, or the request fails.
+    pub async fn request_input(
+        &self,
+        id: Option<&str>,
+        request: InputRequest,
+    ) -> Result<Value, ToolError> {
+        let needed = match &request {
+            InputRequest::Elicitation(_) => {
+                ClientCapabilities::builder().enable_elicitation().build()
+            }
+            InputRequest::CreateMessage(_) => {
+                ClientCapabilities::builder().enable_sampling().build()
+            }
+            InputRequest::ListRoots(_) => ClientCapabilities::builder().enable_roots().build(),
+            _ => ClientCapabilities::default(),
+        };
+        self.require(&needed)?;
+        if let Some(rounds) = &self.rounds {
+            let id = id.map_or_else(|| rounds.next_id(), str::to_owned);
+            return Ok(rounds.ask(id, request).await);
+        }
+        let failed = |error: rmcp::ServiceError| {
+            ToolError::new(format!(
+                "the MCP client did not answer the request: {error}"
+            ))
+        };
+        let answer = match request {
+            InputRequest::Elicitation(request) => serde_json::to_value(
+                self.peer
+                    .create_elicitation(request.params)
+                    .await
+                    .map_err(failed)?,
+            ),
+            InputRequest::CreateMessage(request) => serde_json::to_value(
+                self.peer
+                    .create_message(request.params)
+                    .await
+                    .map_err(failed)?,
+            ),
+            InputRequest::ListRoots(_) => {
+                serde_json::to_value(self.peer.list_roots().await.map_err(failed)?)
+            }
+            _ => {
+                return Err(ToolError::new(
+                    "this kind of input request is not supported",
+                ));
+            }
+        };
+        answer
+            .map_err(|error| ToolError::new(format!("the client's answer cannot be read: {error}")))
     }
 
     /// The capabilities the client declared: for an MCP 2026-07-28 request, its `_meta`
@@ -152,6 +226,61 @@ impl ServedCall {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
+    }
+}
+
+/// The [`Elicitor`] of a served call: [`ToolUseContext::elicit`](tool_sdk::ToolUseContext::elicit)
+/// as an MCP elicitation in form mode, through [`ServedCall::request_input`]; declined
+/// without asking when the client did not declare the `elicitation` capability (there is no
+/// one to ask).
+pub(crate) struct ServedElicitor(pub(crate) ServedCall);
+
+impl Elicitor for ServedElicitor {
+    fn elicit<'a>(
+        &'a self,
+        _tool_use_id: &'a str,
+        request: Elicitation,
+    ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+        Box::pin(async move {
+            let declared = self
+                .0
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.elicitation.is_some());
+            if !declared {
+                return Ok(ElicitationAnswer::Decline);
+            }
+            let schema = serde_json::from_value(request.requested_schema).map_err(|error| {
+                ToolError::new(format!(
+                    "the elicitation's requested schema is not one MCP allows (an object of \
+                     string, number, integer, boolean or enum properties): {error}"
+                ))
+            })?;
+            let params = ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: request.message,
+                requested_schema: schema,
+            };
+            let answer = self
+                .0
+                .request_input(
+                    request.id.as_deref(),
+                    InputRequest::Elicitation(ElicitRequest::new(params)),
+                )
+                .await?;
+            let result: ElicitResult = serde_json::from_value(answer).map_err(|error| {
+                ToolError::new(format!(
+                    "the client's elicitation answer cannot be read: {error}"
+                ))
+            })?;
+            Ok(match result.action {
+                ElicitationAction::Accept => match result.content {
+                    Some(Value::Object(content)) => ElicitationAnswer::Accept(content),
+                    Some(_) | None => ElicitationAnswer::Accept(serde_json::Map::new()),
+                },
+                ElicitationAction::Decline => ElicitationAnswer::Decline,
+                _ => ElicitationAnswer::Cancel,
+            })
+        })
     }
 }
 

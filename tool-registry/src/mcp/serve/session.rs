@@ -24,28 +24,31 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
-    CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult,
-    ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
-    ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
+    CompleteResult, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+    ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
+    LoggingLevel, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestMethod,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 use tokio::sync::{RwLock, Semaphore};
 use tool_sdk::context::ProgressSink;
+use tool_sdk::elicitation::Elicitor;
 use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::beside::Beside;
 use super::content;
-use super::served_call::{LogLevel, ServedCall};
+use super::input::{self, Rounds};
+use super::served_call::{LogLevel, ServedCall, ServedElicitor};
 use super::{Shared, StructuredContentStore};
 use crate::TurnState;
 
@@ -112,7 +115,7 @@ impl Session {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let served = self.shared.served();
         let name = request.name.as_ref();
         let Some(tool) = served.orchestrator.find_tool(name) else {
@@ -122,15 +125,28 @@ impl Session {
             ));
         };
         let canonical = tool.name().to_owned();
+        let arguments = request.arguments.unwrap_or_default();
+        let stateless = is_stateless(&context);
+        // A 2026-07-28 call's questions are rounds of a multi round-trip request.
+        let binding = input::binding(&canonical, &arguments);
+        let rounds = if stateless {
+            Some(Arc::new(Rounds::open(
+                &self.shared.request_state,
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+                &binding,
+            )?))
+        } else {
+            None
+        };
         let block = ToolUseBlock {
             id: self.shared.next_call_id(),
             name: name.to_owned(),
-            input: Value::Object(request.arguments.unwrap_or_default()),
+            input: Value::Object(arguments),
         };
         let prepared = served.orchestrator.prepare(&block);
         let safe = prepared.is_concurrency_safe();
         let cancelled = context.ct.clone();
-        let stateless = is_stateless(&context);
         let gate = if stateless {
             &*self.shared.stateless_gate
         } else {
@@ -154,7 +170,7 @@ impl Session {
             () = cancelled.cancelled() => {
                 return Ok(content::error_result(
                     "The call was cancelled by the client before it started.".to_owned(),
-                ));
+                ).into());
             }
         };
 
@@ -168,21 +184,42 @@ impl Session {
             level,
             &canonical,
             context.client_capabilities(),
+            rounds.clone(),
         );
         let store = Arc::new(StructuredContentStore::new());
         let mut extensions = self.extensions();
         extensions.insert(served_call.clone());
+        extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
         extensions.insert(Arc::clone(&store));
+        let abort = context.ct.child_token();
         let turn = TurnState {
             extensions,
-            abort: context.ct.clone(),
+            abort: abort.clone(),
             ..TurnState::default()
         };
         let (progress, forwarder) = progress_sink(&context).unzip();
-        let outcome = served
-            .orchestrator
-            .run_tool_use(prepared, &turn, progress)
-            .await;
+        let run = served.orchestrator.run_tool_use(prepared, &turn, progress);
+        let outcome = match &rounds {
+            None => run.await,
+            Some(rounds) => match until_asked(run, rounds).await {
+                Some(outcome) => outcome,
+                None => {
+                    // The tool asked what this round cannot answer: end the call with its
+                    // questions (the tool's run is dropped, its abort token cancelled).
+                    abort.cancel();
+                    drop(guards);
+                    if let Some(forwarder) = forwarder {
+                        forwarder.finish().await;
+                    }
+                    if let Some(missing) = served_call.take_missing() {
+                        return Err(ErrorData::missing_required_client_capability(missing));
+                    }
+                    return rounds
+                        .input_required(&self.shared.request_state, &binding)
+                        .map(CallToolResponse::from);
+                }
+            },
+        };
         drop(guards);
         if let Some(forwarder) = forwarder {
             // Every report the tool made before it answered goes out before the result, and
@@ -204,7 +241,7 @@ impl Session {
             return Err(ErrorData::missing_required_client_capability(missing));
         }
         if result.is_error {
-            return Ok(content::error_result(content::error_text(&result)));
+            return Ok(content::error_result(content::error_text(&result)).into());
         }
         let blocks = served_call
             .take_content()
@@ -239,11 +276,7 @@ impl Session {
                  answering without structuredContent"
             );
         }
-        Ok(content::success_result(
-            blocks,
-            structured,
-            persisted.is_some(),
-        ))
+        Ok(content::success_result(blocks, structured, persisted.is_some()).into())
     }
 
     /// The handler beside the pool, or "method not found" for `M` when there is none.
@@ -323,6 +356,21 @@ impl ProgressForwarder {
     }
 }
 
+/// How long a call that asked a question this round cannot answer keeps running, so that
+/// questions it asks at the same time (`join!`) go out in the same round.
+const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
+/// [`ASK_GRACE`] has passed without the run finishing).
+async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
+    let mut run = std::pin::pin!(run);
+    tokio::select! {
+        outcome = &mut run => return Some(outcome),
+        () = rounds.asked() => {}
+    }
+    tokio::time::timeout(ASK_GRACE, run).await.ok()
+}
+
 /// How long a finished call waits for its progress reports to go out.
 const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -351,9 +399,7 @@ impl rmcp::ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context)
-            .await
-            .map(CallToolResponse::from)
+        self.call(request, context).await
     }
 
     async fn set_level(

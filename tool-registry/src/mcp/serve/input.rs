@@ -1,0 +1,154 @@
+//! What a served call asks its client (elicitation, sampling, roots), in the shape of the
+//! call's revision:
+//!
+//! - MCP 2025-11-25 (a session): a server-to-client request over the session, answered while
+//!   the tool waits.
+//! - MCP 2026-07-28 (stateless, SEP-2322 multi round-trip requests): the server cannot wait
+//!   for the client, so the first question ends the call with an `InputRequiredResult`
+//!   listing every question the tool has asked so far (`inputRequests`, keyed by the names
+//!   the tool gave them, or `q1`, `q2`, ... in the order asked) and a sealed `requestState`
+//!   holding the answers given in earlier rounds. The client answers and retries with `inputResponses` and the state; the tool
+//!   runs again from the start and its questions are answered from them in the same order,
+//!   until it asks one more or finishes. So a tool asks its questions in the same order on
+//!   every run, and before any side effect it would not want repeated.
+//!
+//! The state is signed (HMAC-SHA256, rmcp's `RequestStateCodec`, with a key made when the
+//! server starts) and bound to the tool's name and arguments: a state that was changed, or
+//! is replayed against another call, is refused with `-32602` before the tool runs. It is
+//! signed, not encrypted: the answers in it are readable by the client that gave them.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
+};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+/// A new signing key for request states: 32 random bytes.
+pub(crate) fn new_codec() -> RequestStateCodec {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No system randomness: a key from the clock and the process, still unique per run.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        let seed = format!("{nanos:032x}{:016x}", std::process::id());
+        key.copy_from_slice(&seed.as_bytes()[..32]);
+    }
+    RequestStateCodec::new_unchecked(key.to_vec())
+}
+
+/// What a state is bound to: the method, the tool and its arguments (keys sorted, so the
+/// client's key order does not matter).
+pub(crate) fn binding(tool: &str, arguments: &serde_json::Map<String, Value>) -> Vec<u8> {
+    fn canonical(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: BTreeMap<&String, Value> = map
+                    .iter()
+                    .map(|(key, value)| (key, canonical(value)))
+                    .collect();
+                serde_json::to_value(sorted).unwrap_or(Value::Null)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    let arguments = canonical(&Value::Object(arguments.clone()));
+    format!("tools/call\n{tool}\n{arguments}").into_bytes()
+}
+
+/// One round of a 2026-07-28 call: the answers known so far and the questions still open.
+#[derive(Debug)]
+pub(crate) struct Rounds {
+    answers: BTreeMap<String, Value>,
+    asked: AtomicUsize,
+    open: Mutex<InputRequests>,
+    wake: Notify,
+}
+
+impl Rounds {
+    /// The answers of earlier rounds (from the verified `state`) and of this one
+    /// (`responses`; an answer that is not a JSON object counts as none, so its question is
+    /// asked again).
+    ///
+    /// # Errors
+    /// `-32602` when `state` fails verification (changed, or made for another call).
+    pub(crate) fn open(
+        codec: &RequestStateCodec,
+        state: Option<&str>,
+        responses: Option<&InputResponses>,
+        binding: &[u8],
+    ) -> Result<Self, ErrorData> {
+        let mut answers: BTreeMap<String, Value> = match state {
+            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|_| {
+                ErrorData::invalid_params(
+                    "requestState failed integrity verification: send back the requestState \
+                     of this call's last InputRequiredResult unchanged",
+                    None,
+                )
+            })?,
+            None => BTreeMap::new(),
+        };
+        for (key, value) in responses.into_iter().flatten() {
+            if value.is_object() {
+                answers.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+        Ok(Self {
+            answers,
+            asked: AtomicUsize::new(0),
+            open: Mutex::new(InputRequests::new()),
+            wake: Notify::new(),
+        })
+    }
+
+    /// The name of the call's next unnamed question: `q1`, `q2`, ... in the order asked.
+    pub(crate) fn next_id(&self) -> String {
+        format!("q{}", self.asked.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// The answer to the question `id`, or, when this round has none, never (the question is
+    /// recorded and the call ends with it).
+    pub(crate) async fn ask(&self, id: String, request: InputRequest) -> Value {
+        if let Some(answer) = self.answers.get(&id) {
+            return answer.clone();
+        }
+        self.open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, request);
+        self.wake.notify_one();
+        std::future::pending().await
+    }
+
+    /// Resolves once the tool has asked a question this round cannot answer.
+    pub(crate) async fn asked(&self) {
+        self.wake.notified().await;
+    }
+
+    /// The call's answer for now: the open questions and the sealed answers so far.
+    ///
+    /// # Errors
+    /// An internal error when the answers cannot be sealed.
+    pub(crate) fn input_required(
+        &self,
+        codec: &RequestStateCodec,
+        binding: &[u8],
+    ) -> Result<InputRequiredResult, ErrorData> {
+        let open = std::mem::take(&mut *self.open.lock().unwrap_or_else(|e| e.into_inner()));
+        let sealed = codec
+            .seal_json_with(
+                &self.answers,
+                &rmcp::model::SealOptions::new().associated_data(binding),
+            )
+            .map_err(|error| {
+                ErrorData::internal_error(format!("cannot seal the request state: {error}"), None)
+            })?;
+        Ok(InputRequiredResult::new(Some(open), Some(sealed)))
+    }
+}

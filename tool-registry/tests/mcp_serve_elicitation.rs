@@ -1,0 +1,238 @@
+//! `ToolUseContext::elicit` served over MCP: an `elicitation/create` request in an MCP
+//! 2025-11-25 session, `InputRequiredResult` rounds with a signed `requestState` in MCP
+//! 2026-07-28, and a decline when the client cannot answer. rmcp's client answers, over a
+//! real HTTP socket.
+#![cfg(feature = "mcp-server")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, ServiceExt as _};
+use serde_json::json;
+use tool_registry::dynamic::{DynamicTool, ToolHandler};
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer};
+use tool_sdk::{DynTool, ToolError, ToolResultContent, ToolUseContext};
+
+mod mcp_serve_support;
+use mcp_serve_support::call;
+
+/// A client that answers every elicitation by filling each requested string property with
+/// its own name in capitals (or declines, when `declare` is false it declares nothing).
+#[derive(Clone)]
+struct Answering {
+    declare: bool,
+    version: ProtocolVersion,
+    asked: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Answering {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        let ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap();
+        let mut content = serde_json::Map::new();
+        for name in schema["properties"].as_object().unwrap().keys() {
+            content.insert(name.clone(), json!(name.to_uppercase()));
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content.into()))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.declare {
+            ClientCapabilities::builder().enable_elicitation().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(capabilities, rmcp::model::Implementation::new("t", "1"))
+            .with_protocol_version(self.version.clone())
+    }
+}
+
+/// Asks for a name, then a color, counting its runs; answers with both.
+fn two_questions(runs: &Arc<AtomicUsize>) -> Arc<dyn DynTool> {
+    let runs = Arc::clone(runs);
+    let handler = ToolHandler::new(move |_input, ctx: ToolUseContext| {
+        let runs = Arc::clone(&runs);
+        async move {
+            runs.fetch_add(1, Ordering::SeqCst);
+            let question = |field: &str| {
+                Elicitation::new(
+                    format!("Your {field}?"),
+                    json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}),
+                )
+            };
+            let name = ctx.elicit(question("name")).await?;
+            let color = ctx.elicit(question("color")).await?;
+            let text = match (name, color) {
+                (ElicitationAnswer::Accept(name), ElicitationAnswer::Accept(color)) => {
+                    format!("{} likes {}", name["name"], color["color"])
+                }
+                (name, color) => format!("not answered: {name:?} {color:?}"),
+            };
+            Ok::<_, ToolError>(ToolResultContent::Text(text))
+        }
+    });
+    let definition = json!({
+        "name": "two_questions",
+        "description": "Asks for a name and a color.",
+        "input_schema": {"type": "object", "properties": {}},
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+async fn serve(runs: &Arc<AtomicUsize>) -> (McpServer, HttpServer) {
+    let orchestrator = Orchestrator::new(&[two_questions(runs)], OrchestratorConfig::default());
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let http = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap();
+    (server, http)
+}
+
+async fn connect(
+    http: &HttpServer,
+    client: Answering,
+) -> RunningService<RoleClient, Answering> {
+    let transport = StreamableHttpClientTransport::from_uri(http.url());
+    if client.version == ProtocolVersion::V_2026_07_28 {
+        client
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap()
+    } else {
+        client.serve(transport).await.unwrap()
+    }
+}
+
+fn answering(version: ProtocolVersion, declare: bool) -> (Answering, Arc<AtomicUsize>) {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = Answering {
+        declare,
+        version,
+        asked: Arc::clone(&asked),
+    };
+    (client, asked)
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_answers_in_rounds_and_the_tool_runs_again_with_the_answers() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_server, http) = serve(&runs).await;
+    let (client, asked) = answering(ProtocolVersion::V_2026_07_28, true);
+    let client = connect(&http, client).await;
+    let result = client
+        .call_tool(call("two_questions", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "\"NAME\" likes \"COLOR\"");
+    // Round 1 asks q1, round 2 (with q1's answer) asks q2, round 3 has both.
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_request_state_is_refused_before_the_tool_runs() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_server, http) = serve(&runs).await;
+    let (client, _) = answering(ProtocolVersion::V_2026_07_28, true);
+    let client = connect(&http, client).await;
+    let CallToolResponse::InputRequired(first) = client
+        .call_tool_once(call("two_questions", json!({})))
+        .await
+        .unwrap()
+    else {
+        panic!("expected an InputRequiredResult");
+    };
+    let requests = serde_json::to_value(&first.input_requests).unwrap();
+    assert_eq!(requests["q1"]["method"], json!("elicitation/create"), "{requests}");
+    let state = first.request_state.clone().expect("a requestState");
+    let mut changed = state.clone();
+    changed.insert(changed.len() / 2, 'x');
+    let mut retry = call("two_questions", json!({}));
+    retry.request_state = Some(changed);
+    retry.input_responses = Some(
+        [(
+            "q1".to_owned(),
+            json!({"action": "accept", "content": {"name": "EVE"}}),
+        )]
+        .into(),
+    );
+    let runs_before = runs.load(Ordering::SeqCst);
+    let error = client.call_tool_once(retry.clone()).await.unwrap_err();
+    let rmcp::ServiceError::McpError(error) = error else {
+        panic!("expected an MCP error, got {error:?}");
+    };
+    assert_eq!(error.code.0, -32602, "{error:?}");
+    assert!(error.message.contains("requestState"), "{error:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), runs_before, "the tool ran");
+    // The same state against other arguments is refused too (it is bound to the call).
+    let mut replayed = call("two_questions", json!({"other": 1}));
+    replayed.request_state = Some(state);
+    assert!(client.call_tool_once(replayed).await.is_err());
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_asks_with_elicitation_create_while_the_tool_waits() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_server, http) = serve(&runs).await;
+    let (client, asked) = answering(ProtocolVersion::V_2025_11_25, true);
+    let client = connect(&http, client).await;
+    let result = client
+        .call_tool(call("two_questions", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "\"NAME\" likes \"COLOR\"");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_the_elicitation_capability_is_not_asked_and_the_tool_sees_a_decline() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_server, http) = serve(&runs).await;
+    for version in [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25] {
+        let (client, asked) = answering(version.clone(), false);
+        let client = connect(&http, client).await;
+        let result = client
+            .call_tool(call("two_questions", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "not answered: Decline Decline", "{version}");
+        assert_eq!(asked.load(Ordering::SeqCst), 0);
+        client.cancel().await.unwrap();
+    }
+    http.shutdown().await;
+}
