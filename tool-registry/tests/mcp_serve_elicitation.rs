@@ -107,10 +107,7 @@ async fn serve(runs: &Arc<AtomicUsize>) -> (McpServer, HttpServer) {
     (server, http)
 }
 
-async fn connect(
-    http: &HttpServer,
-    client: Answering,
-) -> RunningService<RoleClient, Answering> {
+async fn connect(http: &HttpServer, client: Answering) -> RunningService<RoleClient, Answering> {
     let transport = StreamableHttpClientTransport::from_uri(http.url());
     if client.version == ProtocolVersion::V_2026_07_28 {
         client
@@ -173,7 +170,11 @@ async fn a_changed_request_state_is_refused_before_the_tool_runs() {
         panic!("expected an InputRequiredResult");
     };
     let requests = serde_json::to_value(&first.input_requests).unwrap();
-    assert_eq!(requests["q1"]["method"], json!("elicitation/create"), "{requests}");
+    assert_eq!(
+        requests["q1"]["method"],
+        json!("elicitation/create"),
+        "{requests}"
+    );
     let state = first.request_state.clone().expect("a requestState");
     let mut changed = state.clone();
     changed.insert(changed.len() / 2, 'x');

@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CacheScope, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
-    ElicitRequest, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
+    CacheScope, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, ElicitRequest,
+    ElicitRequestParams, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent,
+    InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
     PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,

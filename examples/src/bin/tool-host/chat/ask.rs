@@ -3,13 +3,17 @@
 //! command prefix (Bash: `Bash(git status:*)`) or tool for the rest of the session, or deny.
 //! Without a terminal the call is denied. Either denial reaches the model as the reference's
 //! rejection result.
+//!
+//! The same prompt answers a tool's questions (`ToolUseContext::elicit`, and an imported MCP
+//! server's elicitations): the message, then answer / decline / cancel, then one line per
+//! field of the requested schema. Without a terminal the question is declined.
 
 use std::collections::VecDeque;
 use std::io::{BufRead as _, IsTerminal as _};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tool_examples::tools::Bash;
 use tool_examples::tools::bash::rules::session_rules;
@@ -18,7 +22,9 @@ use tool_registry::permissions::{
     CanUseTool, HostAnswer, PermissionBehavior, PermissionRequest, PermissionRuleSource,
     PermissionRuleValue,
 };
+use tool_sdk::ToolError;
 use tool_sdk::ToolSpec as _;
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
 
 use crate::progress::Progress;
 
@@ -265,9 +271,150 @@ impl CanUseTool for Asker {
     }
 }
 
+impl Elicitor for Asker {
+    fn elicit<'a>(
+        &'a self,
+        _tool_use_id: &'a str,
+        request: Elicitation,
+    ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+        Box::pin(async move {
+            let Some(lines) = &self.lines else {
+                self.progress.println(&format!(
+                    "declined a tool's question (there is no terminal to ask on): {}",
+                    request.message
+                ));
+                return Ok(ElicitationAnswer::Decline);
+            };
+            let _one_at_a_time = self.asking.lock().await;
+            lines.set_aside_typed_ahead().await;
+            self.progress.println(&format!(
+                "\n{}\n  1) answer   2) decline   3) cancel\n  answer [1/2/3]:",
+                request.message
+            ));
+            loop {
+                let Some(line) = lines.next_answer().await else {
+                    return Ok(ElicitationAnswer::Cancel);
+                };
+                match line.trim().to_ascii_lowercase().as_str() {
+                    "1" | "y" | "yes" | "a" | "answer" => break,
+                    "2" | "n" | "no" | "d" | "decline" => return Ok(ElicitationAnswer::Decline),
+                    "3" | "c" | "cancel" => return Ok(ElicitationAnswer::Cancel),
+                    other => self
+                        .progress
+                        .println(&format!("  `{other}`: answer 1, 2 or 3")),
+                }
+            }
+            let schema = &request.requested_schema;
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut content = Map::new();
+            for (name, field) in schema["properties"].as_object().into_iter().flatten() {
+                let needed = required.contains(&name.as_str());
+                loop {
+                    self.progress
+                        .println(&format!("  {name} ({}):", describe_field(field, needed)));
+                    let Some(line) = lines.next_answer().await else {
+                        return Ok(ElicitationAnswer::Cancel);
+                    };
+                    let line = line.trim();
+                    if line.is_empty() && !needed {
+                        break;
+                    }
+                    match field_value(line, field) {
+                        Ok(value) => {
+                            content.insert(name.clone(), value);
+                            break;
+                        }
+                        Err(problem) => self.progress.println(&format!("  {problem}")),
+                    }
+                }
+            }
+            Ok(ElicitationAnswer::Accept(content))
+        })
+    }
+}
+
+/// How a field of a requested schema is shown: its type, its choices, whether it may be left
+/// empty, and its description.
+fn describe_field(field: &Value, required: bool) -> String {
+    let mut parts = vec![field["type"].as_str().unwrap_or("string").to_owned()];
+    if let Some(choices) = field["enum"].as_array() {
+        let choices: Vec<&str> = choices.iter().filter_map(Value::as_str).collect();
+        parts.push(format!("one of {}", choices.join(", ")));
+    }
+    if !required {
+        parts.push("empty to skip".to_owned());
+    }
+    if let Some(description) = field["description"].as_str() {
+        parts.push(description.to_owned());
+    }
+    parts.join("; ")
+}
+
+/// A typed line as the value of a field of the requested schema, or what is wrong with it.
+fn field_value(line: &str, field: &Value) -> Result<Value, String> {
+    match field["type"].as_str().unwrap_or("string") {
+        "boolean" => match line.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" => Ok(Value::Bool(true)),
+            "n" | "no" | "false" => Ok(Value::Bool(false)),
+            _ => Err("answer yes or no".to_owned()),
+        },
+        "integer" => line
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| "answer a whole number".to_owned()),
+        "number" => line
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| "answer a number".to_owned()),
+        _ => match field["enum"].as_array() {
+            Some(choices) if !choices.iter().any(|choice| choice == line) => {
+                let choices: Vec<&str> = choices.iter().filter_map(Value::as_str).collect();
+                Err(format!("answer one of {}", choices.join(", ")))
+            }
+            _ if line.is_empty() => Err("this field is required".to_owned()),
+            _ => Ok(Value::String(line.to_owned())),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typed_line_becomes_the_field_type_or_says_what_to_type() {
+        let boolean = serde_json::json!({"type": "boolean"});
+        assert_eq!(field_value("Yes", &boolean), Ok(Value::Bool(true)));
+        assert_eq!(
+            field_value("maybe", &boolean),
+            Err("answer yes or no".to_owned())
+        );
+        let integer = serde_json::json!({"type": "integer"});
+        assert_eq!(field_value("42", &integer), Ok(Value::from(42)));
+        assert!(field_value("4.2", &integer).is_err());
+        let number = serde_json::json!({"type": "number"});
+        assert_eq!(field_value("4.5", &number), Ok(serde_json::json!(4.5)));
+        let choice = serde_json::json!({"type": "string", "enum": ["main", "dev"]});
+        assert_eq!(field_value("dev", &choice), Ok(Value::from("dev")));
+        assert_eq!(
+            field_value("prod", &choice),
+            Err("answer one of main, dev".to_owned())
+        );
+        let text = serde_json::json!({"type": "string"});
+        assert_eq!(
+            field_value("", &text),
+            Err("this field is required".to_owned())
+        );
+        assert_eq!(
+            describe_field(&choice, false),
+            "string; one of main, dev; empty to skip"
+        );
+    }
 
     #[test]
     fn answers_are_read_by_number_letter_or_word() {

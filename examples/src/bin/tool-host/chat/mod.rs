@@ -23,6 +23,7 @@ use tool_examples::workspace::Workspace;
 use tool_registry::providers::ModelApi;
 use tool_registry::search::{SearchState, ToolSearchConfig};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};
+use tool_sdk::elicitation::Elicitor;
 use tool_sdk::{CancellationToken, DynTool, Extensions};
 
 use crate::pool_options::PoolOptions;
@@ -179,12 +180,17 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     let asks = args.permission_prompt.asks();
     let lines = (interactive || asks).then(Lines::spawn);
     let progress = Arc::new(Progress::new(Display::detect(false)));
-    let asker = Asker::new(asks.then(|| lines.clone()).flatten(), progress.clone());
+    let asker = Arc::new(Asker::new(
+        asks.then(|| lines.clone()).flatten(),
+        progress.clone(),
+    ));
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::from_env())
         .with_permissions(live.permissions.clone())
         .with_observer(progress.clone())
-        .with_can_use_tool(Arc::new(asker));
+        .with_can_use_tool(asker.clone());
+    // A tool's questions (`ToolUseContext::elicit`) go to the same prompt.
     let extensions = Extensions::new()
+        .with::<Arc<dyn Elicitor>>(asker)
         .with(workspace)
         .with(BackgroundShells::default())
         .with(SearchState::new(tools.clone()).with_rules(search_config.deferral));
