@@ -66,7 +66,7 @@ fn mcp_config_files_use_the_mcp_servers_shape() {
     assert!(stdout.contains("fromfile: connected (7 tools)"), "{stdout}");
     assert!(stdout.contains("mcp__fromfile__echo"), "{stdout}");
     assert!(
-        stdout.contains("silent: failed: no answer to initialize and tools/list within 1000 ms"),
+        stdout.contains("silent: failed: no answer to server/discover or initialize and tools/list within 1000 ms"),
         "{stdout}"
     );
 }

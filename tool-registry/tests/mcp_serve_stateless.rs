@@ -228,3 +228,37 @@ async fn a_capability_the_client_did_not_declare_is_a_protocol_error_naming_it()
     client.cancel().await.unwrap();
     http.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_import_speaks_2026_and_hears_list_changes_through_listen() {
+    use tool_registry::mcp::{McpManager, McpServerConfig};
+
+    let server = serve_pool(&[chatty_tool()], OrchestratorConfig::default());
+    let http = serve(&server).await;
+    let manager = McpManager::connect(vec![McpServerConfig::http("live", http.url())]).await;
+    let names = |manager: &McpManager| -> Vec<String> {
+        manager
+            .tools()
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&manager), ["mcp__live__chatty"]);
+    let mut generations = manager.subscribe();
+    let before = *generations.borrow_and_update();
+    let pool = Orchestrator::new(
+        &[chatty_tool(), tool_sdk::dyn_tool::<Add>()],
+        OrchestratorConfig::default(),
+    );
+    server.set_orchestrator(pool).await.unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while *generations.borrow_and_update() == before {
+            generations.changed().await.unwrap();
+        }
+    })
+    .await
+    .expect("the import refreshes its tools within 5 s");
+    assert_eq!(names(&manager), ["mcp__live__chatty", "mcp__live__add"]);
+    manager.shutdown().await;
+    http.shutdown().await;
+}

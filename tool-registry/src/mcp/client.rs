@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonRpcMessage,
     ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerNotification, ServerResult,
+    ProtocolVersion, ServerNotification, ServerResult, SubscriptionFilter,
 };
-use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService, Subscription};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{TokioChildProcess, Transport};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, Peer, RoleClient};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
@@ -231,8 +231,8 @@ impl ClientHandler for McpClientHandler {
         std::future::ready(())
     }
 
-    /// Offers MCP 2025-11-25, the revision this import implements (rmcp's default is its
-    /// newest draft, which servers and the conformance suite of 2025-11-25 do not accept).
+    /// The client's facts; `initialize` (the fallback for servers before MCP 2026-07-28, see
+    /// [`lifecycle`]) offers 2025-11-25.
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
@@ -283,11 +283,106 @@ fn watch_exit(_pid: u32) -> Option<tokio::sync::watch::Receiver<bool>> {
     None
 }
 
-/// Spawns or dials the server and runs `initialize`. The caller bounds the time.
+/// How a connection starts: `server/discover` offering MCP 2026-07-28 first (stateless, each
+/// request carrying its own `_meta`), and `initialize` with 2025-11-25 when the server answers
+/// that it does not know the method or the version (rmcp's `Auto` lifecycle; a server that
+/// does not answer at all is given up on after 10 s, within the caller's own bound).
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// For a server that speaks MCP 2026-07-28 and announces tool list changes, a
+/// `subscriptions/listen` stream for them (the revision's only way to hear them); `None`
+/// otherwise. Dropping it cancels the stream, so the server ends it at once.
+pub(crate) async fn listen_for_list_changes(client: &Client) -> Option<Subscription> {
+    let peer = client.peer();
+    let info = peer.peer_info()?;
+    let modern = info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
+    let announces = info
+        .capabilities
+        .tools
+        .as_ref()
+        .is_some_and(|tools| tools.list_changed == Some(true));
+    if !modern || !announces {
+        return None;
+    }
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    match peer.listen(filter).await {
+        Ok(subscription) => Some(subscription),
+        Err(error) => {
+            tracing::debug!("subscriptions/listen refused: {error}");
+            None
+        }
+    }
+}
+
+/// Resolves when `subscription` announces a tool list change; never when there is none or it
+/// has ended (it is then set to `None`).
+pub(crate) async fn next_list_change(subscription: &mut Option<Subscription>) {
+    if let Some(stream) = subscription {
+        loop {
+            match stream.next().await {
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => return,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        *subscription = None;
+    }
+    std::future::pending().await
+}
+
+/// Spawns or dials the server and starts the connection ([`lifecycle`]); when that fails
+/// for any reason but cancellation, once more with `initialize` alone, on a new connection:
+/// some servers answer a method they do not know with an empty result rather than an error,
+/// which no discovery can read (seen with the conformance suite's own 2025 test servers).
+/// The caller bounds the time.
 pub(crate) async fn connect(
     config: &McpServerConfig,
     signals: &Arc<ServerSignals>,
 ) -> Result<Client, String> {
+    match connect_with(config, signals, lifecycle()).await {
+        Ok(client) => Ok(client),
+        Err(Failure::Cancelled) => Err("the connection was cancelled".to_owned()),
+        Err(Failure::Other(discover)) => {
+            tracing::debug!(server = %config.name, "server/discover failed ({discover}); trying initialize");
+            connect_with(config, signals, ClientLifecycleMode::Initialize)
+                .await
+                .map_err(|failure| match failure {
+                    Failure::Cancelled => "the connection was cancelled".to_owned(),
+                    Failure::Other(message) => message,
+                })
+        }
+    }
+}
+
+/// Why [`connect_with`] failed.
+enum Failure {
+    Cancelled,
+    Other(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self::Other(message)
+    }
+}
+
+fn start_failed(error: rmcp::service::ClientInitializeError) -> Failure {
+    match error {
+        rmcp::service::ClientInitializeError::Cancelled => Failure::Cancelled,
+        error => Failure::Other(format!("initialize failed: {error}")),
+    }
+}
+
+async fn connect_with(
+    config: &McpServerConfig,
+    signals: &Arc<ServerSignals>,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Client, Failure> {
     let handler = McpClientHandler {
         server: config.name.clone(),
         signals: Arc::clone(signals),
@@ -337,9 +432,9 @@ pub(crate) async fn connect(
                 exited,
             };
             handler
-                .serve(transport)
+                .serve_with_lifecycle(transport, lifecycle)
                 .await
-                .map_err(|error| format!("initialize failed: {error}"))
+                .map_err(start_failed)
         }
         McpTransportConfig::Http {
             url,
@@ -367,9 +462,9 @@ pub(crate) async fn connect(
                 exited: None,
             };
             handler
-                .serve(transport)
+                .serve_with_lifecycle(transport, lifecycle)
                 .await
-                .map_err(|error| format!("initialize failed: {error}"))
+                .map_err(start_failed)
         }
     }
 }

@@ -7,13 +7,17 @@
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
+use rmcp::model::CancelledNotificationParam;
+use rmcp::service::Subscription;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tool_sdk::{CancellationToken, DynTool, ToolError};
 
 use super::call::{CallTarget, call_tool};
-use super::client::{ServerSignals, connect, list_tool_entries};
+use super::client::{
+    Client, ServerSignals, connect, list_tool_entries, listen_for_list_changes, next_list_change,
+};
 use super::config::McpServerConfig;
 use crate::dynamic::{SkippedEntry, ToolHandler, import_entries, not_connected_message};
 
@@ -305,22 +309,39 @@ impl Drop for McpManager {
     }
 }
 
-/// Connects (bounded by the connect timeout) and lists the tools.
-async fn connect_and_list(
-    link: &ServerLink,
-) -> Result<(super::client::Client, Vec<serde_json::Value>), String> {
+/// A connected server: the client, its tool entries, and its list-change stream (MCP
+/// 2026-07-28).
+type Connected = (Client, Vec<serde_json::Value>, Option<Subscription>);
+
+/// Connects (bounded by the connect timeout), lists the tools and, for an MCP 2026-07-28
+/// server, opens the stream that announces list changes.
+async fn connect_and_list(link: &ServerLink) -> Result<Connected, String> {
     let timeout = link.config.connect_timeout;
     let attempt = async {
         let client = connect(&link.config, &link.signals).await?;
         let entries = list_tool_entries(client.peer()).await?;
-        Ok((client, entries))
+        let changes = listen_for_list_changes(&client).await;
+        Ok((client, entries, changes))
     };
     match tokio::time::timeout(timeout, attempt).await {
         Ok(outcome) => outcome,
         Err(_) => Err(format!(
-            "no answer to initialize and tools/list within {} ms",
+            "no answer to server/discover or initialize and tools/list within {} ms",
             timeout.as_millis()
         )),
+    }
+}
+
+/// Lists the server's tools again after it announced a change, and installs them.
+async fn refresh(link: &Arc<ServerLink>, peer: &Peer<RoleClient>, changes: &watch::Sender<u64>) {
+    let name = &link.config.name;
+    match tokio::time::timeout(link.config.connect_timeout, list_tool_entries(peer)).await {
+        Ok(Ok(entries)) => {
+            link.install(&entries);
+            changes.send_modify(|generation| *generation += 1);
+        }
+        Ok(Err(error)) => tracing::warn!(server = %name, "refreshing tools failed: {error}"),
+        Err(_) => tracing::warn!(server = %name, "refreshing tools timed out"),
     }
 }
 
@@ -336,7 +357,7 @@ async fn supervise(
             () = shutdown.cancelled() => return,
             outcome = connect_and_list(&link) => outcome,
         };
-        let (client, entries) = match outcome {
+        let (client, entries, mut list_changes) = match outcome {
             Ok(connected) => connected,
             Err(error) => {
                 link.signals.end_process_group();
@@ -368,23 +389,25 @@ async fn supervise(
         let shut_down = loop {
             tokio::select! {
                 _ = &mut waiting => break false,
-                () = link.signals.list_changed.notified() => {
-                    match tokio::time::timeout(link.config.connect_timeout, list_tool_entries(&peer)).await {
-                        Ok(Ok(entries)) => {
-                            link.install(&entries);
-                            changes.send_modify(|generation| *generation += 1);
-                        }
-                        Ok(Err(error)) => tracing::warn!(server = %name, "refreshing tools failed: {error}"),
-                        Err(_) => tracing::warn!(server = %name, "refreshing tools timed out"),
-                    }
-                }
+                () = link.signals.list_changed.notified() => refresh(&link, &peer, &changes).await,
+                () = next_list_change(&mut list_changes) => refresh(&link, &peer, &changes).await,
                 () = shutdown.cancelled() => {
+                    // Cancels the list-change stream first, so the server ends it at once
+                    // rather than when it gives up waiting for it.
+                    if let Some(stream) = list_changes.take() {
+                        let cancel: CancelledNotificationParam = serde_json::from_value(
+                            serde_json::json!({"requestId": stream.id(), "reason": "the host shut the connection down"}),
+                        )
+                        .expect("a cancellation notice is valid JSON");
+                        let _ = peer.notify_cancelled(cancel).await;
+                    }
                     stop.cancel();
                     let _ = waiting.await;
                     break true;
                 }
             }
         };
+        drop(list_changes);
         closed.cancel();
         link.write().live = None;
         link.signals.end_process_group();
