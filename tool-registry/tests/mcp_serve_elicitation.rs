@@ -237,3 +237,68 @@ async fn a_client_without_the_elicitation_capability_is_not_asked_and_the_tool_s
     }
     http.shutdown().await;
 }
+
+/// Answers every question with each field's name in capitals, and says what it was asked.
+struct Capitals(std::sync::Mutex<Vec<String>>);
+
+impl tool_sdk::elicitation::Elicitor for Capitals {
+    fn elicit<'a>(
+        &'a self,
+        _tool_use_id: &'a str,
+        request: Elicitation,
+    ) -> futures::future::BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+        self.0.lock().unwrap().push(request.message.clone());
+        let mut content = serde_json::Map::new();
+        for name in request.requested_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            content.insert(name.clone(), json!(name.to_uppercase()));
+        }
+        Box::pin(async move { Ok(ElicitationAnswer::Accept(content)) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_import_answers_a_2026_servers_questions_through_the_callers_elicitor() {
+    use tool_registry::mcp::{McpManager, McpServerConfig};
+    use tool_sdk::elicitation::Elicitor;
+    use tool_sdk::{CancellationToken, Extensions};
+
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_server, http) = serve(&runs).await;
+    let manager = McpManager::connect(vec![McpServerConfig::http("asker", http.url())]).await;
+    let tools = manager.tools();
+    let tool = tools
+        .iter()
+        .find(|tool| tool.name() == "mcp__asker__two_questions")
+        .expect("the tool is imported");
+
+    // A host with an elicitor: the server's two rounds are answered by it.
+    let capitals = Arc::new(Capitals(std::sync::Mutex::new(Vec::new())));
+    let extensions = Extensions::new().with::<Arc<dyn Elicitor>>(capitals.clone());
+    let ctx = ToolUseContext::new("toolu_ask", CancellationToken::new(), Arc::new(extensions));
+    let output = tool.dispatch(json!({}), &ctx).unwrap().await.unwrap();
+    assert_eq!(
+        output.content,
+        ToolResultContent::Text("\"NAME\" likes \"COLOR\"".to_owned())
+    );
+    assert_eq!(
+        *capitals.0.lock().unwrap(),
+        [
+            "MCP server `asker` asks: Your name?",
+            "MCP server `asker` asks: Your color?"
+        ]
+    );
+
+    // A host with nobody to ask: both questions are declined, and the tool sees that.
+    let ctx = ToolUseContext::detached("toolu_nobody");
+    let output = tool.dispatch(json!({}), &ctx).unwrap().await.unwrap();
+    assert_eq!(
+        output.content,
+        ToolResultContent::Text("not answered: Decline Decline".to_owned())
+    );
+    manager.shutdown().await;
+    http.shutdown().await;
+}

@@ -8,14 +8,15 @@
 //! conformance client --command target/debug/mcp-conformance-client --scenario tools_call
 //! ```
 //!
-//! The suite appends the server URL as the last argument and names the scenario in
-//! `MCP_CONFORMANCE_SCENARIO`:
-//! - `initialize`: connect (`initialize`, `notifications/initialized`, `tools/list`), then
-//!   disconnect;
-//! - `tools_call`: connect and call `add_numbers` with `{"a": 5, "b": 3}`;
-//! - `sse-retry`: connect and call `test_reconnection`, whose response stream the server
-//!   closes after a priming event; the transport resumes it with a GET carrying
-//!   `Last-Event-ID` after the server's `retry` delay (MCP 2025-11-25, SEP-1699).
+//! The suite appends the server URL as the last argument, names the scenario in
+//! `MCP_CONFORMANCE_SCENARIO` and may pass `MCP_CONFORMANCE_CONTEXT` (JSON). The client does
+//! what a host built on the import does, whatever the scenario: connect (`server/discover`
+//! first, `initialize` for servers before MCP 2026-07-28), list the tools, then call them:
+//! none for `initialize`; the context's `toolCalls` when it lists some; in
+//! `json-schema-2020-12-preservation` the schema echo (the other tool's input schema as
+//! imported, sent back through the tool that takes a `schema`); otherwise every listed tool
+//! with the inputs its schema asks for. A server's questions during a call (elicitation) are
+//! accepted with the defaults their schema gives.
 //!
 //! Each result is printed on stdout; the exit status is 0 when the scenario's steps all
 //! succeeded and 1 otherwise (with the reason on stderr). Logs go to stderr, filtered by
@@ -25,12 +26,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::ToolPermissionContext;
 use tool_registry::mcp::{McpManager, McpServerConfig, McpServerStatus};
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
-use tool_sdk::{DynTool, ToolUseBlock};
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
+use tool_sdk::{DynTool, Extensions, ToolError, ToolUseBlock};
 
 /// The name the server under test is imported under (`mcp__conformance__TOOL`).
 const SERVER: &str = "conformance";
@@ -41,24 +44,89 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A step of a scenario: call `tool` with `input`.
 struct Call {
-    tool: &'static str,
+    tool: String,
     input: Value,
 }
 
-/// The calls a scenario makes after connecting, or `None` for an unknown scenario.
-fn scenario_calls(scenario: &str) -> Option<Vec<Call>> {
-    Some(match scenario {
-        "initialize" => Vec::new(),
-        "tools_call" => vec![Call {
-            tool: "add_numbers",
-            input: json!({"a": 5, "b": 3}),
-        }],
-        "sse-retry" => vec![Call {
-            tool: "test_reconnection",
-            input: json!({}),
-        }],
-        _ => return None,
-    })
+/// The calls a scenario makes after connecting: `initialize` makes none; the calls the suite
+/// lists in `MCP_CONFORMANCE_CONTEXT`'s `toolCalls` when it lists some; in
+/// `json-schema-2020-12-preservation`, the schema echo (the input schema of the server's other
+/// tool, as this client imported it, sent back through the tool that takes a `schema`);
+/// otherwise each tool the server lists, as a host whose model picked them would, with the
+/// inputs its schema asks for ([`input_for`]).
+fn scenario_calls(scenario: &str, context: &Value, tools: &[Arc<dyn DynTool>]) -> Vec<Call> {
+    if scenario == "initialize" {
+        return Vec::new();
+    }
+    if let Some(listed) = context["toolCalls"].as_array() {
+        return listed
+            .iter()
+            .filter_map(|call| {
+                Some(Call {
+                    tool: call["name"].as_str()?.to_owned(),
+                    input: call["arguments"].clone(),
+                })
+            })
+            .collect();
+    }
+    let raw = |tool: &Arc<dyn DynTool>| {
+        tool.meta()
+            .mcp_info
+            .as_ref()
+            .map(|info| info.tool_name.clone())
+    };
+    if scenario == "json-schema-2020-12-preservation" {
+        let takes_schema =
+            |tool: &Arc<dyn DynTool>| tool.input_schema()["properties"]["schema"].is_object();
+        let echo = tools.iter().find(|tool| takes_schema(tool));
+        let focal = tools.iter().find(|tool| !takes_schema(tool));
+        if let (Some(echo), Some(focal)) = (echo, focal) {
+            return vec![Call {
+                tool: raw(echo).unwrap_or_default(),
+                input: json!({"schema": focal.input_schema()}),
+            }];
+        }
+    }
+    tools
+        .iter()
+        .filter_map(|tool| {
+            let raw = tool.meta().mcp_info.as_ref()?.tool_name.clone();
+            let input = input_for(&raw, tool.input_schema());
+            Some(Call { tool: raw, input })
+        })
+        .collect()
+}
+
+/// An input for a tool: the suite's own for the tools it names (`add_numbers`: 5 and 3),
+/// otherwise each required property's default, or a value of its type (`"test"`, 1, 1.0,
+/// `true`, the first enum value).
+fn input_for(tool: &str, schema: &Value) -> Value {
+    if tool == "add_numbers" {
+        return json!({"a": 5, "b": 3});
+    }
+    let mut input = serde_json::Map::new();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let value = match (&property["default"], &property["enum"]) {
+            (Value::Null, Value::Array(choices)) if !choices.is_empty() => choices[0].clone(),
+            (Value::Null, _) => match property["type"].as_str() {
+                Some("integer") => json!(1),
+                Some("number") => json!(1.0),
+                Some("boolean") => json!(true),
+                Some("array") => json!([]),
+                Some("object") => json!({}),
+                _ => json!("test"),
+            },
+            (default, _) => default.clone(),
+        };
+        if required.contains(&name.as_str()) || !property["default"].is_null() {
+            input.insert(name.clone(), value);
+        }
+    }
+    Value::Object(input)
 }
 
 fn main() -> ExitCode {
@@ -82,13 +150,8 @@ fn run() -> Result<(), String> {
         "usage: MCP_CONFORMANCE_SCENARIO=NAME mcp-conformance-client SERVER_URL (the suite appends the URL)",
     )?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").map_err(
-        |_| "MCP_CONFORMANCE_SCENARIO is not set; set it to initialize, tools_call or sse-retry",
+        |_| "MCP_CONFORMANCE_SCENARIO is not set; set it to the scenario's name (initialize connects and lists only; any other calls every tool)",
     )?;
-    let calls = scenario_calls(&scenario).ok_or_else(|| {
-        format!(
-            "unknown scenario `{scenario}`; this client runs initialize, tools_call and sse-retry"
-        )
-    })?;
     let config = McpServerConfig::parse_url_spec(&format!("{SERVER}={url}"))
         .map_err(|error| error.to_string())?
         .with_connect_timeout(STEP_TIMEOUT)
@@ -100,13 +163,13 @@ fn run() -> Result<(), String> {
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     runtime.block_on(async {
         let manager = McpManager::connect(vec![config]).await;
-        let outcome = run_calls(&manager, &calls).await;
+        let outcome = run_calls(&manager, &scenario).await;
         manager.shutdown().await;
         outcome
     })
 }
 
-async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
+async fn run_calls(manager: &McpManager, scenario: &str) -> Result<(), String> {
     let server = manager
         .servers()
         .into_iter()
@@ -129,6 +192,11 @@ async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .unwrap_or(Value::Null);
+    let calls = scenario_calls(scenario, &context, &tools);
     if calls.is_empty() {
         return Ok(());
     }
@@ -136,7 +204,7 @@ async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
         .iter()
         .enumerate()
         .map(|(index, call)| {
-            let name = exported_name(&tools, call.tool)?;
+            let name = exported_name(&tools, &call.tool)?;
             Ok(ToolUseBlock {
                 id: format!("toolu_{index}"),
                 name,
@@ -154,7 +222,13 @@ async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
     );
     let turn = Orchestrator::new(&tools, OrchestratorConfig::default())
         .with_permissions(permissions)
-        .run_tools(blocks, TurnState::default())
+        .run_tools(
+            blocks,
+            TurnState {
+                extensions: Extensions::new().with::<Arc<dyn Elicitor>>(Arc::new(Defaults)),
+                ..TurnState::default()
+            },
+        )
         .collect_results()
         .await;
     let mut failed = Vec::new();
@@ -180,6 +254,30 @@ async fn run_calls(manager: &McpManager, calls: &[Call]) -> Result<(), String> {
         Ok(())
     } else {
         Err(failed.join("; "))
+    }
+}
+
+/// The user of this client accepts every question a server asks with the defaults its
+/// schema gives (and nothing for a field without one).
+struct Defaults;
+
+impl Elicitor for Defaults {
+    fn elicit<'a>(
+        &'a self,
+        _tool_use_id: &'a str,
+        request: Elicitation,
+    ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+        let mut content = serde_json::Map::new();
+        for (name, field) in request.requested_schema["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            if !field["default"].is_null() {
+                content.insert(name.clone(), field["default"].clone());
+            }
+        }
+        Box::pin(async move { Ok(ElicitationAnswer::Accept(content)) })
     }
 }
 

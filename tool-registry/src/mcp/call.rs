@@ -107,20 +107,21 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Calls the tool and maps the outcome: content on success, an error result otherwise.
+/// How many multi round-trip rounds (MCP 2026-07-28, SEP-2322) one call may take before it
+/// is given up: as rmcp's own client (`DEFAULT_MRTR_MAX_ROUNDS`).
+const MAX_INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// Calls the tool and maps the outcome: content on success, an error result otherwise. A
+/// server that answers with an `InputRequiredResult` (MCP 2026-07-28) has its questions
+/// answered ([`super::answers::answer`]: elicitations through the calling context's
+/// elicitor) and the call is sent again with the answers and the server's `requestState`,
+/// up to [`MAX_INPUT_ROUNDS`] times; the timeout applies to each round.
 pub(crate) async fn call_tool(
     target: CallTarget<'_>,
     input: Value,
     ctx: ToolUseContext,
 ) -> Result<ToolResultContent, ToolError> {
-    let CallTarget {
-        server,
-        tool,
-        peer,
-        closed,
-        signals,
-        timeout,
-    } = target;
+    let (server, tool) = (target.server, target.tool);
     let arguments = match input {
         Value::Object(map) => Some(map),
         Value::Null => None,
@@ -132,6 +133,48 @@ pub(crate) async fn call_tool(
     };
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
+    for _ in 0..=MAX_INPUT_ROUNDS {
+        match call_round(&target, params.clone(), &ctx).await? {
+            ServerResult::CallToolResult(result) => {
+                let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
+                return map_result(server, tool, &raw, &ctx);
+            }
+            ServerResult::CustomResult(raw) => return map_result(server, tool, &raw.0, &ctx),
+            ServerResult::InputRequiredResult(asked) => {
+                params.input_responses =
+                    Some(super::answers::answer(server, tool, &asked, &ctx).await?);
+                // Echoed as received; absent when the server sent none.
+                params.request_state = asked.request_state;
+            }
+            other => {
+                return Err(ToolError::new(format!(
+                    "MCP server `{server}` answered `{tool}` with something other than a tool result: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                )));
+            }
+        }
+    }
+    Err(ToolError::new(format!(
+        "MCP server `{server}` kept asking for input: `{tool}` had no result after {MAX_INPUT_ROUNDS} rounds of answers."
+    )))
+}
+
+/// One `tools/call` request and its reply, with the call's cancellation, timeout and
+/// connection loss mapped to the call's errors.
+async fn call_round(
+    target: &CallTarget<'_>,
+    params: CallToolRequestParams,
+    ctx: &ToolUseContext,
+) -> Result<ServerResult, ToolError> {
+    let CallTarget {
+        server,
+        tool,
+        peer,
+        closed,
+        signals,
+        timeout,
+    } = target;
+    let (server, tool, timeout) = (*server, *tool, *timeout);
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let mut handle = peer
         .send_cancellable_request(request, PeerRequestOptions::no_options())
@@ -172,15 +215,7 @@ pub(crate) async fn call_tool(
     };
     match ended {
         Ended::Reply(reply) => match *reply {
-            Ok(Ok(ServerResult::CallToolResult(result))) => {
-                let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
-                map_result(server, tool, &raw, &ctx)
-            }
-            Ok(Ok(ServerResult::CustomResult(raw))) => map_result(server, tool, &raw.0, &ctx),
-            Ok(Ok(other)) => Err(ToolError::new(format!(
-                "MCP server `{server}` answered `{tool}` with something other than a tool result: {}",
-                serde_json::to_string(&other).unwrap_or_default()
-            ))),
+            Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(transport_error(server, tool, &error, signals)),
             Err(()) => Err(closed_message()),
         },

@@ -8,15 +8,20 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonRpcMessage,
-    ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerNotification, ServerResult, SubscriptionFilter,
+    ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation, JsonRpcMessage, ListToolsRequest, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification, ServerResult,
+    SubscriptionFilter,
 };
-use rmcp::service::{MaybeSendFuture, NotificationContext, RunningService, Subscription};
+use rmcp::service::{
+    MaybeSendFuture, NotificationContext, RequestContext, RunningService, Subscription,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{TokioChildProcess, Transport};
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, Peer, RoleClient};
+use rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, Peer, RoleClient,
+};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
@@ -109,6 +114,15 @@ impl ServerSignals {
     }
 
     /// The last lines the server wrote to stderr, joined, or `None`.
+    /// The context of a call in flight on this server, to ask a question the server sends
+    /// during it (MCP 2025-11-25 sends `elicitation/create` without naming the call; every
+    /// call of one host carries the same elicitor, so any one will do); `None` when no call
+    /// is running.
+    pub(crate) fn a_caller(&self) -> Option<ToolUseContext> {
+        let progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        progress.routes.values().next().cloned()
+    }
+
     pub(crate) fn stderr_tail(&self) -> Option<String> {
         let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
         (!tail.is_empty()).then(|| tail.iter().cloned().collect::<Vec<_>>().join("\n"))
@@ -231,11 +245,33 @@ impl ClientHandler for McpClientHandler {
         std::future::ready(())
     }
 
+    /// An MCP 2025-11-25 server's question during a call: asked as an imported 2026-07-28
+    /// server's are ([`super::answers`]), through a running call's context; declined when no
+    /// call is running.
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let Some(ctx) = self.signals.a_caller() else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let answer = super::answers::elicit(&self.server, "elicitation", &request, &ctx)
+            .await
+            .map_err(|error| ErrorData::internal_error(error.message().to_owned(), None))?;
+        serde_json::from_value(answer)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
     /// The client's facts; `initialize` (the fallback for servers before MCP 2026-07-28, see
-    /// [`lifecycle`]) offers 2025-11-25.
+    /// [`lifecycle`]) offers 2025-11-25. It declares elicitation (form mode): a server's
+    /// question during a call is asked through the calling context (`super::answers`), and
+    /// declined where nobody can be asked.
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25)

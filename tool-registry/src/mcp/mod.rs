@@ -29,6 +29,7 @@
 //! `tool_result`s with the server's text; content blocks mapped to Anthropic blocks; and
 //! `structuredContent` kept in a [`StructuredContentStore`] when the host provides one.
 
+mod answers;
 mod call;
 mod client;
 mod config;
