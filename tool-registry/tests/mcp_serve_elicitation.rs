@@ -65,7 +65,8 @@ impl ClientHandler for Answering {
     }
 }
 
-/// Asks for a name, then a color, counting its runs; answers with both.
+/// Asks for a name, then a color; answers with both. Counts its runs (ones), the runs that
+/// got past the first question (hundreds) and past the second (ten thousands).
 fn two_questions(runs: &Arc<AtomicUsize>) -> Arc<dyn DynTool> {
     let runs = Arc::clone(runs);
     let handler = ToolHandler::new(move |_input, ctx: ToolUseContext| {
@@ -79,7 +80,9 @@ fn two_questions(runs: &Arc<AtomicUsize>) -> Arc<dyn DynTool> {
                 )
             };
             let name = ctx.elicit(question("name")).await?;
+            runs.fetch_add(100, Ordering::SeqCst);
             let color = ctx.elicit(question("color")).await?;
+            runs.fetch_add(10_000, Ordering::SeqCst);
             let text = match (name, color) {
                 (ElicitationAnswer::Accept(name), ElicitationAnswer::Accept(color)) => {
                     format!("{} likes {}", name["name"], color["color"])
@@ -149,9 +152,11 @@ async fn a_2026_client_answers_in_rounds_and_the_tool_runs_again_with_the_answer
         .await
         .unwrap();
     assert_eq!(text(&result), "\"NAME\" likes \"COLOR\"");
-    // Round 1 asks q1, round 2 (with q1's answer) asks q2, round 3 has both.
+    // Round 1 asks q1, round 2 (with q1's answer) asks q2, round 3 has both: three runs, two
+    // of them past the first question, one past the second (an ended round's run is dropped
+    // at its open question).
     assert_eq!(asked.load(Ordering::SeqCst), 2);
-    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    assert_eq!(runs.load(Ordering::SeqCst), 3 + 2 * 100 + 10_000);
     client.cancel().await.unwrap();
     http.shutdown().await;
 }
@@ -197,8 +202,24 @@ async fn a_changed_request_state_is_refused_before_the_tool_runs() {
     assert_eq!(runs.load(Ordering::SeqCst), runs_before, "the tool ran");
     // The same state against other arguments is refused too (it is bound to the call).
     let mut replayed = call("two_questions", json!({"other": 1}));
-    replayed.request_state = Some(state);
+    replayed.request_state = Some(state.clone());
     assert!(client.call_tool_once(replayed).await.is_err());
+    // An answer to a question the round did not ask is ignored: q1 is asked again.
+    let mut unasked = call("two_questions", json!({}));
+    unasked.request_state = Some(state);
+    unasked.input_responses = Some(
+        [(
+            "q2".to_owned(),
+            json!({"action": "accept", "content": {"color": "RED"}}),
+        )]
+        .into(),
+    );
+    let CallToolResponse::InputRequired(again) = client.call_tool_once(unasked).await.unwrap()
+    else {
+        panic!("expected q1 to be asked again");
+    };
+    let requests = serde_json::to_value(&again.input_requests).unwrap();
+    assert!(requests.get("q1").is_some(), "{requests}");
     client.cancel().await.unwrap();
     http.shutdown().await;
 }
@@ -215,7 +236,7 @@ async fn a_2025_session_asks_with_elicitation_create_while_the_tool_waits() {
         .unwrap();
     assert_eq!(text(&result), "\"NAME\" likes \"COLOR\"");
     assert_eq!(asked.load(Ordering::SeqCst), 2);
-    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.load(Ordering::SeqCst), 1 + 100 + 10_000);
     client.cancel().await.unwrap();
     http.shutdown().await;
 }

@@ -10,6 +10,13 @@
 //! elicitor (a batch run, no terminal), the answer is [`ElicitationAnswer::Decline`]: a tool
 //! must be ready for it.
 //!
+//! **A tool served over MCP 2026-07-28 runs again for every answer.** That revision is
+//! stateless: the server cannot wait for the client, so the call ends at the first question
+//! the client has not answered yet (the tool's run is dropped there) and, once the client
+//! answers, the whole call is made again with the answers, from the start: a new run, a new
+//! `tool_use_id`, the permission checks and observers again. So a tool asks its questions in
+//! the same order on every run, and before any side effect it would not want repeated.
+//!
 //! ```
 //! use tool_sdk::elicitation::{Elicitation, ElicitationAnswer};
 //! # async fn demo(ctx: &tool_sdk::ToolUseContext) -> Result<(), tool_sdk::ToolError> {
@@ -22,8 +29,11 @@
 //!     }),
 //! );
 //! match ctx.elicit(question).await? {
-//!     ElicitationAnswer::Accept(content) => println!("deploying {}", content["branch"]),
-//!     ElicitationAnswer::Decline | ElicitationAnswer::Cancel => println!("not deploying"),
+//!     ElicitationAnswer::Accept(content) => {
+//!         let branch = content.get("branch").and_then(|branch| branch.as_str());
+//!         println!("deploying {}", branch.unwrap_or("main"));
+//!     }
+//!     _ => println!("not deploying"),
 //! }
 //! # Ok(()) }
 //! # let ctx = tool_sdk::ToolUseContext::detached("toolu_1");
@@ -75,6 +85,7 @@ impl Elicitation {
 
 /// What the user did with an [`Elicitation`] (MCP's `action`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitationAnswer {
     /// Answered: the content, an object shaped by the requested schema.
     Accept(Map<String, Value>),
@@ -84,8 +95,33 @@ pub enum ElicitationAnswer {
     Cancel,
 }
 
-/// How a host brings an [`Elicitation`] to a person: put an `Arc<dyn Elicitor>` in the
-/// call's extensions ([`crate::Extensions::insert`]) and [`ToolUseContext::elicit`] uses it.
+/// How a host brings an [`Elicitation`] to a person: put it in the call's extensions as an
+/// `Arc<dyn Elicitor>` (exactly that type: an `Arc<MyElicitor>` is another entry, which
+/// [`ToolUseContext::elicit`] does not look for) and `elicit` uses it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use futures::future::BoxFuture;
+/// use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
+/// use tool_sdk::{Extensions, ToolError};
+///
+/// /// Says no to everything, and logs what it was asked.
+/// struct Refuse;
+///
+/// impl Elicitor for Refuse {
+///     fn elicit<'a>(
+///         &'a self,
+///         tool_use_id: &'a str,
+///         request: Elicitation,
+///     ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+///         eprintln!("{tool_use_id} asked: {}", request.message);
+///         Box::pin(async { Ok(ElicitationAnswer::Decline) })
+///     }
+/// }
+///
+/// let extensions = Extensions::new().with::<Arc<dyn Elicitor>>(Arc::new(Refuse));
+/// # assert!(extensions.get::<Arc<dyn Elicitor>>().is_some());
+/// ```
 pub trait Elicitor: Send + Sync {
     /// Asks `request` on behalf of the call `tool_use_id`.
     ///
@@ -102,7 +138,9 @@ pub trait Elicitor: Send + Sync {
 
 impl ToolUseContext {
     /// Asks the user `request` through the host's [`Elicitor`] and returns the answer;
-    /// [`ElicitationAnswer::Decline`] when the host has none (nobody to ask).
+    /// [`ElicitationAnswer::Decline`] when the host has none (nobody to ask). Served over MCP
+    /// 2026-07-28, an unanswered question ends this run and the tool runs again with the
+    /// answer (see the [module docs](crate::elicitation)).
     ///
     /// # Errors
     /// The elicitor's error when the question could not be asked or answered.

@@ -87,7 +87,7 @@ pub(crate) async fn elicit(
             ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
         }
         ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
-        ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        _ => ElicitResult::new(ElicitationAction::Cancel),
     };
     Ok(to_json(&result))
 }

@@ -346,14 +346,27 @@ pub(crate) async fn listen_for_list_changes(client: &Client) -> Option<Subscript
         return None;
     }
     let filter = SubscriptionFilter::builder().tools_list_changed().build();
-    match peer.listen(filter).await {
-        Ok(subscription) => Some(subscription),
-        Err(error) => {
-            tracing::debug!("subscriptions/listen refused: {error}");
+    match tokio::time::timeout(LISTEN_TIMEOUT, peer.listen(filter)).await {
+        Ok(Ok(subscription)) => Some(subscription),
+        Ok(Err(error)) => {
+            tracing::warn!(
+                "subscriptions/listen refused ({error}); tool list changes will not be heard"
+            );
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                "subscriptions/listen not acknowledged within {} s; tool list changes will not be heard",
+                LISTEN_TIMEOUT.as_secs()
+            );
             None
         }
     }
 }
+
+/// How long the import waits for a `subscriptions/listen` acknowledgment: the server's tools
+/// are listed by then, so a server that never acknowledges still connects.
+const LISTEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Resolves when `subscription` announces a tool list change; never when there is none or it
 /// has ended (it is then set to `None`).
@@ -366,39 +379,57 @@ pub(crate) async fn next_list_change(subscription: &mut Option<Subscription>) {
                 Ok(None) | Err(_) => break,
             }
         }
+        tracing::warn!(
+            "the subscriptions/listen stream ended; tool list changes are no longer heard"
+        );
         *subscription = None;
     }
     std::future::pending().await
 }
 
-/// Spawns or dials the server and starts the connection ([`lifecycle`]); when that fails
-/// for any reason but cancellation, once more with `initialize` alone, on a new connection:
-/// some servers answer a method they do not know with an empty result rather than an error,
-/// which no discovery can read (seen with the conformance suite's own 2025 test servers).
-/// The caller bounds the time.
+/// Spawns or dials the server and starts the connection ([`lifecycle`]). When the server
+/// answered the discovery with something that cannot be read (some servers answer a method
+/// they do not know with an empty result rather than an error, as the conformance suite's own
+/// 2025 test servers do), the connection is made once more with `initialize` alone, the
+/// first one ended first (its process group too). Any other failure (a command that does
+/// not start, a refused connection, a missing token) is reported as it is. The caller bounds
+/// the time.
 pub(crate) async fn connect(
     config: &McpServerConfig,
     signals: &Arc<ServerSignals>,
 ) -> Result<Client, String> {
     match connect_with(config, signals, lifecycle()).await {
         Ok(client) => Ok(client),
-        Err(Failure::Cancelled) => Err("the connection was cancelled".to_owned()),
-        Err(Failure::Other(discover)) => {
-            tracing::debug!(server = %config.name, "server/discover failed ({discover}); trying initialize");
+        Err(Failure::Unreadable(discover)) => {
+            signals.end_process_group();
+            tracing::debug!(server = %config.name, "server/discover unreadable ({discover}); trying initialize");
             connect_with(config, signals, ClientLifecycleMode::Initialize)
                 .await
-                .map_err(|failure| match failure {
-                    Failure::Cancelled => "the connection was cancelled".to_owned(),
-                    Failure::Other(message) => message,
+                .map_err(|failure| {
+                    format!(
+                        "{} (before it, server/discover: {discover})",
+                        failure.message()
+                    )
                 })
         }
+        Err(failure) => Err(failure.message()),
     }
 }
 
 /// Why [`connect_with`] failed.
 enum Failure {
-    Cancelled,
+    /// The server answered the start of the connection with something that cannot be read.
+    Unreadable(String),
+    /// Anything else: cancelled, not started, not reached, refused.
     Other(String),
+}
+
+impl Failure {
+    fn message(self) -> String {
+        match self {
+            Self::Unreadable(message) | Self::Other(message) => message,
+        }
+    }
 }
 
 impl From<String> for Failure {
@@ -408,9 +439,20 @@ impl From<String> for Failure {
 }
 
 fn start_failed(error: rmcp::service::ClientInitializeError) -> Failure {
-    match error {
-        rmcp::service::ClientInitializeError::Cancelled => Failure::Cancelled,
-        error => Failure::Other(format!("initialize failed: {error}")),
+    use rmcp::service::ClientInitializeError as E;
+    let unreadable = matches!(
+        error,
+        E::ExpectedInitResponse(_)
+            | E::ExpectedInitResult(_)
+            | E::JsonRpcError(_)
+            | E::NoCompatibleProtocolVersion { .. }
+            | E::LegacyFallbackFailed { .. }
+    );
+    let message = format!("initialize failed: {error}");
+    if unreadable {
+        Failure::Unreadable(message)
+    } else {
+        Failure::Other(message)
     }
 }
 

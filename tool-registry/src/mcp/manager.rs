@@ -395,10 +395,10 @@ async fn supervise(
                     // Cancels the list-change stream first, so the server ends it at once
                     // rather than when it gives up waiting for it.
                     if let Some(stream) = list_changes.take() {
-                        let cancel: CancelledNotificationParam = serde_json::from_value(
-                            serde_json::json!({"requestId": stream.id(), "reason": "the host shut the connection down"}),
-                        )
-                        .expect("a cancellation notice is valid JSON");
+                        let cancel = CancelledNotificationParam::new(
+                            Some(stream.id().clone()),
+                            Some("the host shut the connection down".to_owned()),
+                        );
                         let _ = peer.notify_cancelled(cancel).await;
                     }
                     stop.cancel();

@@ -63,6 +63,9 @@ struct TypedFns {
     input_schema: SchemaFns,
     /// The hooks without `self` (`prompt`, `is_enabled`, `output_schema`) `T` overrides.
     type_hooks: TypeHookFns,
+    /// `T` maps its own results (`map_result`): its content is its own, not its output
+    /// serialised, so the schema of its output type says nothing about it.
+    maps_result: bool,
     parse: ParseFn,
     dispatch: DispatchFn,
 }
@@ -87,6 +90,7 @@ impl<T: Tool> FnsOf<T> {
         strict: T::STRICT,
         input_schema: T::__SCHEMA,
         type_hooks: TypeHookFns::of::<T>(),
+        maps_result: T::__OVERRIDES.has(Hook::MapResult),
         parse: parse_call::<T>,
         dispatch: if T::__OVERRIDES.has(Hook::ValidateInput) {
             dispatch_call::<T, true>
@@ -240,7 +244,9 @@ impl TypedTool {
         self
     }
 
-    /// Uses `schema` as the output schema when [`Tool::output_schema`] gives none;
+    /// Uses `schema` as the output schema when [`Tool::output_schema`] gives none and the tool
+    /// keeps the default result mapping (a tool that overrides `map_result` answers with its
+    /// own content, which the output type's schema does not describe, so it advertises none);
     /// `#[tool]` registrations pass the schema of `T::Output` when it implements `JsonSchema`.
     #[must_use]
     pub fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
@@ -265,7 +271,12 @@ impl TypedTool {
                 }
                 Schemas {
                     input,
-                    output_fns: [self.fns.type_hooks.output_schema, self.output_fallback],
+                    // The output type's schema describes the content only when the
+                    // default mapping (the output serialised) makes it.
+                    output_fns: [
+                        self.fns.type_hooks.output_schema,
+                        self.output_fallback.filter(|_| !self.fns.maps_result),
+                    ],
                     output: OnceLock::new(),
                 }
             })

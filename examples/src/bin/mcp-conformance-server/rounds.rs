@@ -39,7 +39,7 @@ fn answered(answer: &ElicitationAnswer, field: &str) -> String {
             Some(other) => other.to_string(),
             None => String::new(),
         },
-        ElicitationAnswer::Decline | ElicitationAnswer::Cancel => "(declined)".to_owned(),
+        _ => "(declined)".to_owned(),
     }
 }
 
@@ -77,12 +77,12 @@ macro_rules! no_input_tool {
     ($ty:ident, $name:literal, $doc:literal) => {
         #[doc = $doc]
         #[tool(
-                                            name = $name,
-                                            max_result_size_chars = 100_000,
-                                            read_only,
-                                            concurrency_safe,
-                                            open_world = false
-                                        )]
+                                                    name = $name,
+                                                    max_result_size_chars = 100_000,
+                                                    read_only,
+                                                    concurrency_safe,
+                                                    open_world = false
+                                                )]
         #[derive(Debug, Deserialize, JsonSchema)]
         pub struct $ty {}
     };

@@ -6,15 +6,17 @@
 //! - MCP 2026-07-28 (stateless, SEP-2322 multi round-trip requests): the server cannot wait
 //!   for the client, so the first question ends the call with an `InputRequiredResult`
 //!   listing every question the tool has asked so far (`inputRequests`, keyed by the names
-//!   the tool gave them, or `q1`, `q2`, ... in the order asked) and a sealed `requestState`
-//!   holding the answers given in earlier rounds. The client answers and retries with `inputResponses` and the state; the tool
+//!   the tool gave them, or `q1`, `q2`, ... in the order asked: a tool does not name its own
+//!   questions so) and a sealed `requestState` holding the answers given in earlier rounds
+//!   and the names of the questions asked (answers to anything else are ignored). The client answers and retries with `inputResponses` and the state; the tool
 //!   runs again from the start and its questions are answered from them in the same order,
 //!   until it asks one more or finishes. So a tool asks its questions in the same order on
 //!   every run, and before any side effect it would not want repeated.
 //!
 //! The state is signed (HMAC-SHA256, rmcp's `RequestStateCodec`, with a key made when the
-//! server starts) and bound to the tool's name and arguments: a state that was changed, or
-//! is replayed against another call, is refused with `-32602` before the tool runs. It is
+//! server starts), bound to the tool's name and arguments, and valid for an hour: a state
+//! that was changed, is replayed against another call, has expired, or was made by another
+//! server process is refused with `-32602` before the tool runs. It is
 //! signed, not encrypted: the answers in it are readable by the client that gave them.
 
 use std::collections::BTreeMap;
@@ -24,6 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rmcp::ErrorData;
 use rmcp::model::{
     InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
+    RequestStateError, SealOptions,
 };
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -32,12 +35,15 @@ use tokio::sync::Notify;
 pub(crate) fn new_codec() -> RequestStateCodec {
     let mut key = [0u8; 32];
     if getrandom::fill(&mut key).is_err() {
-        // No system randomness: a key from the clock and the process, still unique per run.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        let seed = format!("{nanos:032x}{:016x}", std::process::id());
-        key.copy_from_slice(&seed.as_bytes()[..32]);
+        // No direct system randomness: the standard library's randomly keyed hasher, which
+        // draws its keys from the system in its own way, over four counters.
+        use std::hash::{BuildHasher as _, Hasher as _};
+        let state = std::collections::hash_map::RandomState::new();
+        for (index, chunk) in key.chunks_mut(8).enumerate() {
+            let mut hasher = state.build_hasher();
+            hasher.write_usize(index);
+            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+        }
     }
     RequestStateCodec::new_unchecked(key.to_vec())
 }
@@ -62,6 +68,17 @@ pub(crate) fn binding(tool: &str, arguments: &serde_json::Map<String, Value>) ->
     format!("tools/call\n{tool}\n{arguments}").into_bytes()
 }
 
+/// How long a sealed state stays valid: a person may take a while to answer.
+const STATE_LIFETIME: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// What a `requestState` holds: the answers of the rounds so far, and the questions the last
+/// round asked (the only ones whose answers the next round takes).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct State {
+    answers: BTreeMap<String, Value>,
+    open: Vec<String>,
+}
+
 /// One round of a 2026-07-28 call: the answers known so far and the questions still open.
 #[derive(Debug)]
 pub(crate) struct Rounds {
@@ -84,18 +101,28 @@ impl Rounds {
         responses: Option<&InputResponses>,
         binding: &[u8],
     ) -> Result<Self, ErrorData> {
-        let mut answers: BTreeMap<String, Value> = match state {
-            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|_| {
-                ErrorData::invalid_params(
-                    "requestState failed integrity verification: send back the requestState \
-                     of this call's last InputRequiredResult unchanged",
-                    None,
-                )
+        let State { mut answers, open } = match state {
+            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|error| {
+                let why = match error {
+                    RequestStateError::Expired => {
+                        "requestState has expired (it is kept for an hour): make the call \
+                         again without requestState and inputResponses"
+                    }
+                    _ => {
+                        "requestState failed integrity verification: it was changed, was made \
+                         for another call, or by another server process (a restart). Send back \
+                         the requestState of this call's last InputRequiredResult unchanged, \
+                         or make the call again without it"
+                    }
+                };
+                ErrorData::invalid_params(why, None)
             })?,
-            None => BTreeMap::new(),
+            None => State::default(),
         };
+        // Only answers to the questions the last round asked count; an answer that is not a
+        // JSON object counts as none, so its question is asked again.
         for (key, value) in responses.into_iter().flatten() {
-            if value.is_object() {
+            if value.is_object() && open.contains(key) {
                 answers.entry(key.clone()).or_insert_with(|| value.clone());
             }
         }
@@ -141,10 +168,16 @@ impl Rounds {
         binding: &[u8],
     ) -> Result<InputRequiredResult, ErrorData> {
         let open = std::mem::take(&mut *self.open.lock().unwrap_or_else(|e| e.into_inner()));
+        let state = State {
+            answers: self.answers.clone(),
+            open: open.keys().cloned().collect(),
+        };
         let sealed = codec
             .seal_json_with(
-                &self.answers,
-                &rmcp::model::SealOptions::new().associated_data(binding),
+                &state,
+                &SealOptions::new()
+                    .associated_data(binding)
+                    .ttl(STATE_LIFETIME),
             )
             .map_err(|error| {
                 ErrorData::internal_error(format!("cannot seal the request state: {error}"), None)

@@ -93,8 +93,12 @@ pub enum ServeError {
     Address(String),
 }
 
-/// A tool pool served over MCP. Cheap to clone; clones serve the same pool, and every
-/// connection or HTTP session gets its own logging level, host state and call limits.
+/// A tool pool served over MCP. Cheap to clone; clones serve the same pool. Every MCP
+/// 2025-11-25 connection or HTTP session gets its own logging level, host state and call
+/// limits; MCP 2026-07-28 requests, which belong to no session, share one set of call limits
+/// for the whole server (a non-safe call runs alone among all of them, which suits a server
+/// with one client; a server for many clients wants them scoped per client, which needs to
+/// know who the client is).
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
@@ -136,6 +140,22 @@ pub(crate) struct Shared {
     request_state: rmcp::model::RequestStateCodec,
 }
 
+/// A registered `subscriptions/listen` stream; dropping it unregisters the stream.
+struct Listening<'a> {
+    shared: &'a Shared,
+    id: u64,
+}
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(other, _)| *other != self.id);
+    }
+}
+
 /// The pool being served: the orchestrator that runs calls and its listing.
 pub(crate) struct Served {
     orchestrator: Orchestrator,
@@ -147,22 +167,14 @@ impl Shared {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Keeps `sink` told of tool list changes until [`Shared::stop_listening`] with the
-    /// number returned.
-    fn listen(&self, sink: SubscriptionSink) -> u64 {
+    /// Keeps `sink` told of tool list changes until the returned guard is dropped.
+    fn listen(&self, sink: SubscriptionSink) -> Listening<'_> {
         let id = self.listener_ids.fetch_add(1, Ordering::Relaxed);
         self.listeners
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((id, sink));
-        id
-    }
-
-    fn stop_listening(&self, id: u64) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(other, _)| *other != id);
+        Listening { shared: self, id }
     }
 
     /// The user's handler for resources, prompts and completions, when one is set.
@@ -320,7 +332,11 @@ impl McpServer {
     /// and the lifecycle stay the pool's (the handler's own tools, if any, are not served).
     /// This is the one way to offer more than tools from one server: write the rest as any
     /// rmcp server (with rmcp's `#[prompt_router]` or by hand) and hand it here. Replaces a
-    /// handler set before; sessions already open see the new one from their next request.
+    /// handler set before, for this server and every clone of it (they share one server);
+    /// sessions already open see the new one from their next request. The handler's own
+    /// notifications (resource updates, prompt list changes) reach MCP 2025-11-25 sessions;
+    /// an MCP 2026-07-28 `subscriptions/listen` stream carries the pool's tool list changes
+    /// only.
     ///
     /// ```no_run
     /// use rmcp::model::{ListResourcesResult, PaginatedRequestParams, Resource};

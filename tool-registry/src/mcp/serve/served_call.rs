@@ -75,8 +75,11 @@ impl ServedCall {
     /// its MCP 2026-07-28 `inputRequests` entry; `None`: numbered in the order asked). In an MCP 2025-11-25 session it is a request to the client, sent
     /// now; for an MCP 2026-07-28 request, a question of a multi round-trip request (see the
     /// rules in the `input` module: the call ends with an `InputRequiredResult` and the tool
-    /// runs again with the answers, so ask in the same order on every run). Checks first
-    /// that the client declared the capability the request needs ([`ServedCall::require`]).
+    /// runs again from the start with the answers: a new run and `tool_use_id`, so ask in the
+    /// same order on every run and before any side effect). Checks first that the client
+    /// declared the capability the request needs ([`ServedCall::require`]): when it did not,
+    /// the call is answered with `MissingRequiredClientCapabilityError` whatever the tool
+    /// returns, so a tool with a fallback checks [`ServedCall::client_capabilities`] first.
     ///
     /// # Errors
     /// A [`ToolError`] when the client lacks the capability, or the request fails.
@@ -215,8 +218,9 @@ impl ServedCall {
         *self.content.lock().unwrap_or_else(|e| e.into_inner()) = Some(blocks);
     }
 
-    /// The client connection: for server-to-client requests such as `sampling/createMessage`
-    /// and `elicitation/create`, and the client's declared capabilities.
+    /// The client connection: for notifications, and in an MCP 2025-11-25 session for
+    /// server-to-client requests (an MCP 2026-07-28 request has no channel for them: use
+    /// [`ServedCall::request_input`], which works in both).
     pub fn peer(&self) -> &Peer<RoleServer> {
         &self.peer
     }

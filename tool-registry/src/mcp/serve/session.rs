@@ -270,11 +270,15 @@ impl Session {
             None
         };
         if structured.is_none() && has_output_schema {
-            tracing::warn!(
-                tool = %canonical,
-                "the tool declares an output schema but its result is not a JSON object; \
-                 answering without structuredContent"
-            );
+            // What a tool advertises, it returns: a listed `outputSchema` promises
+            // `structuredContent` (clients check it), so a result that cannot be one is an error.
+            return Ok(content::error_result(format!(
+                "`{canonical}` declares an output schema (MCP outputSchema) but its result is not \
+                 a JSON object, so it cannot be answered as structured content. Make the tool \
+                 return an object, or stop declaring the schema (a tool that overrides \
+                 map_result declares none unless it overrides output_schema too)."
+            ))
+            .into());
         }
         Ok(content::success_result(blocks, structured, persisted.is_some()).into())
     }
@@ -492,7 +496,8 @@ impl rmcp::ServerHandler for Session {
     }
 
     /// `subscriptions/listen` (MCP 2026-07-28): the pool's `toolsListChanged` when asked for;
-    /// nothing else (resource and prompt changes are the handler beside the pool's own).
+    /// nothing else (the resource and prompt changes of a handler beside the pool reach
+    /// 2025-11-25 sessions only, through the handler's own notifications).
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -506,9 +511,13 @@ impl rmcp::ServerHandler for Session {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let id = self.shared.listen(context.sink().clone());
-        context.cancelled().await;
-        self.shared.stop_listening(id);
+        if context.accepted().tools_list_changed == Some(true) {
+            // Removed when the stream ends, however it ends (the guard's drop).
+            let _listening = self.shared.listen(context.sink().clone());
+            context.cancelled().await;
+        } else {
+            context.cancelled().await;
+        }
         Ok(())
     }
 

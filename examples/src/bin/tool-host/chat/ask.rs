@@ -280,7 +280,8 @@ impl Elicitor for Asker {
         Box::pin(async move {
             let Some(lines) = &self.lines else {
                 self.progress.println(&format!(
-                    "declined a tool's question (there is no terminal to ask on): {}",
+                    "declined a tool's question (questions are not asked here: no terminal, \
+                     or --permission-prompt deny): {}",
                     request.message
                 ));
                 return Ok(ElicitationAnswer::Decline);

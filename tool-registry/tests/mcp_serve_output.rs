@@ -1,0 +1,128 @@
+//! What a served tool advertises, it returns: a tool listed with an `outputSchema` answers
+//! with `structuredContent`, or is not listed with one.
+#![cfg(feature = "mcp-server")]
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tool_registry::OrchestratorConfig;
+use tool_sdk::TypedTool;
+use tool_sdk::prelude::*;
+use tool_sdk::tool::output_schema_for;
+
+mod mcp_serve_support;
+use mcp_serve_support::*;
+
+/// Sums two numbers and says so in words (its own result mapping).
+#[tool(
+    name = "say_sum",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SaySum {
+    /// First number.
+    pub a: i64,
+    /// Second number.
+    pub b: i64,
+}
+
+#[tool]
+impl Tool for SaySum {
+    type Output = Both;
+
+    fn map_result(output: Both, _tool_use_id: &str) -> ToolResultContent {
+        ToolResultContent::Text(format!("The sum is {}.", output.sum))
+    }
+
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Both>, ToolError> {
+        Ok(ToolResult::new(Both {
+            sum: self.a + self.b,
+            product: self.a * self.b,
+        }))
+    }
+}
+
+/// Declares an object output but answers in words.
+#[tool(
+    name = "promise",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 1000
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Promise {}
+
+#[tool]
+impl Tool for Promise {
+    type Output = String;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(json!({"type": "object", "properties": {"sum": {"type": "integer"}}}))
+    }
+
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("seven".to_owned()))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_with_its_own_result_mapping_is_listed_without_an_output_schema() {
+    // Both with the output type's schema, as `#[tool]` registrations pass it.
+    let tools: Vec<Arc<dyn DynTool>> = vec![
+        Arc::new(
+            TypedTool::of::<BothOf>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
+        ),
+        Arc::new(
+            TypedTool::of::<SaySum>(None).with_output_schema(|| Some(output_schema_for::<Both>())),
+        ),
+    ];
+    let server = serve_pool(&tools, OrchestratorConfig::default());
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let schema_of = |name: &str| {
+        listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .unwrap()
+            .output_schema
+            .is_some()
+    };
+    // The default mapping writes the output as JSON: the schema describes it.
+    assert!(schema_of("both"));
+    // `map_result` writes prose: no schema is promised.
+    assert!(!schema_of("say_sum"));
+    let said = client
+        .call_tool(call("say_sum", json!({"a": 3, "b": 4})))
+        .await
+        .unwrap();
+    assert_eq!(said.content[0].as_text().unwrap().text, "The sum is 7.");
+    assert!(said.structured_content.is_none());
+    let both = client
+        .call_tool(call("both", json!({"a": 3, "b": 4})))
+        .await
+        .unwrap();
+    assert_eq!(
+        both.structured_content,
+        Some(json!({"sum": 7, "product": 12}))
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_declared_output_schema_with_a_result_that_is_not_an_object_is_an_error_naming_the_fix() {
+    let server = serve_pool(
+        &[tool_sdk::dyn_tool::<Promise>()],
+        OrchestratorConfig::default(),
+    );
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert!(listed[0].output_schema.is_some());
+    let result = client.call_tool(call("promise", json!({}))).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.contains("declares an output schema"), "{text}");
+    assert!(text.contains("stop declaring the schema"), "{text}");
+    client.cancel().await.unwrap();
+}
