@@ -529,3 +529,45 @@ fn tool_host_serve_forwards_an_imported_servers_list_changed() {
         manager.shutdown().await;
     });
 }
+
+#[test]
+fn python_sdk_client_negotiates_2026_07_28_and_answers_a_tools_questions() {
+    let Some(python) = peer("venv/bin/python") else {
+        return;
+    };
+    let server = start_http(
+        env!("CARGO_BIN_EXE_mcp-conformance-server"),
+        &["--http", "127.0.0.1:0"],
+    );
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_2026.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&server.url)
+        .output()
+        .expect("the Python client runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["version"], "2026-07-28", "{report}");
+    assert_eq!(
+        report["simple"],
+        "This is a simple text response for testing."
+    );
+    assert_eq!(report["asked_once"]["text"], "Hello, Ada-name!", "{report}");
+    assert_eq!(
+        report["asked_twice"]["text"], "Multi-round flow complete: Ada-name likes Ada-color",
+        "{report}"
+    );
+    assert_eq!(
+        report["questions"],
+        serde_json::json!([
+            "What is your name?",
+            "Step 1: What is your name?",
+            "Step 2: What is your favorite color?"
+        ])
+    );
+}

@@ -17,6 +17,9 @@
 //!   `Server::new()` per session, as rmcp's README does).
 //! - `list/http_cold`: a new HTTP session (initialize, initialized, `tools/list`, delete) on a
 //!   running server.
+//! - `list/http_stateless`, `call/http_stateless`: the same as `list/http_warm` and `call/http`
+//!   from a client that speaks MCP 2026-07-28 (`server/discover`, then each request on its own,
+//!   no session, its `_meta` carrying the protocol version and capabilities).
 //!
 //! The two sides take turns in rounds (the order swapped every round), all on one
 //! current-thread Tokio runtime; each round gives one ours ÷ rmcp time ratio, and the median
@@ -38,12 +41,12 @@ use std::time::Instant;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
-use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
 use serde_json::json;
 use tokio::runtime::Runtime;
 use tool_registry::mcp::serve::{HttpOptions, McpServer};
@@ -86,6 +89,19 @@ async fn connect_http(url: &str) -> Client {
     ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
         .await
         .expect("HTTP handshake")
+}
+
+/// A client speaking MCP 2026-07-28: `server/discover`, then stateless requests (no session,
+/// each request carrying its own `_meta`).
+async fn connect_stateless(url: &str) -> Client {
+    ().serve_with_lifecycle(
+        StreamableHttpClientTransport::from_uri(url.to_owned()),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("server/discover")
 }
 
 /// rmcp's server over streamable HTTP on `127.0.0.1`, one `Server::new()` per session.
@@ -335,6 +351,31 @@ fn main() {
             list(&client).await;
             let _ = client.cancel().await;
         },
+    );
+    let _ = rt.block_on(our_client.cancel());
+    let _ = rt.block_on(their_client.cancel());
+
+    let (our_client, their_client) = rt.block_on(async {
+        (
+            connect_stateless(&our_url).await,
+            connect_stateless(&their_url).await,
+        )
+    });
+    paired(
+        &rt,
+        "list/http_stateless",
+        rounds,
+        ops(50),
+        &mut || list(&our_client),
+        &mut || list(&their_client),
+    );
+    paired(
+        &rt,
+        "call/http_stateless",
+        rounds,
+        ops(200),
+        &mut || call(&our_client),
+        &mut || call(&their_client),
     );
     let _ = rt.block_on(our_client.cancel());
     let _ = rt.block_on(their_client.cancel());
