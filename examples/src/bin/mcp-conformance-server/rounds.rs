@@ -77,12 +77,12 @@ macro_rules! no_input_tool {
     ($ty:ident, $name:literal, $doc:literal) => {
         #[doc = $doc]
         #[tool(
-                                                            name = $name,
-                                                            max_result_size_chars = 100_000,
-                                                            read_only,
-                                                            concurrency_safe,
-                                                            open_world = false
-                                                        )]
+                                                                    name = $name,
+                                                                    max_result_size_chars = 100_000,
+                                                                    read_only,
+                                                                    concurrency_safe,
+                                                                    open_world = false
+                                                                )]
         #[derive(Debug, Deserialize, JsonSchema)]
         pub struct $ty {}
     };
