@@ -1,0 +1,191 @@
+//! The import against a misbehaving MCP 2026-07-28 server (rmcp's own server, written to
+//! misbehave): one that asks forever and one that asks to sample a model each end in a clear
+//! error naming the server and the cause, and the other calls of the same batch keep their
+//! results.
+#![cfg(feature = "mcp-server")]
+// rmcp marks sampling deprecated (SEP-2577); the server here asks for it on purpose.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest,
+    CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, InputRequest, InputRequests,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, SamplingMessage,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::json;
+use tool_registry::mcp::{McpManager, McpServerConfig};
+use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+use tool_registry::{Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState};
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
+use tool_sdk::{Extensions, ToolError, ToolUseBlock};
+
+/// Asks again whatever it is told (`ask_forever`), asks to sample a model (`ask_sampling`),
+/// or answers (`plain`).
+#[derive(Clone)]
+struct Misbehaving;
+
+fn tool(name: &'static str) -> Tool {
+    let schema = json!({"type": "object", "properties": {}});
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!()
+    };
+    Tool::new(name, "a tool", Arc::new(schema))
+}
+
+impl ServerHandler for Misbehaving {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![
+            tool("ask_forever"),
+            tool("ask_sampling"),
+            tool("plain"),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut questions = InputRequests::new();
+        match request.name.as_ref() {
+            "ask_forever" => {
+                let params = ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: "Again?".to_owned(),
+                    requested_schema: serde_json::from_value(
+                        json!({"type": "object", "properties": {"yes": {"type": "boolean"}}}),
+                    )
+                    .unwrap(),
+                };
+                questions.insert(
+                    "again".to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(params)),
+                );
+            }
+            "ask_sampling" => {
+                questions.insert(
+                    "model".to_owned(),
+                    InputRequest::CreateMessage(CreateMessageRequest::new(
+                        CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 10),
+                    )),
+                );
+            }
+            _ => return Ok(CallToolResult::success(vec![ContentBlock::text("done")]).into()),
+        }
+        Ok(InputRequiredResult::from_input_requests(questions).into())
+    }
+}
+
+/// Accepts every question.
+struct Yes;
+
+impl Elicitor for Yes {
+    fn elicit<'a>(
+        &'a self,
+        _tool_use_id: &'a str,
+        _request: Elicitation,
+    ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
+        let mut content = serde_json::Map::new();
+        content.insert("yes".to_owned(), json!(true));
+        Box::pin(async move { Ok(ElicitationAnswer::Accept(content)) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_asking_or_asks_for_sampling_fails_alone_with_a_clear_error() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let service = StreamableHttpService::new(
+        || Ok(Misbehaving),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = serve_with_hyper(listener, service);
+    let manager = McpManager::connect(vec![McpServerConfig::http(
+        "odd",
+        format!("http://{addr}/mcp"),
+    )])
+    .await;
+    let tools = manager.tools();
+    assert_eq!(tools.len(), 3);
+    let mut permissions = ToolPermissionContext::default();
+    permissions.add_rule_str(
+        PermissionRuleSource::CliArg,
+        PermissionBehavior::Allow,
+        "mcp__odd",
+        &AliasTable::default(),
+    );
+    let blocks = ["ask_forever", "ask_sampling", "plain"]
+        .iter()
+        .enumerate()
+        .map(|(index, name)| ToolUseBlock {
+            id: format!("toolu_{index}"),
+            name: format!("mcp__odd__{name}"),
+            input: json!({}),
+        })
+        .collect();
+    let turn = TurnState {
+        extensions: Extensions::new().with::<Arc<dyn Elicitor>>(Arc::new(Yes)),
+        ..TurnState::default()
+    };
+    let outcome = Orchestrator::new(&tools, OrchestratorConfig::default())
+        .with_permissions(permissions)
+        .run_tools(blocks, turn)
+        .collect_results()
+        .await;
+    assert_eq!(outcome.results.len(), 3);
+    let forever = outcome.results[0].text();
+    assert!(outcome.results[0].is_error);
+    assert!(
+        forever.contains("MCP server `odd` kept asking for input") && forever.contains("10 rounds"),
+        "{forever}"
+    );
+    let sampling = outcome.results[1].text();
+    assert!(outcome.results[1].is_error);
+    assert!(
+        sampling.contains("MCP server `odd` asked to sample a model"),
+        "{sampling}"
+    );
+    assert!(!outcome.results[2].is_error);
+    assert_eq!(outcome.results[2].text(), "done");
+    manager.shutdown().await;
+    router.abort();
+}
+
+/// Serves `service` on `listener` with hyper, one connection per task.
+fn serve_with_hyper(
+    listener: tokio::net::TcpListener,
+    service: StreamableHttpService<Misbehaving, LocalSessionManager>,
+) -> tokio::task::JoinHandle<()> {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::server::conn::auto;
+    use hyper_util::service::TowerToHyperService;
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let service = TowerToHyperService::new(service.clone());
+            tokio::spawn(async move {
+                let _ = auto::Builder::new(TokioExecutor::new())
+                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    })
+}
