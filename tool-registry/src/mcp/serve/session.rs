@@ -127,17 +127,17 @@ impl Session {
         let canonical = tool.name().to_owned();
         let arguments = request.arguments.unwrap_or_default();
         let stateless = is_stateless(&context);
-        // A 2026-07-28 call's questions are rounds of a multi round-trip request.
-        let binding = input::binding(&canonical, &arguments);
-        let rounds = if stateless {
-            Some(Arc::new(Rounds::open(
+        // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
+        // is bound to the call.
+        let binding = stateless.then(|| input::binding(&canonical, &arguments));
+        let rounds = match &binding {
+            Some(binding) => Some(Arc::new(Rounds::open(
                 &self.shared.request_state,
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
-                &binding,
-            )?))
-        } else {
-            None
+                binding,
+            )?)),
+            None => None,
         };
         let block = ToolUseBlock {
             id: self.shared.next_call_id(),
@@ -215,7 +215,10 @@ impl Session {
                         return Err(ErrorData::missing_required_client_capability(missing));
                     }
                     return rounds
-                        .input_required(&self.shared.request_state, &binding)
+                        .input_required(
+                            &self.shared.request_state,
+                            binding.as_deref().unwrap_or_default(),
+                        )
                         .map(CallToolResponse::from);
                 }
             },
