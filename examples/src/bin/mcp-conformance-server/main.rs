@@ -19,6 +19,7 @@
 
 mod beside;
 mod rounds;
+mod schema_tool;
 mod stateless;
 
 use std::net::SocketAddr;
@@ -30,7 +31,6 @@ use rmcp::model::{
     ContentBlock, CreateMessageRequestParams, ElicitRequestParams, LoggingLevel, ResourceContents,
 };
 use serde_json::{Value, json};
-use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::mcp::serve::{HttpOptions, McpServer, ServedCall};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_sdk::prelude::*;
@@ -448,39 +448,6 @@ impl Tool for ElicitationEnums {
     }
 }
 
-/// `json_schema_2020_12_tool`: a dynamic tool whose raw JSON Schema uses 2020-12 keywords
-/// (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the listing must keep as given
-/// (SEP-1613).
-fn json_schema_tool() -> Result<DynamicTool, String> {
-    let definition = json!({
-        "name": "json_schema_2020_12_tool",
-        "description": "Tool with JSON Schema 2020-12 features",
-        "input_schema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "$defs": {
-                "address": {
-                    "type": "object",
-                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
-                }
-            },
-            "properties": {
-                "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
-            },
-            "additionalProperties": false
-        },
-        "read_only": true,
-        "concurrency_safe": true,
-        "idempotent": true,
-        "open_world": false
-    });
-    let handler = ToolHandler::new(|input, _ctx| async move {
-        Ok::<_, ToolError>(ToolResultContent::Text(format!("received {input}")))
-    });
-    DynamicTool::from_json(&definition, handler).map_err(|error| error.to_string())
-}
-
 /// Waits a moment and answers; the SSE stream of its response is where clients see rmcp's
 /// priming event and retry hint (SEP-1699).
 #[tool(
@@ -560,7 +527,7 @@ fn main() -> std::process::ExitCode {
 
 async fn serve(cli: Cli) -> Result<(), String> {
     let mut tools = typed_tools();
-    tools.push(Arc::new(json_schema_tool()?));
+    tools.push(Arc::new(schema_tool::json_schema_tool()?));
     tools.extend(rounds::tools());
     let change = stateless::ToolChange::new();
     tools.push(Arc::new(change.tool()?));
