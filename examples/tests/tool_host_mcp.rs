@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 /// The scripted stdio server.
 fn hostile_script() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-registry/tests/mcp_peers/hostile_server.py")
@@ -211,4 +213,49 @@ fn a_recorded_list_and_a_live_server_give_the_same_definitions() {
         echo["description"], "Echoes text.",
         "the first of two `echo`s is kept"
     );
+}
+
+/// An imported MCP 2026-07-28 server's questions, answered by `tool-host run`: a roots
+/// request gets the `--root` directory, and an elicitation is declined (there is nobody to
+/// ask in a batch run), which the tool sees.
+#[test]
+fn run_answers_an_imported_servers_questions_with_its_root_and_a_decline() {
+    let server = common::peers::start_http(
+        env!("CARGO_BIN_EXE_mcp-conformance-server"),
+        &["--http", "127.0.0.1:0"],
+    );
+    let root = tempfile::tempdir().unwrap();
+    let message = serde_json::json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_roots", "name": "mcp__conf__test_input_required_result_list_roots", "input": {}},
+        {"type": "tool_use", "id": "toolu_name", "name": "mcp__conf__test_input_required_result_elicitation", "input": {}}
+    ]});
+    let file = root.path().join("message.json");
+    std::fs::write(&file, message.to_string()).unwrap();
+    let root_text = root.path().to_str().unwrap();
+    let (ok, stdout, stderr) = tool_host(&[
+        "run",
+        file.to_str().unwrap(),
+        "--root",
+        root_text,
+        "--json",
+        "--mcp-url",
+        &format!("conf={}", server.url),
+        "--allow",
+        "mcp__conf",
+    ]);
+    assert!(ok, "{stderr}");
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let results = answer["content"].as_array().unwrap();
+    let uri = url_of(root.path());
+    assert_eq!(
+        results[0]["content"],
+        format!("Client roots: [{uri}]"),
+        "{answer}"
+    );
+    assert_eq!(results[1]["content"], "Hello, (declined)!", "{answer}");
+}
+
+/// `path` as the `file://` URI of a directory, as the roots list gives it.
+fn url_of(path: &Path) -> String {
+    format!("file://{}/", path.display())
 }

@@ -2,6 +2,10 @@
 //! notifications (progress, in order, to the calling tool's context; `tools/list_changed` to a
 //! refresh), and `tools/list` with pagination.
 
+// rmcp marks roots deprecated (SEP-2577, a later revision); MCP 2025-11-25 and 2026-07-28
+// servers still ask.
+#![allow(deprecated)]
+
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::process::Stdio;
@@ -9,9 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, JsonRpcMessage, ListToolsRequest, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification, ServerResult,
-    SubscriptionFilter,
+    ElicitationAction, Implementation, JsonRpcMessage, ListRootsResult, ListToolsRequest,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerNotification, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RunningService, Subscription,
@@ -263,13 +267,28 @@ impl ClientHandler for McpClientHandler {
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     }
 
+    /// An MCP 2025-11-25 server's `roots/list`: the roots in a running call's context
+    /// ([`super::answers`]), none when no call is running or the host gave none.
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(self
+            .signals
+            .a_caller()
+            .and_then(|ctx| ctx.get::<ListRootsResult>().cloned())
+            .unwrap_or_default())
+    }
+
     /// The client's facts; `initialize` (the fallback for servers before MCP 2026-07-28, see
     /// [`lifecycle`]) offers 2025-11-25. It declares elicitation (form mode): a server's
     /// question during a call is asked through the calling context (`super::answers`), and
-    /// declined where nobody can be asked.
+    /// declined where nobody can be asked; and roots: the `ListRootsResult` the host put in
+    /// the calling context's extensions, or none.
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(Default::default());
+        capabilities.roots = Some(Default::default());
         ClientConfig::new(
             capabilities,
             Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),

@@ -38,6 +38,7 @@ impl Host {
             .with_permissions(permissions)
             .with_observer(progress.clone());
         let extensions = Extensions::new()
+            .with(crate::mcp::client_roots(workspace.root()))
             .with(workspace)
             .with(BackgroundShells::default());
         Ok(Self {

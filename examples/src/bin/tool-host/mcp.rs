@@ -168,3 +168,19 @@ pub fn list(options: &McpOptions) -> Result<(), String> {
         ),
     }
 }
+
+/// The roots an imported MCP server is told when it asks (`roots/list`, MCP 2026-07-28 input
+/// requests): the workspace root, as a `file://` URI. Put in a turn's extensions, where the
+/// import looks for it.
+// rmcp marks roots deprecated (SEP-2577, a later revision); MCP 2026-07-28 servers still ask.
+#[allow(deprecated)]
+pub fn client_roots(root: &std::path::Path) -> rmcp::model::ListRootsResult {
+    let roots = url::Url::from_directory_path(root)
+        .map(|uri| {
+            let mut listed = rmcp::model::Root::new(uri.to_string());
+            listed.name = Some("workspace".to_owned());
+            vec![listed]
+        })
+        .unwrap_or_default();
+    rmcp::model::ListRootsResult::new(roots)
+}

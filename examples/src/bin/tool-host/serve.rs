@@ -66,6 +66,7 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
     };
     let orchestrator = orchestrator_for(pool);
     let extensions = Extensions::new()
+        .with(crate::mcp::client_roots(workspace.root()))
         .with(workspace)
         .with(BackgroundShells::default());
     let runtime = tokio::runtime::Builder::new_multi_thread()

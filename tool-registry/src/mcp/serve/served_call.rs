@@ -246,6 +246,14 @@ impl Elicitor for ServedElicitor {
         request: Elicitation,
     ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
         Box::pin(async move {
+            // The schema is checked first, so a tool learns of a bad one whoever it runs for.
+            let checker = jsonschema::validator_for(&request.requested_schema).ok();
+            let schema = serde_json::from_value(request.requested_schema).map_err(|error| {
+                ToolError::new(format!(
+                    "the elicitation's requested schema is not one MCP allows (an object of \
+                     string, number, integer, boolean or enum properties): {error}"
+                ))
+            })?;
             let declared = self
                 .0
                 .client_capabilities()
@@ -253,12 +261,6 @@ impl Elicitor for ServedElicitor {
             if !declared {
                 return Ok(ElicitationAnswer::Decline);
             }
-            let schema = serde_json::from_value(request.requested_schema).map_err(|error| {
-                ToolError::new(format!(
-                    "the elicitation's requested schema is not one MCP allows (an object of \
-                     string, number, integer, boolean or enum properties): {error}"
-                ))
-            })?;
             let params = ElicitRequestParams::FormElicitationParams {
                 meta: None,
                 message: request.message,
@@ -277,10 +279,30 @@ impl Elicitor for ServedElicitor {
                 ))
             })?;
             Ok(match result.action {
-                ElicitationAction::Accept => match result.content {
-                    Some(Value::Object(content)) => ElicitationAnswer::Accept(content),
-                    Some(_) | None => ElicitationAnswer::Accept(serde_json::Map::new()),
-                },
+                ElicitationAction::Accept => {
+                    let content = match result.content {
+                        Some(Value::Object(content)) => content,
+                        Some(_) | None => serde_json::Map::new(),
+                    };
+                    // What the tool gets is what it asked for: an accepted answer that does
+                    // not match the requested schema is the client's error, not an answer.
+                    let content = Value::Object(content);
+                    if let Some(problem) = checker.as_ref().and_then(|checker| {
+                        checker
+                            .iter_errors(&content)
+                            .next()
+                            .map(|error| error.to_string())
+                    }) {
+                        return Err(ToolError::new(format!(
+                            "the MCP client accepted the question but its answer does not \
+                             match the requested schema: {problem}"
+                        )));
+                    }
+                    let Value::Object(content) = content else {
+                        unreachable!("built as an object above")
+                    };
+                    ElicitationAnswer::Accept(content)
+                }
                 ElicitationAction::Decline => ElicitationAnswer::Decline,
                 _ => ElicitationAnswer::Cancel,
             })

@@ -191,6 +191,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     // A tool's questions (`ToolUseContext::elicit`) go to the same prompt.
     let extensions = Extensions::new()
         .with::<Arc<dyn Elicitor>>(asker)
+        .with(crate::mcp::client_roots(workspace.root()))
         .with(workspace)
         .with(BackgroundShells::default())
         .with(SearchState::new(tools.clone()).with_rules(search_config.deferral));
