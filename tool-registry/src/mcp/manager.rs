@@ -15,10 +15,9 @@ use tokio::task::JoinHandle;
 use tool_sdk::{CancellationToken, DynTool, ToolError};
 
 use super::call::{CallTarget, call_tool};
-use super::client::{
-    Client, ServerSignals, connect, list_tool_entries, listen_for_list_changes, next_list_change,
-};
+use super::client::{Client, ServerSignals, connect, list_tool_entries};
 use super::config::McpServerConfig;
+use super::lifecycle::{listen_for_list_changes, next_list_change};
 use crate::dynamic::{SkippedEntry, ToolHandler, import_entries, not_connected_message};
 
 /// Reconnect attempts after an established connection ends, before the server is given up.
@@ -320,7 +319,7 @@ async fn connect_and_list(link: &ServerLink) -> Result<Connected, String> {
     let attempt = async {
         let client = connect(&link.config, &link.signals).await?;
         let entries = list_tool_entries(client.peer()).await?;
-        let changes = listen_for_list_changes(&client).await;
+        let changes = listen_for_list_changes(client.peer()).await;
         Ok((client, entries, changes))
     };
     match tokio::time::timeout(timeout, attempt).await {

@@ -33,6 +33,7 @@ mod answers;
 mod call;
 mod client;
 mod config;
+mod lifecycle;
 mod manager;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
