@@ -126,3 +126,57 @@ async fn a_declared_output_schema_with_a_result_that_is_not_an_object_is_an_erro
     assert!(text.contains("stop declaring the schema"), "{text}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_object_rooted_schema_with_root_combinators_is_listed_as_given() {
+    use tool_registry::dynamic::{DynamicTool, ToolHandler};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
+
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object"}},
+        "properties": {
+            "contact": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contact": {"const": "phone"}}, "required": ["contact"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    let handler = ToolHandler::new(|_input, _ctx| async move {
+        Ok::<_, ToolError>(ToolResultContent::Text("ok".to_owned()))
+    });
+    let definition = json!({
+        "name": "contact",
+        "description": "Takes a way to reach someone.",
+        "input_schema": schema,
+    });
+    let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(
+        DynamicTool::from_json(&definition, handler).unwrap(),
+    )];
+    let server = serve_pool(&tools, OrchestratorConfig::default());
+    let listed = serde_json::to_value(&server.tools()[0].input_schema).unwrap();
+    // MCP takes any schema with an object root: the listing is the schema as given.
+    assert_eq!(listed, schema);
+    // `definitions --format mcp` agrees (without the `$schema`, as for every tool there).
+    let mut without_dialect = schema.clone();
+    without_dialect
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("$schema");
+    let exported = ModelApi::Mcp
+        .definitions(&SchemaCache::new(), &tools, &RenderRequest::default())
+        .unwrap();
+    assert_eq!(exported[0]["inputSchema"], without_dialect);
+    // A model API, which refuses root combinators, gets them merged.
+    let anthropic = ModelApi::Anthropic
+        .definitions(&SchemaCache::new(), &tools, &RenderRequest::default())
+        .unwrap();
+    assert!(anthropic[0]["input_schema"].get("allOf").is_none());
+}

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use tool_sdk::{DeclaredFlag, DynTool};
 
-use super::schema::export_input_schema;
+use super::schema::{export_input_schema, mcp_input_object};
 use super::strict::{SchemaError, strict_schema};
 
 /// The four hints of an MCP `annotations` object, resolved fail-closed (SPEC §10).
@@ -50,6 +50,9 @@ pub struct CachedTool {
     pub description: String,
     /// The input schema in export shape ([`export_input_schema`]).
     pub input_schema: Value,
+    /// The input schema as MCP lists it, when that is not the export shape (a root
+    /// `allOf`/`anyOf`/`oneOf` kept as given; `super::schema::mcp_input_object`).
+    pub mcp_input_schema: Option<Value>,
     /// Whether the tool asked for strict schema adherence.
     pub strict: bool,
     /// The display title, if any.
@@ -71,6 +74,7 @@ impl CachedTool {
             name: tool.name().to_owned(),
             description: tool.prompt().into_owned(),
             input_schema: export_input_schema(tool.input_schema()),
+            mcp_input_schema: mcp_input_object(tool.input_schema()).map(Value::Object),
             strict: tool.meta().strict,
             title: tool.meta().title.as_deref().map(str::to_owned),
             hints: ResolvedHints::of(tool),

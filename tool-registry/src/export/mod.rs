@@ -18,5 +18,5 @@ pub(crate) use captured::ResolvedHints;
 #[cfg(feature = "mcp-server")]
 pub(crate) use dialect::is_older_dialect;
 #[cfg(feature = "mcp-server")]
-pub(crate) use schema::export_input_object;
+pub(crate) use schema::{export_input_object, mcp_input_object};
 pub use strict::{SchemaError, StrictPolicy};

@@ -44,6 +44,32 @@ pub(crate) fn export_input_object(schema: &Value) -> Map<String, Value> {
     }
 }
 
+/// `schema` as MCP lists it, when that differs from [`export_input_object`]: an input schema
+/// whose root is already an object schema (`"type": "object"`) and uses root keywords the
+/// export rewrites for model providers (`allOf`, `anyOf`, `oneOf`, `unevaluatedProperties`),
+/// which MCP passes on as given (MCP 2025-11-25 "Tools": any JSON Schema with an object root;
+/// SEP-1613, SEP-2106). Its `$schema` is removed (listings add a 2020-12 one back) after a
+/// schema in an older dialect is rewritten as 2020-12. `None` for every other schema: MCP
+/// lists it in export shape.
+pub(crate) fn mcp_input_object(schema: &Value) -> Option<Map<String, Value>> {
+    let Value::Object(map) = schema else {
+        return None;
+    };
+    if map.get("type").and_then(Value::as_str) != Some("object") {
+        return None;
+    }
+    let rewritten_by_export = ["allOf", "anyOf", "oneOf", "unevaluatedProperties"]
+        .iter()
+        .any(|keyword| map.contains_key(*keyword));
+    if !rewritten_by_export {
+        return None;
+    }
+    let mut map = map.clone();
+    super::dialect::to_2020_12(&mut map);
+    map.shift_remove("$schema");
+    Some(map)
+}
+
 /// [`export_input_schema`] without a copy when `schema` is in export shape already (as the
 /// schema of a `#[tool]` struct with fields and no flattened enum is): `schema` itself then,
 /// else the rewritten schema.

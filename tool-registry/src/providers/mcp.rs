@@ -16,7 +16,8 @@ pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
     request_fields: false,
 };
 
-/// The `tools/list` entry of a captured tool: `title` when known; `outputSchema` only when the
+/// The `tools/list` entry of a captured tool: its input schema as MCP lists it (root
+/// combinators kept, `CachedTool::mcp_input_schema`); `title` when known; `outputSchema` only when the
 /// tool has one whose root is `{"type":"object"}` (MCP requires that), in export shape; and
 /// `annotations` stating all four hints, fail-closed when undeclared
 /// (`ResolvedHints`).
@@ -30,7 +31,8 @@ pub(crate) fn definition(tool: &CachedTool) -> Value {
         "description".to_owned(),
         Value::String(tool.description.clone()),
     );
-    map.insert("inputSchema".to_owned(), tool.input_schema.clone());
+    let input = tool.mcp_input_schema.as_ref().unwrap_or(&tool.input_schema);
+    map.insert("inputSchema".to_owned(), input.clone());
     if let Some(output) = listed_output_schema(tool.output_schema.as_ref()) {
         map.insert("outputSchema".to_owned(), Value::Object(output));
     }

@@ -12,7 +12,7 @@ use tool_sdk::DynTool;
 
 use crate::export::{
     RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
-    open_input_root,
+    mcp_input_object, open_input_root,
 };
 #[cfg(doc)]
 use crate::export::{SchemaCache, captured::CachedTool};
@@ -186,11 +186,12 @@ fn listed_input_schema(tool: &dyn DynTool) -> Arc<JsonObject> {
     )
 }
 
-/// `schema` in export shape ([`export_input_object`]) with its own `$schema`, if any, first;
+/// `schema` as MCP lists it ([`mcp_input_object`], else export shape, [`export_input_object`])
+/// with its own `$schema`, if any, first;
 /// a schema in an older dialect is listed as the 2020-12 schema the export rewrote it into,
 /// with no `$schema` (2020-12 is MCP's default).
 fn listed_input_of(schema: &Value) -> JsonObject {
-    let mut input = export_input_object(schema);
+    let mut input = mcp_input_object(schema).unwrap_or_else(|| export_input_object(schema));
     if let Some(dialect) = schema.get("$schema")
         && !is_older_dialect(schema)
     {
