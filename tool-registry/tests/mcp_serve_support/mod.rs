@@ -223,6 +223,25 @@ pub fn overlap(a: &(String, Instant, Instant), b: &(String, Instant, Instant)) -
     a.1 < b.2 && b.1 < a.2
 }
 
+/// Of five timed calls (two safe ones at once, then two writes and a safe one at once): the
+/// two safe ones overlapped, and no write overlapped any other call.
+pub fn assert_safe_calls_overlap_and_writes_run_alone(spans: &Spans) {
+    let spans = spans.lock().unwrap().clone();
+    assert_eq!(spans.len(), 5);
+    assert!(
+        overlap(&spans[0], &spans[1]),
+        "two safe calls ran one after the other"
+    );
+    let later = &spans[2..];
+    for (i, one) in later.iter().enumerate() {
+        for other in &later[i + 1..] {
+            if one.0.starts_with("write") || other.0.starts_with("write") {
+                assert!(!overlap(one, other), "{} overlapped {}", one.0, other.0);
+            }
+        }
+    }
+}
+
 /// Repeats a letter 500 times (more than its 100-char result limit, so the result is saved).
 #[tool(
     name = "repeat",
