@@ -323,3 +323,78 @@ async fn our_import_answers_a_2026_servers_questions_through_the_callers_elicito
     manager.shutdown().await;
     http.shutdown().await;
 }
+
+/// Serves the two-question tool with `key` as its request-state key.
+async fn serve_keyed(runs: &Arc<AtomicUsize>, key: [u8; 32]) -> (McpServer, HttpServer) {
+    let orchestrator = Orchestrator::new(&[two_questions(runs)], OrchestratorConfig::default());
+    let server = McpServer::new(orchestrator, "t", "1")
+        .unwrap()
+        .with_request_state_key(key);
+    let http = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap();
+    (server, http)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_that_share_a_request_state_key_take_each_others_rounds() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (_first, first_http) = serve_keyed(&runs, [7; 32]).await;
+    let (_second, second_http) = serve_keyed(&runs, [7; 32]).await;
+    let (_other, other_http) = serve_keyed(&runs, [8; 32]).await;
+    let first = connect(
+        &first_http,
+        answering(ProtocolVersion::V_2026_07_28, true).0,
+    )
+    .await;
+    let CallToolResponse::InputRequired(round) = first
+        .call_tool_once(call("two_questions", json!({})))
+        .await
+        .unwrap()
+    else {
+        panic!("expected an InputRequiredResult");
+    };
+    let mut retry = call("two_questions", json!({}));
+    retry.request_state = round.request_state.clone();
+    retry.input_responses = Some(
+        [(
+            "q1".to_owned(),
+            json!({"action": "accept", "content": {"name": "EVE"}}),
+        )]
+        .into(),
+    );
+    // The next round, through another replica with the same key: q1 is taken, q2 is asked.
+    let second = connect(
+        &second_http,
+        answering(ProtocolVersion::V_2026_07_28, true).0,
+    )
+    .await;
+    let CallToolResponse::InputRequired(next) = second.call_tool_once(retry.clone()).await.unwrap()
+    else {
+        panic!("expected the next round");
+    };
+    let requests = serde_json::to_value(&next.input_requests).unwrap();
+    assert!(requests.get("q2").is_some(), "{requests}");
+    // A server with another key refuses the state, saying why.
+    let other = connect(
+        &other_http,
+        answering(ProtocolVersion::V_2026_07_28, true).0,
+    )
+    .await;
+    let rmcp::ServiceError::McpError(error) = other.call_tool_once(retry).await.unwrap_err() else {
+        panic!("expected an MCP error");
+    };
+    assert_eq!(error.code.0, -32602);
+    assert!(
+        error.message.contains("with_request_state_key"),
+        "{}",
+        error.message
+    );
+    for client in [first, second, other] {
+        client.cancel().await.unwrap();
+    }
+    for http in [first_http, second_http, other_http] {
+        http.shutdown().await;
+    }
+}

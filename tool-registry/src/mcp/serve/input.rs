@@ -110,9 +110,10 @@ impl Rounds {
                     }
                     _ => {
                         "requestState failed integrity verification: it was changed, was made \
-                         for another call, or by another server process (a restart). Send back \
-                         the requestState of this call's last InputRequiredResult unchanged, \
-                         or make the call again without it"
+                         for another call, or by another server process (a restart, or a \
+                         replica without the same McpServer::with_request_state_key). Send \
+                         back the requestState of this call's last InputRequiredResult \
+                         unchanged, or make the call again without it"
                     }
                 };
                 ErrorData::invalid_params(why, None)

@@ -136,8 +136,9 @@ pub(crate) struct Shared {
     /// The user's handler for resources, prompts and completions
     /// ([`McpServer::with_handler`]).
     beside: RwLock<Option<Arc<beside::Beside>>>,
-    /// Seals and opens the `requestState` of MCP 2026-07-28 multi round-trip requests.
-    request_state: rmcp::model::RequestStateCodec,
+    /// Seals and opens the `requestState` of MCP 2026-07-28 multi round-trip requests
+    /// (replaced by [`McpServer::with_request_state_key`]).
+    request_state: RwLock<Arc<rmcp::model::RequestStateCodec>>,
 }
 
 /// A registered `subscriptions/listen` stream; dropping it unregisters the stream.
@@ -165,6 +166,11 @@ pub(crate) struct Served {
 impl Shared {
     fn served(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The codec of this server's request states.
+    fn request_state(&self) -> Arc<rmcp::model::RequestStateCodec> {
+        Arc::clone(&self.request_state.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Keeps `sink` told of tool list changes until the returned guard is dropped.
@@ -307,7 +313,7 @@ impl McpServer {
                 orchestrator.config().effective_concurrency(),
             )),
             beside: RwLock::new(None),
-            request_state: input::new_codec(),
+            request_state: RwLock::new(Arc::new(input::new_codec())),
         };
         let server = Self {
             shared: Arc::new(shared),
@@ -376,6 +382,23 @@ impl McpServer {
             .beside
             .write()
             .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(beside::Beside::new(handler)));
+        self
+    }
+
+    /// Signs MCP 2026-07-28 request states (the `requestState` of the `InputRequiredResult`
+    /// a tool's question ends a round with) with `key` instead of the key made at random
+    /// when the server started: give every replica of one service the same secret key, so a
+    /// round answered through another replica, or after a restart, is accepted. 32 random
+    /// bytes from a secret store; never a constant in the source. Applies to this server and
+    /// every clone of it; states signed before are refused from then on.
+    #[must_use]
+    pub fn with_request_state_key(self, key: [u8; 32]) -> Self {
+        *self
+            .shared
+            .request_state
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) =
+            Arc::new(rmcp::model::RequestStateCodec::new_unchecked(key.to_vec()));
         self
     }
 

@@ -132,7 +132,7 @@ impl Session {
         let binding = stateless.then(|| input::binding(&canonical, &arguments));
         let rounds = match &binding {
             Some(binding) => Some(Arc::new(Rounds::open(
-                &self.shared.request_state,
+                &self.shared.request_state(),
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
                 binding,
@@ -216,7 +216,7 @@ impl Session {
                     }
                     return rounds
                         .input_required(
-                            &self.shared.request_state,
+                            &self.shared.request_state(),
                             binding.as_deref().unwrap_or_default(),
                         )
                         .map(CallToolResponse::from);
