@@ -1,7 +1,8 @@
 //! The import against a misbehaving MCP 2026-07-28 server (rmcp's own server, written to
 //! misbehave): one that asks forever and one that asks to sample a model each end in a clear
 //! error naming the server and the cause, and the other calls of the same batch keep their
-//! results.
+//! results; a server of a protocol version nobody knows fails to connect, at once, with both
+//! attempts' errors naming the versions.
 #![cfg(feature = "mcp-server")]
 // rmcp marks sampling deprecated (SEP-2577); the server here asks for it on purpose.
 #![allow(deprecated)]
@@ -188,4 +189,62 @@ fn serve_with_hyper(
             });
         }
     })
+}
+
+/// Speaks only a protocol version nobody knows.
+#[derive(Clone)]
+struct FromTheFuture;
+
+impl ServerHandler for FromTheFuture {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        std::borrow::Cow::Owned(vec![serde_json::from_value(json!("2099-01-01")).unwrap()])
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_of_an_unknown_protocol_version_fails_to_connect_naming_the_versions() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let service = StreamableHttpService::new(
+        || Ok(FromTheFuture),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let server = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let service = hyper_util::service::TowerToHyperService::new(service.clone());
+            tokio::spawn(async move {
+                let _ = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+            });
+        }
+    });
+    let started = std::time::Instant::now();
+    let manager = McpManager::connect(vec![McpServerConfig::http(
+        "future",
+        format!("http://{addr}/mcp"),
+    )])
+    .await;
+    let status = manager.servers()[0].status.to_string();
+    assert!(manager.tools().is_empty());
+    assert!(status.contains("2099-01-01"), "{status}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    manager.shutdown().await;
+    server.abort();
 }
