@@ -29,6 +29,8 @@ pub(crate) struct ToolArgs {
     pub open_world: Option<FlagValue>,
     pub idempotent: Option<FlagValue>,
     pub title: Option<SpannedValue<String>>,
+    /// `task = "optional"` or `task = "required"`: the call may (must) run as an MCP task.
+    pub task: Option<SpannedValue<String>>,
     /// `example = r#"{"pattern": "*.rs"}"#`, the one key that may repeat: one per example.
     #[darling(multiple)]
     pub example: Vec<syn::LitStr>,
@@ -53,6 +55,7 @@ pub(crate) const KEYS: &[&str] = &[
     "open_world",
     "idempotent",
     "title",
+    "task",
     "example",
 ];
 

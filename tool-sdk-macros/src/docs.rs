@@ -50,6 +50,16 @@ pub(crate) fn tool_section(model: &Model<'_>) -> String {
             "no (default)"
         }
     ));
+    if let Some(task) = model.task {
+        lines.push(format!(
+            "| runs as a task | {} (MCP tasks extension) |",
+            if task == "Required" {
+                "always"
+            } else {
+                "when still running after a moment"
+            }
+        ));
+    }
     if model.always_load {
         lines.push("| always load | yes |".to_owned());
     }

@@ -318,6 +318,10 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
             const TITLE: #Private::Option<&'static #Private::str> = #Private::Option::Some(#title);
         ));
     }
+    if let Some(task) = model.task {
+        let task = syn::Ident::new(task, Span::call_site());
+        out.extend(quote!(const TASK: #Private::TaskSupport = #Private::TaskSupport::#task;));
+    }
     for (name, flag) in [
         ("READ_ONLY", model.read_only.as_ref()),
         ("CONCURRENCY_SAFE", model.concurrency_safe.as_ref()),

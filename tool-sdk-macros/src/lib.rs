@@ -93,6 +93,7 @@ use proc_macro::TokenStream;
 /// | `open_world` | no | the tool reaches outside the local machine (MCP `openWorldHint`); undeclared, exports say `true` and `Tool::is_open_world` answers `true` (fail-closed, the MCP default) |
 /// | `idempotent` | no | calling twice with one input has no further effect (MCP `idempotentHint`); undeclared, exports say `true` only for read-only tools |
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
+/// | `task = "optional"` / `"required"` | no | the call may (`optional`: when still running after a moment) or must (`required`) run as a task, started now and followed by the client (MCP tasks extension, SEP-2663; read by `tool_registry`'s MCP server, ignored by hosts that run calls in the request) |
 /// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
 ///
 /// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world` and `idempotent` are

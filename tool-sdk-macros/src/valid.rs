@@ -30,6 +30,9 @@ pub(crate) struct Model<'a> {
     pub idempotent: Option<bool>,
     /// `title`, trimmed.
     pub title: Option<String>,
+    /// `task`: `Some("Optional")` or `Some("Required")` (the `TaskSupport` variant); `None`
+    /// when undeclared.
+    pub task: Option<&'static str>,
     /// `example` values, each checked to be a JSON object, in declaration order.
     pub examples: Vec<syn::LitStr>,
 }
@@ -54,6 +57,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let open_world = declared_flag(&mut errors, "open_world", args.open_world.as_ref());
     let idempotent = declared_flag(&mut errors, "idempotent", args.idempotent.as_ref());
     let title = check_title(&args, &mut errors);
+    let task = check_task(&args, &mut errors);
     check_examples(&args, &mut errors);
 
     errors.finish_with(Model {
@@ -74,6 +78,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         open_world,
         idempotent,
         title,
+        task,
         examples: args.example,
         enabled_if: args.enabled_if.map(|path| (*path).clone()),
     })
@@ -242,6 +247,27 @@ fn check_title(args: &ToolArgs, errors: &mut Errors) -> Option<String> {
         );
     }
     Some(title.trim().to_owned())
+}
+
+/// `task`: `"optional"` or `"required"`.
+fn check_task(args: &ToolArgs, errors: &mut Errors) -> Option<&'static str> {
+    let task = args.task.as_ref()?;
+    match task.as_str() {
+        "optional" => Some("Optional"),
+        "required" => Some("Required"),
+        "forbidden" => None,
+        other => {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`task = \"{other}\"` is not a task mode: use `task = \"optional\"` (a call \
+                     still running after a moment becomes a task) or `task = \"required\"` (every \
+                     call is a task); leave `task` out for a tool that always answers at once"
+                ))
+                .with_span(&task.span()),
+            );
+            None
+        }
+    }
 }
 
 /// The value of a key that is fixed per tool: a bare word or a bool, never a method;

@@ -15,7 +15,7 @@ use crate::input::InputError;
 use crate::permission::{PermissionResult, ValidationResult};
 use crate::result::{ToolError, ToolOutput};
 use crate::tool::{
-    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead,
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, TaskSupport,
 };
 
 /// Where a tool was defined: the `#[tool]` attribute's file, line and module.
@@ -84,6 +84,9 @@ pub struct ToolMeta {
     pub idempotent: DeclaredFlag,
     /// A human-readable display name (the MCP `title`), if any.
     pub title: Option<Cow<'static, str>>,
+    /// Whether a call may run as a task (the MCP tasks extension, SEP-2663); default
+    /// [`TaskSupport::Forbidden`].
+    pub task: TaskSupport,
     /// Example inputs, each a JSON object as text, in declaration order: exported as the
     /// Anthropic tool definition's `input_examples` ("tool use examples", beta header
     /// `advanced-tool-use-2025-11-20`) and shown in generated docs. Kept as text so that a
@@ -117,6 +120,7 @@ impl ToolMeta {
             open_world: DeclaredFlag::Default,
             idempotent: DeclaredFlag::Default,
             title: None,
+            task: TaskSupport::Forbidden,
             examples: Vec::new(),
             input_type: None,
         }

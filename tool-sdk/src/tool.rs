@@ -91,6 +91,35 @@ impl DeclaredFlag {
     }
 }
 
+/// Whether a call of the tool may run as a task: started now, followed and answered later
+/// (the MCP tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663; the values of MCP
+/// 2025-11-25's `execution.taskSupport`). Only a host that runs calls in the background reads
+/// it: `tool_registry`'s MCP server turns such a call from a client that declared the
+/// extension into a task; every other host runs the call as usual.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskSupport {
+    /// The call always runs to its result in the request (the default).
+    #[default]
+    Forbidden,
+    /// A call still running after a short moment becomes a task; one that finishes sooner is
+    /// answered at once (`#[tool(task = "optional")]`).
+    Optional,
+    /// Every call becomes a task; a client that cannot follow tasks is refused
+    /// (`#[tool(task = "required")]`).
+    Required,
+}
+
+impl TaskSupport {
+    /// The MCP wire word: `forbidden`, `optional` or `required`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+}
+
 /// What a hook's default reads of its tool: the declared name, description and flags.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HookFacts {
@@ -157,6 +186,9 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const IDEMPOTENT: DeclaredFlag = DeclaredFlag::Default;
     /// A human-readable display name (the MCP `title`), if any.
     const TITLE: Option<&'static str> = None;
+    /// Whether a call may run as a task (`#[tool(task = "optional" | "required")]`; MCP tasks
+    /// extension, SEP-2663).
+    const TASK: TaskSupport = TaskSupport::Forbidden;
     /// Example inputs, each a JSON object as text, shown to the model next to the schema
     /// (Anthropic "tool use examples": the tool definition's `input_examples`, beta header
     /// `advanced-tool-use-2025-11-20`) and in generated docs. `#[tool(example = r#"{...}"#)]`

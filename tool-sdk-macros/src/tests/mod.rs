@@ -198,7 +198,7 @@ fn key_errors_are_collected_with_the_key_named() {
     assert_eq!(
         errors(quote!(colour = "red")),
         [
-            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `example`"
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `task`, `example`"
         ]
     );
 }
@@ -302,6 +302,35 @@ fn declared_hints_and_title_become_constants() {
         refused.contains("`open_world` is fixed per tool"),
         "{refused}"
     );
+}
+
+#[test]
+fn task_mode_becomes_a_constant_and_a_docs_row() {
+    let out = expand(
+        quote!(
+            name = "Build",
+            max_result_size_chars = 10,
+            task = "required"
+        ),
+        quote! {
+            /// Builds.
+            struct Build { target: String }
+        },
+    );
+    assert!(out.contains("const TASK: ::tool_sdk::__private::TaskSupport = ::tool_sdk::__private::TaskSupport::Required;"), "{out}");
+    assert!(out.contains("runs as a task | always"), "{out}");
+    let forbidden = expand(
+        quote!(
+            name = "Build",
+            max_result_size_chars = 10,
+            task = "forbidden"
+        ),
+        quote! {
+            /// Builds.
+            struct Build { target: String }
+        },
+    );
+    assert!(!forbidden.contains("const TASK"), "{forbidden}");
 }
 
 #[test]
