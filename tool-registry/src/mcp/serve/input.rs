@@ -21,7 +21,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -83,7 +82,6 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct Rounds {
     answers: BTreeMap<String, Value>,
-    asked: AtomicUsize,
     open: Mutex<InputRequests>,
     wake: Notify,
 }
@@ -129,29 +127,32 @@ impl Rounds {
         }
         Ok(Self {
             answers,
-            asked: AtomicUsize::new(0),
             open: Mutex::new(InputRequests::new()),
             wake: Notify::new(),
         })
     }
 
-    /// The name of the call's next unnamed question: `q1`, `q2`, ... in the order asked.
-    pub(crate) fn next_id(&self) -> String {
-        format!("q{}", self.asked.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-
-    /// The answer to the question `id`, or, when this round has none, never (the question is
-    /// recorded and the call ends with it).
-    pub(crate) async fn ask(&self, id: String, request: InputRequest) -> Value {
+    /// The answer to the question `id`, or, when this round has none, `None`: the question is
+    /// recorded and the call ends with it.
+    pub(crate) fn answer_or_record(&self, id: String, request: InputRequest) -> Option<Value> {
         if let Some(answer) = self.answers.get(&id) {
-            return answer.clone();
+            return Some(answer.clone());
         }
         self.open
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, request);
         self.wake.notify_one();
-        std::future::pending().await
+        None
+    }
+
+    /// Whether the call has asked a question this round cannot answer.
+    pub(crate) fn has_open(&self) -> bool {
+        !self
+            .open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
     /// Resolves once the tool has asked a question this round cannot answer.

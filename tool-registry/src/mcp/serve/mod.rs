@@ -51,13 +51,17 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
+mod asking;
 mod beside;
 mod content;
 mod http;
 mod input;
 mod listing;
+mod progress;
 mod served_call;
 mod session;
+pub mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -139,6 +143,8 @@ pub(crate) struct Shared {
     /// Seals and opens the `requestState` of MCP 2026-07-28 multi round-trip requests
     /// (replaced by [`McpServer::with_request_state_key`]).
     request_state: RwLock<Arc<rmcp::model::RequestStateCodec>>,
+    /// Where tasks live ([`McpServer::with_task_store`]).
+    task_store: RwLock<Arc<dyn tasks::TaskStore>>,
 }
 
 /// A registered `subscriptions/listen` stream; dropping it unregisters the stream.
@@ -161,6 +167,22 @@ impl Drop for Listening<'_> {
 pub(crate) struct Served {
     orchestrator: Orchestrator,
     listing: Listing,
+    /// Some tool of the pool may run as a task: the server declares the tasks extension.
+    tasks: bool,
+}
+
+impl Served {
+    fn new(orchestrator: Orchestrator, listing: Listing) -> Self {
+        let tasks = orchestrator
+            .tools()
+            .iter()
+            .any(|tool| tool.meta().task != tool_sdk::TaskSupport::Forbidden);
+        Self {
+            orchestrator,
+            listing,
+            tasks,
+        }
+    }
 }
 
 impl Shared {
@@ -183,6 +205,11 @@ impl Shared {
         Listening { shared: self, id }
     }
 
+    /// Where this server's tasks live.
+    fn task_store(&self) -> Arc<dyn tasks::TaskStore> {
+        Arc::clone(&self.task_store.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// The user's handler for resources, prompts and completions, when one is set.
     fn beside(&self) -> Option<Arc<beside::Beside>> {
         self.beside
@@ -195,6 +222,15 @@ impl Shared {
     /// of the handler beside the pool.
     fn info(&self) -> ServerConfig {
         let mut info = self.info.clone();
+        if self.served().tasks {
+            info.capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    serde_json::Map::new(),
+                );
+        }
         if let Some(beside) = self.beside() {
             beside.add_capabilities(&mut info.capabilities);
         }
@@ -296,11 +332,11 @@ impl McpServer {
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(name.into(), version.into());
         let shared = Shared {
-            served: RwLock::new(Arc::new(Served {
-                orchestrator: orchestrator.clone(),
-                listing: Listing::build(&[], &RenderRequest::default(), 0, page_size)
+            served: RwLock::new(Arc::new(Served::new(
+                orchestrator.clone(),
+                Listing::build(&[], &RenderRequest::default(), 0, page_size)
                     .map_err(ServeError::Listing)?,
-            })),
+            ))),
             info,
             extensions,
             page_size,
@@ -314,6 +350,7 @@ impl McpServer {
             )),
             beside: RwLock::new(None),
             request_state: RwLock::new(Arc::new(input::new_codec())),
+            task_store: RwLock::new(Arc::new(tasks::MemoryTaskStore::new())),
         };
         let server = Self {
             shared: Arc::new(shared),
@@ -323,10 +360,7 @@ impl McpServer {
             .shared
             .served
             .write()
-            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served {
-            orchestrator,
-            listing,
-        });
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served::new(orchestrator, listing));
         Ok(server)
     }
 
@@ -402,6 +436,20 @@ impl McpServer {
         self
     }
 
+    /// Keeps tasks (see [`tasks`]) in `store` instead of this process's memory
+    /// ([`tasks::MemoryTaskStore`]): give every replica of one service the same shared store,
+    /// so a task started through one is followed, answered and cancelled through any.
+    /// Applies to this server and every clone of it; tasks kept before are not carried over.
+    #[must_use]
+    pub fn with_task_store(self, store: impl tasks::TaskStore) -> Self {
+        *self
+            .shared
+            .task_store
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(store);
+        self
+    }
+
     /// The `tools/list` entries, in pool order, as served.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.shared.served().listing.tools().to_vec()
@@ -422,10 +470,7 @@ impl McpServer {
             .shared
             .served
             .write()
-            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served {
-            orchestrator,
-            listing,
-        });
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(Served::new(orchestrator, listing));
         if unchanged {
             return Ok(());
         }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tool_sdk::ToolError;
 use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
 
-use super::input::Rounds;
+use super::asking::{Ask, Asking};
 
 /// The MCP side of one `tools/call`, in the call's extensions while a [`super::McpServer`]
 /// runs it: `ctx.get::<ServedCall>()` inside a tool returns it, and `None` when the tool runs
@@ -45,9 +45,11 @@ pub struct ServedCall {
     capabilities: Option<ClientCapabilities>,
     /// The capabilities [`ServedCall::require`] found missing, as a JSON object.
     missing: Arc<Mutex<serde_json::Map<String, Value>>>,
-    /// How questions reach the client: over the session, or as a round of an MCP 2026-07-28
-    /// multi round-trip request.
-    rounds: Option<Arc<Rounds>>,
+    /// The error [`ServedCall::fail`] set.
+    failure: Arc<Mutex<Option<rmcp::ErrorData>>>,
+    /// How questions reach the client: over the session, as a round of an MCP 2026-07-28
+    /// multi round-trip request, or as a task's `inputRequests`.
+    asking: Arc<Asking>,
 }
 
 impl ServedCall {
@@ -56,7 +58,7 @@ impl ServedCall {
         level: LogLevel,
         tool: &str,
         capabilities: Option<ClientCapabilities>,
-        rounds: Option<Arc<Rounds>>,
+        asking: Arc<Asking>,
     ) -> Self {
         Self {
             peer,
@@ -65,7 +67,8 @@ impl ServedCall {
             logger: tool.to_owned(),
             capabilities,
             missing: Arc::default(),
-            rounds,
+            failure: Arc::default(),
+            asking,
         }
     }
 
@@ -99,9 +102,12 @@ impl ServedCall {
             _ => ClientCapabilities::default(),
         };
         self.require(&needed)?;
-        if let Some(rounds) = &self.rounds {
-            let id = id.map_or_else(|| rounds.next_id(), str::to_owned);
-            return Ok(rounds.ask(id, request).await);
+        let id = id.map_or_else(|| self.asking.next_id(), str::to_owned);
+        match self.asking.route(&id, request.clone()) {
+            Ask::Answered(answer) => return Ok(answer),
+            Ask::Recorded => return std::future::pending().await,
+            Ask::Task(asker) => return asker.ask(id, request).await,
+            Ask::Session => {}
         }
         let failed = |error: rmcp::ServiceError| {
             ToolError::new(format!(
@@ -132,6 +138,16 @@ impl ServedCall {
         };
         answer
             .map_err(|error| ToolError::new(format!("the client's answer cannot be read: {error}")))
+    }
+
+    /// Makes the call a task now (see [`tasks`](super::tasks)) rather than when the grace
+    /// ends, and returns whether it is one: `true` once the client has been answered with the
+    /// task, `false` when the call cannot become one (the tool is not declared
+    /// `#[tool(task = ...)]`, or the client does not follow tasks) and runs on in the request.
+    /// Call it before asking questions that belong to the task (its `inputRequests`, answered
+    /// with `tasks/update`) rather than to the request (MCP 2026-07-28 rounds).
+    pub async fn start_task(&self) -> bool {
+        self.asking.start_task().await
     }
 
     /// The capabilities the client declared: for an MCP 2026-07-28 request, its `_meta`
@@ -177,14 +193,29 @@ impl ServedCall {
         )))
     }
 
-    /// What [`ServedCall::require`] found missing, as the `ClientCapabilities` to name in the
-    /// error; `None` when nothing was.
-    pub(crate) fn take_missing(&self) -> Option<ClientCapabilities> {
+    /// Answers the call with the JSON-RPC error `error` rather than with its `tool_result`:
+    /// a failure of the protocol or the server, not of the tool's work (which is an error
+    /// result, `isError: true`, that the model reads). A call run as a task ends `failed`
+    /// with the error inlined (SEP-2663). The last call wins; [`ServedCall::require`]'s
+    /// error wins over this one.
+    pub fn fail(&self, error: rmcp::ErrorData) {
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+    }
+
+    /// The JSON-RPC error the call is answered with instead of its `tool_result`: the
+    /// capabilities [`ServedCall::require`] found missing (`-32021`), or the error
+    /// [`ServedCall::fail`] set; `None` when there is none.
+    pub(crate) fn take_error(&self) -> Option<rmcp::ErrorData> {
         let missing = std::mem::take(&mut *self.missing.lock().unwrap_or_else(|e| e.into_inner()));
-        if missing.is_empty() {
-            return None;
+        if !missing.is_empty()
+            && let Ok(missing) = serde_json::from_value(Value::Object(missing))
+        {
+            return Some(rmcp::ErrorData::missing_required_client_capability(missing));
         }
-        serde_json::from_value(Value::Object(missing)).ok()
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// Sends `notifications/message` at `level` with `data` (a string or any JSON), the tool's

@@ -29,26 +29,33 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
-    CompleteResult, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CompleteRequestMethod, CompleteRequestParams, CompleteResult, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
     ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
     ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
     LoggingLevel, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestMethod,
     ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
     SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestMethod,
-    UnsubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
-use tokio::sync::{RwLock, Semaphore};
-use tool_sdk::context::ProgressSink;
+use tokio::sync::{
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, OwnedSemaphorePermit, RwLock, Semaphore,
+};
+use tokio_util::sync::CancellationToken;
 use tool_sdk::elicitation::Elicitor;
-use tool_sdk::{Extensions, ToolUseBlock};
+use tool_sdk::{Extensions, TaskSupport, ToolUseBlock};
 
+use super::answer::Answered;
+use super::asking::Asking;
 use super::beside::Beside;
 use super::content;
 use super::input::{self, Rounds};
+use super::progress::progress_sink;
 use super::served_call::{LogLevel, ServedCall, ServedElicitor};
+use super::tasks::{self, ProgressSwitch, TaskCall};
 use super::{Shared, StructuredContentStore};
 use crate::TurnState;
 
@@ -66,21 +73,48 @@ struct SessionState {
     /// The session's call gate (2025-11-25 requests).
     gate: CallGate,
     /// The host state calls see; context modifiers returned by calls edit it.
-    extensions: Mutex<Extensions>,
+    extensions: Arc<Mutex<Extensions>>,
 }
 
 /// Who may run a call now: the permits (the orchestrator's concurrency cap) and the lock that
 /// concurrency-safe calls share and any other call takes alone.
 pub(crate) struct CallGate {
-    permits: Semaphore,
-    calls: RwLock<()>,
+    permits: Arc<Semaphore>,
+    calls: Arc<RwLock<()>>,
+}
+
+/// A call's place in its [`CallGate`], held until dropped.
+pub(crate) struct GatePass {
+    _permit: Option<OwnedSemaphorePermit>,
+    _shared: Option<OwnedRwLockReadGuard<()>>,
+    _exclusive: Option<OwnedRwLockWriteGuard<()>>,
 }
 
 impl CallGate {
     pub(crate) fn new(permits: usize) -> Self {
         Self {
-            permits: Semaphore::new(permits),
-            calls: RwLock::new(()),
+            permits: Arc::new(Semaphore::new(permits)),
+            calls: Arc::new(RwLock::new(())),
+        }
+    }
+
+    /// Waits for a permit, then for the call lock: shared for a concurrency-safe call
+    /// (`safe`), alone for any other.
+    async fn enter(&self, safe: bool) -> GatePass {
+        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
+        let calls = Arc::clone(&self.calls);
+        if safe {
+            GatePass {
+                _permit: permit,
+                _shared: Some(calls.read_owned().await),
+                _exclusive: None,
+            }
+        } else {
+            GatePass {
+                _permit: permit,
+                _shared: None,
+                _exclusive: Some(calls.write_owned().await),
+            }
         }
     }
 }
@@ -103,7 +137,7 @@ impl Session {
                     .config()
                     .effective_concurrency(),
             ),
-            extensions: Mutex::new(shared.extensions.clone()),
+            extensions: Arc::new(Mutex::new(shared.extensions.clone())),
         };
         Self {
             shared,
@@ -125,6 +159,17 @@ impl Session {
             ));
         };
         let canonical = tool.name().to_owned();
+        // A tool that may run as a task, called by a client that follows tasks (SEP-2663).
+        let task_support = tool.meta().task;
+        let follows_tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        if task_support == TaskSupport::Required && !follows_tasks {
+            return Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ));
+        }
+        let as_task = follows_tasks && task_support != TaskSupport::Forbidden;
         let arguments = request.arguments.unwrap_or_default();
         let stateless = is_stateless(&context);
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
@@ -145,28 +190,14 @@ impl Session {
             input: Value::Object(arguments),
         };
         let prepared = served.orchestrator.prepare(&block);
-        let safe = prepared.is_concurrency_safe();
-        let cancelled = context.ct.clone();
         let gate = if stateless {
             &*self.shared.stateless_gate
         } else {
             &self.state.gate
         };
-        let wait = async {
-            let permit = gate.permits.acquire().await;
-            let shared_guard;
-            let exclusive_guard;
-            if safe {
-                shared_guard = Some(gate.calls.read().await);
-                exclusive_guard = None;
-            } else {
-                shared_guard = None;
-                exclusive_guard = Some(gate.calls.write().await);
-            }
-            (permit, shared_guard, exclusive_guard)
-        };
+        let cancelled = context.ct.clone();
         let guards = tokio::select! {
-            guards = wait => guards,
+            guards = gate.enter(prepared.is_concurrency_safe()) => guards,
             () = cancelled.cancelled() => {
                 return Ok(content::error_result(
                     "The call was cancelled by the client before it started.".to_owned(),
@@ -179,25 +210,91 @@ impl Session {
         } else {
             LogLevel::Session(Arc::clone(&self.state.level))
         };
+        let asking = Arc::new(Asking::new(rounds.clone(), as_task));
         let served_call = ServedCall::new(
             context.peer.clone(),
             level,
             &canonical,
             context.client_capabilities(),
-            rounds.clone(),
+            Arc::clone(&asking),
         );
         let store = Arc::new(StructuredContentStore::new());
         let mut extensions = self.extensions();
         extensions.insert(served_call.clone());
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
         extensions.insert(Arc::clone(&store));
-        let abort = context.ct.child_token();
+        // A task outlives its request, so its abort token is its own.
+        let abort = if as_task {
+            CancellationToken::new()
+        } else {
+            context.ct.child_token()
+        };
         let turn = TurnState {
             extensions,
             abort: abort.clone(),
             ..TurnState::default()
         };
         let (progress, forwarder) = progress_sink(&context).unzip();
+        let answered = Answered {
+            host_state: Arc::clone(&self.state.extensions),
+            served_call: served_call.clone(),
+            store,
+            block_id: block.id,
+            canonical,
+        };
+        let input_required = |rounds: &Rounds| {
+            if let Some(error) = served_call.take_error() {
+                return Err(error);
+            }
+            rounds
+                .input_required(
+                    &self.shared.request_state(),
+                    binding.as_deref().unwrap_or_default(),
+                )
+                .map(CallToolResponse::from)
+        };
+
+        if as_task {
+            let switch = ProgressSwitch::default();
+            let sink = switch.sink(progress);
+            let run = {
+                let served = Arc::clone(&served);
+                async move {
+                    let outcome = served
+                        .orchestrator
+                        .run_tool_use(prepared, &turn, Some(sink))
+                        .await;
+                    drop(guards);
+                    answered.answer(&served, outcome).await
+                }
+            };
+            let task = TaskCall {
+                store: self.shared.task_store(),
+                tool: tool.name().to_owned(),
+                required: task_support == TaskSupport::Required,
+                ttl: tasks::DEFAULT_TASK_TTL,
+                poll_interval: tasks::DEFAULT_POLL_INTERVAL,
+            };
+            let response = task
+                .respond(
+                    run,
+                    abort,
+                    context.ct.clone(),
+                    &asking,
+                    rounds.as_deref(),
+                    &switch,
+                    || match &rounds {
+                        Some(rounds) => input_required(rounds),
+                        None => Err(ErrorData::internal_error("no rounds to ask in", None)),
+                    },
+                )
+                .await;
+            if let Some(forwarder) = forwarder {
+                forwarder.finish().await;
+            }
+            return response;
+        }
+
         let run = served.orchestrator.run_tool_use(prepared, &turn, progress);
         let outcome = match &rounds {
             None => run.await,
@@ -211,15 +308,7 @@ impl Session {
                     if let Some(forwarder) = forwarder {
                         forwarder.finish().await;
                     }
-                    if let Some(missing) = served_call.take_missing() {
-                        return Err(ErrorData::missing_required_client_capability(missing));
-                    }
-                    return rounds
-                        .input_required(
-                            &self.shared.request_state(),
-                            binding.as_deref().unwrap_or_default(),
-                        )
-                        .map(CallToolResponse::from);
+                    return input_required(rounds);
                 }
             },
         };
@@ -229,61 +318,10 @@ impl Session {
             // none after it (a copy of the sink the tool kept reports into a closed channel).
             forwarder.finish().await;
         }
-
-        if let Some(modifier) = outcome.context_modifier {
-            modifier.apply(
-                &mut self
-                    .state
-                    .extensions
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner()),
-            );
-        }
-        let result = outcome.result;
-        if let Some(missing) = served_call.take_missing() {
-            return Err(ErrorData::missing_required_client_capability(missing));
-        }
-        if result.is_error {
-            return Ok(content::error_result(content::error_text(&result)).into());
-        }
-        let blocks = served_call
-            .take_content()
-            .unwrap_or_else(|| content::content_blocks(&result.content));
-        let has_output_schema = served.listing.has_output_schema(&canonical);
-        // A result too large for the persistence limit arrives as a preview of a saved file;
-        // the structured content is still the whole result, read back from that file.
-        let persisted = if has_output_schema {
-            content::persisted_text(
-                &result.content,
-                served.orchestrator.config().result_dir.as_deref(),
-                &block.id,
-            )
+        answered
+            .answer(&served, outcome)
             .await
-        } else {
-            None
-        };
-        let structured = if has_output_schema {
-            store.take(&block.id).or_else(|| match &persisted {
-                Some(text) => serde_json::from_str::<Value>(text)
-                    .ok()
-                    .filter(Value::is_object),
-                None => content::structured_from_text(&result.content),
-            })
-        } else {
-            None
-        };
-        if structured.is_none() && has_output_schema {
-            // What a tool advertises, it returns: a listed `outputSchema` promises
-            // `structuredContent` (clients check it), so a result that cannot be one is an error.
-            return Ok(content::error_result(format!(
-                "`{canonical}` declares an output schema (MCP outputSchema) but its result is not \
-                 a JSON object, so it cannot be answered as structured content. Make the tool \
-                 return an object, or stop declaring the schema (a tool that overrides \
-                 map_result declares none unless it overrides output_schema too)."
-            ))
-            .into());
-        }
-        Ok(content::success_result(blocks, structured, persisted.is_some()).into())
+            .map(CallToolResponse::from)
     }
 
     /// The handler beside the pool, or "method not found" for `M` when there is none.
@@ -302,70 +340,9 @@ impl Session {
     }
 }
 
-/// A sink turning the call's progress reports into `notifications/progress`, when the request
-/// carried a `progressToken` (MCP 2025-11-25, basic/utilities/progress); `None` otherwise.
-/// Reports are sent in order from one task, never blocking the tool, until
-/// [`ProgressForwarder::finish`].
-fn progress_sink(
-    context: &RequestContext<RoleServer>,
-) -> Option<(ProgressSink, ProgressForwarder)> {
-    let token = context.meta.get_progress_token()?;
-    let peer = context.peer.clone();
-    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
-    let done = tokio_util::sync::CancellationToken::new();
-    let finished = done.clone();
-    let task = tokio::spawn(async move {
-        let mut count = 0u64;
-        loop {
-            let report = tokio::select! {
-                biased;
-                report = receiver.recv() => report,
-                () = finished.cancelled() => {
-                    // The call has answered: refuse further reports, send the ones made
-                    // before.
-                    receiver.close();
-                    receiver.recv().await
-                }
-            };
-            let Some(report) = report else { break };
-            count += 1;
-            let params = content::progress_params(token.clone(), &report, count);
-            if peer.notify_progress(params).await.is_err() {
-                break;
-            }
-        }
-    });
-    let sink: ProgressSink = Arc::new(move |report| {
-        let _ = sender.send(report);
-    });
-    Some((sink, ProgressForwarder { done, task }))
-}
-
-/// The task sending one call's progress notifications.
-struct ProgressForwarder {
-    done: tokio_util::sync::CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl ProgressForwarder {
-    /// Closes the call's progress channel, sends the reports already made, and returns when
-    /// they are out (giving up after [`PROGRESS_DRAIN`] on a stuck connection, so that nothing
-    /// is sent after the result).
-    async fn finish(self) {
-        self.done.cancel();
-        let abort = self.task.abort_handle();
-        if tokio::time::timeout(PROGRESS_DRAIN, self.task)
-            .await
-            .is_err()
-        {
-            abort.abort();
-        }
-    }
-}
-
 /// How long a call that asked a question this round cannot answer keeps running, so that
 /// questions it asks at the same time (`join!`) go out in the same round.
-const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
+pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
 /// [`ASK_GRACE`] has passed without the run finishing).
@@ -377,9 +354,6 @@ async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
     }
     tokio::time::timeout(ASK_GRACE, run).await.ok()
 }
-
-/// How long a finished call waits for its progress reports to go out.
-const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl rmcp::ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
@@ -407,6 +381,35 @@ impl rmcp::ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        tasks::get(&*self.shared.task_store(), &request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::update(
+            &*self.shared.task_store(),
+            &request.task_id,
+            &request.input_responses,
+        )
+        .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::cancel(&*self.shared.task_store(), &request.task_id).await
     }
 
     async fn set_level(

@@ -1,0 +1,446 @@
+//! Tasks (the MCP tasks extension, SEP-2663) served by `McpServer`: a tool declared
+//! `#[tool(task = ...)]`, called by rmcp's client over a real HTTP socket, becomes a task the
+//! client follows with `tasks/get`, answers with `tasks/update` and stops with
+//! `tasks/cancel`; in MCP 2026-07-28 (stateless) and in a 2025-11-25 session; through one
+//! server or two sharing a task store.
+#![cfg(feature = "mcp-server")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig, GetTaskParams,
+    GetTaskResult, ProtocolVersion, TaskStatus, UpdateTaskParams,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
+use serde_json::{Value, json};
+use tool_registry::mcp::serve::tasks::MemoryTaskStore;
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::elicitation::{Elicitation, ElicitationAnswer};
+use tool_sdk::prelude::*;
+
+mod mcp_serve_support;
+use mcp_serve_support::call;
+
+/// Sleeps `millis`, then writes `done` into `marker` (when given) and answers.
+#[tool(
+    name = "sleepy",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe,
+    task = "optional"
+)]
+#[derive(Deserialize, JsonSchema)]
+struct Sleepy {
+    /// How long to work, in milliseconds.
+    millis: u64,
+    /// A file to write when the work is done.
+    #[serde(default)]
+    marker: Option<String>,
+}
+
+#[tool]
+impl Tool for Sleepy {
+    type Output = String;
+    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        ctx.report_progress(&json!({"message": "working"}));
+        tokio::time::sleep(Duration::from_millis(self.millis)).await;
+        if let Some(marker) = &self.marker {
+            std::fs::write(marker, "done").map_err(|error| ToolError::new(error.to_string()))?;
+        }
+        Ok(ToolResult::new(format!("slept {} ms", self.millis)))
+    }
+}
+
+/// Becomes a task, then asks two questions at once.
+#[tool(
+    name = "two_questions",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe,
+    task = "optional"
+)]
+#[derive(Deserialize, JsonSchema)]
+struct TwoQuestions {}
+
+#[tool]
+impl Tool for TwoQuestions {
+    type Output = String;
+    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        let served = ctx
+            .get::<ServedCall>()
+            .ok_or_else(|| ToolError::new("served only"))?;
+        assert!(served.start_task().await, "the call became a task");
+        let question = |field: &str| {
+            Elicitation::new(
+                format!("Your {field}?"),
+                json!({"type": "object", "properties": {field: {"type": "string"}}}),
+            )
+            .with_id(field)
+        };
+        let (name, color) =
+            tokio::join!(ctx.elicit(question("name")), ctx.elicit(question("color")));
+        let field = |answer: ElicitationAnswer, field: &str| match answer {
+            ElicitationAnswer::Accept(content) => content[field].as_str().unwrap_or("?").to_owned(),
+            other => format!("{other:?}"),
+        };
+        Ok(ToolResult::new(format!(
+            "{} likes {}",
+            field(name?, "name"),
+            field(color?, "color")
+        )))
+    }
+}
+
+/// Answers at once, but only ever as a task.
+#[tool(
+    name = "always_a_task",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe,
+    task = "required"
+)]
+#[derive(Deserialize, JsonSchema)]
+struct AlwaysATask {}
+
+#[tool]
+impl Tool for AlwaysATask {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("done".to_owned()))
+    }
+}
+
+#[derive(Clone)]
+struct Client {
+    tasks: bool,
+    version: ProtocolVersion,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let builder = ClientCapabilities::builder().enable_elicitation();
+        let capabilities = if self.tasks {
+            builder.enable_tasks().build()
+        } else {
+            builder.build()
+        };
+        ClientConfig::new(capabilities, rmcp::model::Implementation::new("t", "1"))
+            .with_protocol_version(self.version.clone())
+    }
+}
+
+fn server(store: Option<Arc<MemoryTaskStore>>) -> McpServer {
+    let tools = [
+        tool_sdk::dyn_tool::<Sleepy>(),
+        tool_sdk::dyn_tool::<TwoQuestions>(),
+        tool_sdk::dyn_tool::<AlwaysATask>(),
+    ];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    match store {
+        Some(store) => server.with_task_store(store),
+        None => server,
+    }
+}
+
+async fn http(server: &McpServer) -> HttpServer {
+    server
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap()
+}
+
+async fn connect(
+    http: &HttpServer,
+    tasks: bool,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Client> {
+    let transport = StreamableHttpClientTransport::from_uri(http.url());
+    let client = Client {
+        tasks,
+        version: version.clone(),
+    };
+    if version == ProtocolVersion::V_2026_07_28 {
+        client
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap()
+    } else {
+        client.serve(transport).await.unwrap()
+    }
+}
+
+/// The id of the task `response` made.
+fn task_id(response: CallToolResponse) -> String {
+    match response {
+        CallToolResponse::Task(created) => created.task.task_id,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+async fn get(client: &RunningService<RoleClient, Client>, id: &str) -> GetTaskResult {
+    client.get_task(GetTaskParams::new(id)).await.unwrap()
+}
+
+/// The task once its status is not `working` (or is `until`), polling every 50 ms for 10 s.
+async fn settled(
+    client: &RunningService<RoleClient, Client>,
+    id: &str,
+    until: TaskStatus,
+) -> Value {
+    for _ in 0..200 {
+        let task = get(client, id).await;
+        let status = task.task.status();
+        if status == until || status.is_terminal() {
+            return serde_json::to_value(&task).unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the task {id} did not settle");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fast_call_answers_at_once_and_a_slow_one_becomes_a_task_with_its_result() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+
+    let fast = client
+        .call_tool_once(call("sleepy", json!({"millis": 0})))
+        .await
+        .unwrap();
+    assert!(matches!(fast, CallToolResponse::Complete(_)), "{fast:?}");
+
+    let created = client
+        .call_tool_once(call("sleepy", json!({"millis": 700})))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("expected a task, got {created:?}");
+    };
+    let wire = serde_json::to_value(&created).unwrap();
+    assert_eq!(wire["resultType"], "task", "{wire}");
+    assert_eq!(wire["status"], "working", "{wire}");
+    assert_eq!(wire["ttlMs"], 3_600_000, "{wire}");
+    let id = created.task.task_id;
+    // The record exists as soon as the client hears of it, and shows the tool's progress.
+    let working = serde_json::to_value(get(&client, &id).await).unwrap();
+    assert_eq!(working["status"], "working", "{working}");
+    let done = settled(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "slept 700 ms",
+        "{done}"
+    );
+    assert_eq!(done["statusMessage"], "working", "{done}");
+
+    let unknown = client
+        .get_task(GetTaskParams::new("no-such-task"))
+        .await
+        .unwrap_err();
+    assert!(format!("{unknown:?}").contains("-32602"), "{unknown:?}");
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_cancel_stops_the_running_call() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let id = task_id(
+        client
+            .call_tool_once(call(
+                "sleepy",
+                json!({"millis": 1200, "marker": marker.to_str().unwrap()}),
+            ))
+            .await
+            .unwrap(),
+    );
+    client
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap();
+    let cancelled = serde_json::to_value(get(&client, &id).await).unwrap();
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!marker.exists(), "the cancelled call ran to its end");
+    // Cancelling a task that has ended is acknowledged and changes nothing.
+    client
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap();
+    assert_eq!(get(&client, &id).await.task.status(), TaskStatus::Cancelled);
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_questions_are_answered_through_tasks_update_one_at_a_time() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let id = task_id(
+        client
+            .call_tool_once(call("two_questions", json!({})))
+            .await
+            .unwrap(),
+    );
+    let mut asked = Value::Null;
+    for _ in 0..100 {
+        asked = serde_json::to_value(get(&client, &id).await).unwrap();
+        if asked["inputRequests"]
+            .as_object()
+            .is_some_and(|open| open.len() == 2)
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(asked["status"], "input_required", "{asked}");
+    assert_eq!(
+        asked["inputRequests"]["name"]["method"], "elicitation/create",
+        "{asked}"
+    );
+    let answer = |key: &str, value: &str| {
+        UpdateTaskParams::new(
+            &id,
+            [(
+                key.to_owned(),
+                json!({"action": "accept", "content": {key: value}}),
+            )]
+            .into(),
+        )
+    };
+    client.update_task(answer("name", "Ada")).await.unwrap();
+    let partial = serde_json::to_value(get(&client, &id).await).unwrap();
+    assert_eq!(partial["status"], "input_required", "{partial}");
+    let open: Vec<&String> = partial["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(open, ["color"], "{partial}");
+    client.update_task(answer("color", "teal")).await.unwrap();
+    let done = settled(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Ada likes teal",
+        "{done}"
+    );
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_task_refuses_a_client_that_does_not_follow_tasks() {
+    let server = server(None);
+    let http = http(&server).await;
+    let without = connect(&http, false, ProtocolVersion::V_2026_07_28).await;
+    let refused = without
+        .call_tool_once(call("always_a_task", json!({})))
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(refused) = refused else {
+        panic!("expected an MCP error, got {refused:?}");
+    };
+    assert_eq!(refused.code.0, -32021, "{refused:?}");
+    let data = refused.data.unwrap();
+    assert!(
+        data["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object(),
+        "{data}"
+    );
+    // An optional one runs in the request for it.
+    let sync = without
+        .call_tool_once(call("sleepy", json!({"millis": 400})))
+        .await
+        .unwrap();
+    assert!(matches!(sync, CallToolResponse::Complete(_)), "{sync:?}");
+
+    let with = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let id = task_id(
+        with.call_tool_once(call("always_a_task", json!({})))
+            .await
+            .unwrap(),
+    );
+    let done = settled(&with, &id, TaskStatus::Completed).await;
+    assert_eq!(done["result"]["content"][0]["text"], "done", "{done}");
+    without.cancel().await.unwrap();
+    with.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_that_declared_tasks_follows_a_task_too() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2025_11_25).await;
+    let id = task_id(
+        client
+            .call_tool_once(call("sleepy", json!({"millis": 500})))
+            .await
+            .unwrap(),
+    );
+    let done = settled(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "slept 500 ms",
+        "{done}"
+    );
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_through_one_server_is_followed_and_cancelled_through_another() {
+    let store = Arc::new(MemoryTaskStore::new());
+    let (first, second) = (server(Some(Arc::clone(&store))), server(Some(store)));
+    let (first_http, second_http) = (http(&first).await, http(&second).await);
+    let through_first = connect(&first_http, true, ProtocolVersion::V_2026_07_28).await;
+    let through_second = connect(&second_http, true, ProtocolVersion::V_2026_07_28).await;
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let id = task_id(
+        through_first
+            .call_tool_once(call(
+                "sleepy",
+                json!({"millis": 1200, "marker": marker.to_str().unwrap()}),
+            ))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        get(&through_second, &id).await.task.status(),
+        TaskStatus::Working
+    );
+    through_second
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap();
+    assert_eq!(
+        get(&through_first, &id).await.task.status(),
+        TaskStatus::Cancelled
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !marker.exists(),
+        "the call went on after its task was cancelled elsewhere"
+    );
+    through_first.cancel().await.unwrap();
+    through_second.cancel().await.unwrap();
+    first_http.shutdown().await;
+    second_http.shutdown().await;
+}
