@@ -4,7 +4,8 @@
 //! `@modelcontextprotocol/sdk` 1.32.2) speaks 2025-11-25, so they come as `elicitation/create`
 //! requests in its session. Both clients answer with their own elicitation callbacks. The
 //! peers are installed by `scripts/install-mcp-peers.sh` (which `.ci/run` calls); each test
-//! says plainly when its peer is missing and passes without running.
+//! says plainly when its peer is missing and passes without running. The Python client also
+//! follows a `tool-host serve` Bash command run as a task (MCP tasks extension, SEP-2663).
 
 use std::path::Path;
 use std::process::Command;
@@ -88,5 +89,61 @@ fn typescript_sdk_client_answers_the_same_questions_in_its_2025_11_25_session() 
         &report(&node, "ts_client.mjs", &[sdk]),
         "2025-11-25",
         "Grace",
+    );
+}
+
+#[test]
+fn python_sdk_client_follows_a_long_bash_command_of_tool_host_serve_as_a_task() {
+    let Some(python) = peer("venv/bin/python") else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let server = start_http(
+        env!("CARGO_BIN_EXE_tool-host"),
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root.path().to_str().unwrap(),
+            "--allow-bash",
+        ],
+    );
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_tasks.py");
+    let run = |command: &str| {
+        let arguments = json!({"command": command, "description": "wait, then answer"});
+        let out = Command::new(&python)
+            .arg(&script)
+            .args([server.url.as_str(), "Bash", &arguments.to_string()])
+            .output()
+            .expect("the client runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // Longer than the server's grace: a task, followed to its result.
+    let long = run("sleep 1; echo done-as-a-task");
+    assert_eq!(long["version"], "2026-07-28", "{long}");
+    assert_eq!(long["created"], "working", "{long}");
+    assert_eq!(
+        long["statuses"].as_array().unwrap().last().unwrap(),
+        "completed",
+        "{long}"
+    );
+    assert_eq!(long["is_error"], false, "{long}");
+    assert!(
+        long["text"].as_str().unwrap().contains("done-as-a-task"),
+        "{long}"
+    );
+    // A quick one is answered at once.
+    let quick = run("echo at-once");
+    assert_eq!(quick["created"], Value::Null, "{quick}");
+    assert!(
+        quick["text"].as_str().unwrap().contains("at-once"),
+        "{quick}"
     );
 }

@@ -45,6 +45,7 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
     read_only = Self::is_read_only_input,
     concurrency_safe = Self::is_read_only_input,
     max_result_size_chars = 30_000,
+    task = "optional",
     example = r#"{"command": "git status", "description": "Show working tree status"}"#,
     example = r#"{"command": "cargo test --workspace", "timeout": 600000, "description": "Run the workspace tests"}"#
 )]
