@@ -115,7 +115,9 @@ const MAX_INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 /// server that answers with an `InputRequiredResult` (MCP 2026-07-28) has its questions
 /// answered ([`super::answers::answer`]: elicitations through the calling context's
 /// elicitor) and the call is sent again with the answers and the server's `requestState`,
-/// up to [`MAX_INPUT_ROUNDS`] times; the timeout applies to each round.
+/// up to [`MAX_INPUT_ROUNDS`] times; the timeout applies to each round. A server that answers
+/// with a task (`CreateTaskResult`, the tasks extension) has it followed to its result
+/// ([`super::follow`]), within the timeout from then.
 pub(crate) async fn call_tool(
     target: CallTarget<'_>,
     input: Value,
@@ -140,6 +142,10 @@ pub(crate) async fn call_tool(
                 return map_result(server, tool, &raw, &ctx);
             }
             ServerResult::CustomResult(raw) => return map_result(server, tool, &raw.0, &ctx),
+            ServerResult::CreateTaskResult(created) => {
+                let deadline = tokio::time::Instant::now() + target.timeout;
+                return super::follow::follow_task(&target, created, deadline, &ctx).await;
+            }
             ServerResult::InputRequiredResult(asked) => {
                 params.input_responses =
                     Some(super::answers::answer(server, tool, &asked, &ctx).await?);
@@ -278,7 +284,7 @@ fn transport_error(
 /// error with the server's text. `structuredContent` goes to the context's
 /// [`StructuredContentStore`] when the host set one, and becomes the text when the server
 /// sent no content blocks.
-fn map_result(
+pub(crate) fn map_result(
     server: &str,
     tool: &str,
     result: &Value,

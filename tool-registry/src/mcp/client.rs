@@ -283,11 +283,20 @@ impl ClientHandler for McpClientHandler {
     /// [`lifecycle`]) offers 2025-11-25. It declares elicitation (form mode): a server's
     /// question during a call is asked through the calling context (`super::answers`), and
     /// declined where nobody can be asked; and roots: the `ListRootsResult` the host put in
-    /// the calling context's extensions, or none.
+    /// the calling context's extensions, or none; and the tasks extension (SEP-2663): a call
+    /// the server turns into a task is followed to its result (`super::follow`).
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(Default::default());
         capabilities.roots = Some(Default::default());
+        // Tasks (SEP-2663): a call answered with a task is followed to its result.
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                serde_json::Map::new(),
+            );
         ClientConfig::new(
             capabilities,
             Implementation::new("tool-sdk", env!("CARGO_PKG_VERSION")),

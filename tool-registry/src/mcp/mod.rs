@@ -33,6 +33,7 @@ mod answers;
 mod call;
 mod client;
 mod config;
+mod follow;
 mod lifecycle;
 mod manager;
 #[cfg(feature = "mcp-server")]
