@@ -24,7 +24,18 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use tool_sdk::{ToolError, ToolResultContent, ToolUseContext};
 
-use super::call::{CallTarget, map_result};
+use super::results::map_result;
+
+/// What following a task needs of its call.
+pub(crate) struct TaskTarget<'a> {
+    pub server: &'a str,
+    pub tool: &'a str,
+    pub peer: &'a rmcp::Peer<rmcp::RoleClient>,
+    /// Cancelled when the connection ends.
+    pub closed: &'a tool_sdk::CancellationToken,
+    /// Bounds the whole task, from when it was created.
+    pub timeout: Duration,
+}
 
 /// The shortest wait between two `tasks/get`, whatever the server suggests.
 const MIN_POLL: Duration = Duration::from_millis(100);
@@ -32,18 +43,18 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 /// The longest wait between two `tasks/get`.
 const MAX_POLL: Duration = Duration::from_secs(5);
 
-/// Follows the task `created` of the call of `target.tool` until it ends, by
-/// `deadline` at the latest.
+/// Follows the task `created` of the call of `target.tool` until it ends, within
+/// `target.timeout`.
 ///
 /// # Errors
 /// The task failed, was cancelled, ran past the deadline or was stopped by the host, the
 /// server forgot it, or the connection failed.
 pub(crate) async fn follow_task(
-    target: &CallTarget<'_>,
+    target: &TaskTarget<'_>,
     created: CreateTaskResult,
-    deadline: tokio::time::Instant,
     ctx: &ToolUseContext,
 ) -> Result<ToolResultContent, ToolError> {
+    let deadline = tokio::time::Instant::now() + target.timeout;
     let (server, tool) = (target.server, target.tool);
     let task_id = created.task.task_id.clone();
     let mut interval = poll_interval(created.task.poll_interval_ms);

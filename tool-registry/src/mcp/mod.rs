@@ -36,9 +36,10 @@ mod config;
 mod follow;
 mod lifecycle;
 mod manager;
+mod results;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
 
-pub use call::StructuredContentStore;
 pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
 pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};
+pub use results::StructuredContentStore;
