@@ -2,7 +2,8 @@
 //! misbehave): one that asks forever and one that asks to sample a model each end in a clear
 //! error naming the server and the cause, and the other calls of the same batch keep their
 //! results; a server of a protocol version nobody knows fails to connect, at once, with both
-//! attempts' errors naming the versions.
+//! attempts' errors naming the versions; a tool list is listed again when its `ttlMs` has
+//! passed, and not before (nor ever, for `ttlMs` 0).
 #![cfg(feature = "mcp-server")]
 // rmcp marks sampling deprecated (SEP-2577); the server here asks for it on purpose.
 #![allow(deprecated)]
@@ -233,4 +234,92 @@ async fn a_server_of_an_unknown_protocol_version_fails_to_connect_naming_the_ver
     );
     manager.shutdown().await;
     server.abort();
+}
+
+/// Lists one tool named after how many times it was listed, fresh for `ttl_ms`, and never
+/// announces a change.
+#[derive(Clone)]
+struct Stale {
+    ttl_ms: u64,
+    listed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ServerHandler for Stale {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let count = self
+            .listed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
+        let name: &'static str = Box::leak(format!("listed_{count}").into_boxed_str());
+        let mut result = ListToolsResult::with_all_items(vec![tool(name)]);
+        result.ttl_ms = Some(self.ttl_ms);
+        Ok(result)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_list_is_listed_again_once_its_ttl_has_passed() {
+    let mut servers = Vec::new();
+    let mut configs = Vec::new();
+    let mut counts = Vec::new();
+    for (name, ttl_ms) in [("fresh_for_a_second", 1000), ("no_promise", 0)] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let listed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let handler = Stale {
+            ttl_ms,
+            listed: Arc::clone(&listed),
+        };
+        let service = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        );
+        servers.push(serve_with_hyper(listener, service));
+        configs.push(McpServerConfig::http(name, format!("http://{addr}/mcp")));
+        counts.push(listed);
+    }
+    let manager = McpManager::connect(configs).await;
+    let names = |manager: &McpManager| {
+        let mut names: Vec<String> = manager
+            .tools()
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(&manager),
+        [
+            "mcp__fresh_for_a_second__listed_1",
+            "mcp__no_promise__listed_1"
+        ]
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    assert_eq!(counts[0].load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Listed again soon after the second has passed (polled: a loaded machine may be slow).
+    for _ in 0..50 {
+        if names(&manager)[0].ends_with("listed_2") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        names(&manager),
+        ["mcp__fresh_for_a_second__listed_2", "mcp__no_promise__listed_1"]
+    );
+    assert_eq!(counts[1].load(std::sync::atomic::Ordering::SeqCst), 1);
+    manager.shutdown().await;
+    for server in servers {
+        server.abort();
+    }
 }

@@ -469,10 +469,11 @@ async fn connect_with(
 /// Every raw `tools` entry of the server, following `nextCursor` until it is absent (MCP
 /// pagination). A page whose entries do not all parse is read as plain JSON, so one bad entry
 /// reaches the normaliser instead of failing the page.
-pub(crate) async fn list_tool_entries(peer: &Peer<RoleClient>) -> Result<Vec<Value>, String> {
+pub(crate) async fn list_tool_entries(peer: &Peer<RoleClient>) -> Result<Listed, String> {
     /// Pages followed at most: a server that keeps returning a cursor is cut off here.
     const MAX_PAGES: usize = 1000;
     let mut entries = Vec::new();
+    let mut fresh_for: Option<std::time::Duration> = None;
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
         let params = cursor
@@ -499,6 +500,11 @@ pub(crate) async fn list_tool_entries(peer: &Peer<RoleClient>) -> Result<Vec<Val
                 ));
             }
         };
+        // The whole list is as fresh as its least fresh page (SEP-2549 `ttlMs`).
+        if let Some(ttl) = page.get("ttlMs").and_then(Value::as_u64) {
+            let ttl = std::time::Duration::from_millis(ttl);
+            fresh_for = Some(fresh_for.map_or(ttl, |other| other.min(ttl)));
+        }
         match page.get("tools") {
             Some(Value::Array(tools)) => entries.extend(tools.iter().cloned()),
             _ => return Err("the tools/list result has no `tools` array".to_owned()),
@@ -509,9 +515,18 @@ pub(crate) async fn list_tool_entries(peer: &Peer<RoleClient>) -> Result<Vec<Val
             .filter(|cursor| !cursor.is_empty())
             .map(str::to_owned);
         if cursor.is_none() {
-            return Ok(entries);
+            return Ok(Listed { entries, fresh_for });
         }
     }
     tracing::warn!("tools/list returned {MAX_PAGES} pages; the rest is not read");
-    Ok(entries)
+    Ok(Listed { entries, fresh_for })
+}
+
+/// A server's tool list as [`list_tool_entries`] read it.
+pub(crate) struct Listed {
+    /// The `tools` entries of every page, as JSON.
+    pub entries: Vec<Value>,
+    /// How long the list may be taken as fresh (the smallest `ttlMs` of its pages, MCP
+    /// 2026-07-28 SEP-2549); `None` when no page said.
+    pub fresh_for: Option<std::time::Duration>,
 }

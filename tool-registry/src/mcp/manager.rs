@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tool_sdk::{CancellationToken, DynTool, ToolError};
 
 use super::call::{CallTarget, call_tool};
-use super::client::{Client, ServerSignals, connect, list_tool_entries};
+use super::client::{Client, Listed, ServerSignals, connect, list_tool_entries};
 use super::config::McpServerConfig;
 use super::lifecycle::{listen_for_list_changes, next_list_change};
 use crate::dynamic::{SkippedEntry, ToolHandler, import_entries, not_connected_message};
@@ -310,7 +310,7 @@ impl Drop for McpManager {
 
 /// A connected server: the client, its tool entries, and its list-change stream (MCP
 /// 2026-07-28).
-type Connected = (Client, Vec<serde_json::Value>, Option<Subscription>);
+type Connected = (Client, Listed, Option<Subscription>);
 
 /// Connects (bounded by the connect timeout), lists the tools and, for an MCP 2026-07-28
 /// server, opens the stream that announces list changes.
@@ -331,16 +331,49 @@ async fn connect_and_list(link: &ServerLink) -> Result<Connected, String> {
     }
 }
 
-/// Lists the server's tools again after it announced a change, and installs them.
-async fn refresh(link: &Arc<ServerLink>, peer: &Peer<RoleClient>, changes: &watch::Sender<u64>) {
+/// Lists the server's tools again after it announced a change or its list went stale, and
+/// installs them; returns when the new list goes stale (see [`stale_at`]).
+async fn refresh(
+    link: &Arc<ServerLink>,
+    peer: &Peer<RoleClient>,
+    changes: &watch::Sender<u64>,
+) -> Option<tokio::time::Instant> {
     let name = &link.config.name;
     match tokio::time::timeout(link.config.connect_timeout, list_tool_entries(peer)).await {
-        Ok(Ok(entries)) => {
-            link.install(&entries);
+        Ok(Ok(listed)) => {
+            link.install(&listed.entries);
             changes.send_modify(|generation| *generation += 1);
+            stale_at(listed.fresh_for)
         }
-        Ok(Err(error)) => tracing::warn!(server = %name, "refreshing tools failed: {error}"),
-        Err(_) => tracing::warn!(server = %name, "refreshing tools timed out"),
+        Ok(Err(error)) => {
+            tracing::warn!(server = %name, "refreshing tools failed: {error}");
+            stale_at(Some(MIN_FRESHNESS))
+        }
+        Err(_) => {
+            tracing::warn!(server = %name, "refreshing tools timed out");
+            stale_at(Some(MIN_FRESHNESS))
+        }
+    }
+}
+
+/// The shortest time a listed tool list is kept before it is listed again, whatever `ttlMs`
+/// the server gave: a server that says 1 ms is not listed a thousand times a second.
+const MIN_FRESHNESS: Duration = Duration::from_secs(1);
+
+/// When a list fresh for `fresh_for` goes stale and is listed again: never for a server that
+/// gave no `ttlMs`, or `0` (no promise of freshness, rmcp's default: its changes are heard
+/// from its `list_changed` notifications); otherwise after `ttlMs`, at least
+/// [`MIN_FRESHNESS`].
+fn stale_at(fresh_for: Option<Duration>) -> Option<tokio::time::Instant> {
+    let fresh_for = fresh_for.filter(|fresh_for| !fresh_for.is_zero())?;
+    Some(tokio::time::Instant::now() + fresh_for.max(MIN_FRESHNESS))
+}
+
+/// Resolves at `at`; never without one.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -356,7 +389,7 @@ async fn supervise(
             () = shutdown.cancelled() => return,
             outcome = connect_and_list(&link) => outcome,
         };
-        let (client, entries, mut list_changes) = match outcome {
+        let (client, listed, mut list_changes) = match outcome {
             Ok(connected) => connected,
             Err(error) => {
                 link.signals.end_process_group();
@@ -374,7 +407,8 @@ async fn supervise(
                 continue;
             }
         };
-        link.install(&entries);
+        link.install(&listed.entries);
+        let mut stale = stale_at(listed.fresh_for);
         let peer = client.peer().clone();
         let stop = client.cancellation_token();
         let closed = CancellationToken::new();
@@ -388,8 +422,13 @@ async fn supervise(
         let shut_down = loop {
             tokio::select! {
                 _ = &mut waiting => break false,
-                () = link.signals.list_changed.notified() => refresh(&link, &peer, &changes).await,
-                () = next_list_change(&mut list_changes) => refresh(&link, &peer, &changes).await,
+                () = link.signals.list_changed.notified() => {
+                    stale = refresh(&link, &peer, &changes).await;
+                }
+                () = next_list_change(&mut list_changes) => {
+                    stale = refresh(&link, &peer, &changes).await;
+                }
+                () = until(stale) => stale = refresh(&link, &peer, &changes).await,
                 () = shutdown.cancelled() => {
                     // Cancels the list-change stream first, so the server ends it at once
                     // rather than when it gives up waiting for it.

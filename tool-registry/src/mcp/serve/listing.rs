@@ -21,6 +21,12 @@ use crate::providers::mcp::listed_output_schema;
 /// The default number of tools per `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
+/// How long a client may take a served `tools/list` as fresh (its `ttlMs`, SEP-2549): one
+/// minute. A change of the pool within it is announced (`notifications/tools/list_changed`,
+/// `subscriptions/listen`); its `cacheScope` is `private`, since a listing may come to differ
+/// between clients.
+pub(crate) const LIST_FRESH_FOR_MS: u64 = 60_000;
+
 /// The listing of one pool: its tools' definitions in pool order, and which of them declare an
 /// output schema (those answer with `structuredContent`).
 #[derive(Debug)]
@@ -100,7 +106,8 @@ impl Listing {
 
     /// The page starting at `cursor` (the first page for `None`). A cursor is
     /// `GENERATION:OFFSET`; one from another pool or not made here is refused with `-32602`,
-    /// as MCP asks for an invalid cursor.
+    /// as MCP asks for an invalid cursor. Each page carries its caching hints (SEP-2549):
+    /// fresh for [`LIST_FRESH_FOR_MS`], private.
     pub(crate) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
         let start = match cursor {
             None => 0,
@@ -117,6 +124,8 @@ impl Listing {
         };
         let end = (start + self.page_size).min(self.tools.len());
         let mut result = ListToolsResult::with_all_items(self.tools[start..end].to_vec());
+        result.ttl_ms = Some(LIST_FRESH_FOR_MS);
+        result.cache_scope = Some(rmcp::model::CacheScope::Private);
         if end < self.tools.len() {
             result.next_cursor = Some(format!("{}:{end}", self.generation));
         }
