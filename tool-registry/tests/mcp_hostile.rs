@@ -1,7 +1,8 @@
 //! MCP import against a deliberately broken server of our own
 //! (`tests/mcp_peers/hostile_server.py`, plain newline-delimited JSON-RPC over stdio): bad
 //! `tools/list` entries, a server that never answers `initialize`, one that exits in the
-//! middle of a call, one that floods notifications. Nothing may hang past its timeout, and no
+//! middle of a call, one that floods notifications, one whose multi round-trip and task
+//! answers are malformed. Nothing may hang past its timeout, and no
 //! `tool_result` may be lost. Skips (saying so) without python3.
 #![cfg(feature = "mcp")]
 
@@ -451,5 +452,44 @@ async fn a_frozen_server_answers_after_an_abort_and_a_killed_one_fails_its_calls
         assert!(result.is_error, "{result:?}");
         assert!(result.text().contains("`frozen`"), "{}", result.text());
     }
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_rounds_and_tasks_fail_their_calls_alone_naming_the_server() {
+    let Some(server) = hostile("odd", "malformed") else {
+        return;
+    };
+    let manager = McpManager::connect(vec![server]).await;
+    let tools = manager.tools();
+    let started = Instant::now();
+    let turn = run_turn(
+        &tools,
+        &[
+            ("t1", "mcp__odd__bad_rounds", json!({})),
+            ("t2", "mcp__odd__bad_task", json!({})),
+            ("t3", "mcp__odd__lost_task", json!({})),
+            ("t4", "mcp__odd__echo", json!({"text": "still here"})),
+        ],
+        Extensions::new(),
+        None,
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(turn.results.len(), 4);
+    for (index, cause) in [
+        (0, "input_required"),
+        (1, "could not report task bad_task"),
+        (2, "Unknown task: lost_task"),
+    ] {
+        let text = turn.results[index].text();
+        assert!(turn.results[index].is_error, "{text}");
+        assert!(
+            text.contains("MCP server `odd`") && text.contains(cause),
+            "{text}"
+        );
+    }
+    assert!(!turn.results[3].is_error, "{:?}", turn.results[3]);
+    assert!(turn.results[3].text().contains("still here"));
     manager.shutdown().await;
 }

@@ -315,7 +315,10 @@ async fn a_tool_list_is_listed_again_once_its_ttl_has_passed() {
     }
     assert_eq!(
         names(&manager),
-        ["mcp__fresh_for_a_second__listed_2", "mcp__no_promise__listed_1"]
+        [
+            "mcp__fresh_for_a_second__listed_2",
+            "mcp__no_promise__listed_1"
+        ]
     );
     assert_eq!(counts[1].load(std::sync::atomic::Ordering::SeqCst), 1);
     manager.shutdown().await;

@@ -105,7 +105,18 @@ pub(crate) async fn call_tool(
                 let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
                 return map_result(server, tool, &raw, &ctx);
             }
-            ServerResult::CustomResult(raw) => return map_result(server, tool, &raw.0, &ctx),
+            ServerResult::CustomResult(raw) => {
+                // What rmcp could not read as any result it knows: taken as a tool result when
+                // it has the shape of one (lenient with the blocks in it), refused otherwise.
+                return match unreadable(&raw.0) {
+                    None => map_result(server, tool, &raw.0, &ctx),
+                    Some(why) => Err(ToolError::new(format!(
+                        "MCP server `{server}` answered `{tool}` with a result this client \
+                         cannot read ({why}): {}",
+                        preview(&raw.0)
+                    ))),
+                };
+            }
             ServerResult::CreateTaskResult(created) => {
                 let task = TaskTarget {
                     server,
@@ -209,6 +220,31 @@ async fn call_round(
                 describe_duration(timeout)
             )))
         }
+    }
+}
+
+/// Why `result` is not a `CallToolResult`, when it is not: another `resultType` (a
+/// malformed `InputRequiredResult` or task), or neither `content` nor `structuredContent`.
+fn unreadable(result: &Value) -> Option<String> {
+    match result.get("resultType").and_then(Value::as_str) {
+        Some("complete") | None => {}
+        Some(other) => {
+            return Some(format!(
+                "a malformed `resultType: \"{other}\"` result, or one of a kind it does not know"
+            ));
+        }
+    }
+    let has_content = result.get("content").is_some_and(Value::is_array);
+    (!has_content && result.get("structuredContent").is_none())
+        .then(|| "no `content` array and no `structuredContent`".to_owned())
+}
+
+/// The first 300 characters of `value` as JSON, for an error message.
+fn preview(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
     }
 }
 

@@ -11,6 +11,9 @@ Usage: hostile_server.py MODE
   exit-mid-call answers initialize and tools/list, then exits when a tool is called
   flood         on a call, sends many notifications (log messages and progress for an
                 unknown token) before the result
+  malformed     `bad_rounds` answers an InputRequiredResult whose inputRequests is a number,
+                `bad_task` a task whose tasks/get answer is nonsense, `lost_task` a task that
+                tasks/get does not know; every other call answers as in bad-entries
   whereami      starts a `sleep` child at once; `grow` never answers; any other call answers
                 its working directory, the variable TOOL_SDK_PROBE, its own pid, the child's
                 pid and the notifications/cancelled params it received
@@ -52,6 +55,10 @@ PAGE_TWO = [
     "not an object",
 ]
 
+
+if MODE == "malformed":
+    EXTRA_TOOLS.extend({"name": name, "inputSchema": {"type": "object"}}
+                       for name in ("bad_rounds", "bad_task", "lost_task"))
 
 if MODE == "from-file":
     with open(sys.argv[2]) as recorded:
@@ -100,6 +107,15 @@ def handle(request):
                 "cwd": os.getcwd(), "probe": os.environ.get("TOOL_SDK_PROBE"),
                 "pid": os.getpid(), "child": CHILD.pid, "cancelled": CANCELLED})}]})
             return
+        if MODE == "malformed" and name == "bad_rounds":
+            reply(request, {"resultType": "input_required", "inputRequests": 42})
+            return
+        if MODE == "malformed" and name in ("bad_task", "lost_task"):
+            reply(request, {"resultType": "task", "taskId": name, "status": "working",
+                            "createdAt": "2026-01-01T00:00:00Z",
+                            "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000,
+                            "pollIntervalMs": 100})
+            return
         if name == "rpc_error":
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "refused on purpose"}})
             return
@@ -109,6 +125,15 @@ def handle(request):
             reply(request, {"content": [{"type": "text", "text": "grew"}]})
             return
         reply(request, {"content": [{"type": "text", "text": json.dumps({"name": name, "arguments": args})}]})
+    elif method == "tasks/get":
+        task_id = (request.get("params") or {}).get("taskId")
+        if task_id == "bad_task":
+            reply(request, {"resultType": "complete", "taskId": 7, "status": ["nonsense"]})
+        else:
+            send({"jsonrpc": "2.0", "id": request["id"],
+                  "error": {"code": -32602, "message": "Unknown task: " + str(task_id)}})
+    elif method == "tasks/cancel":
+        reply(request, {"resultType": "complete"})
     elif method == "ping":
         reply(request, {})
     else:
