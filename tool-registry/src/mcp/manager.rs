@@ -77,6 +77,8 @@ pub struct McpServerSnapshot {
     pub tools: Vec<Arc<dyn DynTool>>,
     /// Entries of its last `tools/list` skipped as malformed.
     pub skipped: Vec<SkippedEntry>,
+    /// The MCP revision spoken with it (`2026-07-28`, `2025-11-25`, ...) while connected.
+    pub protocol_version: Option<String>,
 }
 
 #[derive(Clone)]
@@ -114,6 +116,11 @@ impl ServerLink {
             status: state.status.clone(),
             tools: state.tools.clone(),
             skipped: state.skipped.clone(),
+            protocol_version: state.live.as_ref().and_then(|live| {
+                live.peer
+                    .peer_info()
+                    .map(|info| info.protocol_version.as_str().to_owned())
+            }),
         }
     }
 

@@ -118,9 +118,14 @@ impl McpSession {
     pub fn describe(&self) -> String {
         let mut text = String::new();
         for server in self.manager.servers() {
+            let revision = server
+                .protocol_version
+                .as_deref()
+                .map(|version| format!("MCP {version}, "))
+                .unwrap_or_default();
             let _ = writeln!(
                 text,
-                "{}: {} ({} tools)",
+                "{}: {} ({revision}{} tools)",
                 server.name,
                 server.status,
                 server.tools.len()
