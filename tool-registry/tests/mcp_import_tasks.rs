@@ -11,101 +11,20 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
-use rmcp::ErrorData;
 use serde_json::json;
-use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
+use tool_registry::mcp::serve::{HttpServer, McpServer};
 use tool_registry::mcp::{McpManager, McpServerConfig};
 use tool_registry::orchestration::ToolUseUpdate;
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig, ToolPermissionContext, TurnState};
 use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
-use tool_sdk::prelude::*;
-use tool_sdk::{Extensions, ToolUseBlock};
+use tool_sdk::{Extensions, ToolError, ToolUseBlock};
 
-/// Sleeps `millis`, then writes `done` into `marker` (when given) and answers.
-#[tool(
-    name = "sleepy",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "optional"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct Sleepy {
-    /// How long to work, in milliseconds.
-    millis: u64,
-    /// A file to write when the work is done.
-    #[serde(default)]
-    marker: Option<String>,
-}
+mod mcp_serve_support;
+mod mcp_tasks_support;
+use mcp_tasks_support::{http, server};
 
-#[tool]
-impl Tool for Sleepy {
-    type Output = String;
-    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        ctx.report_progress(&json!({"message": "sleeping"}));
-        tokio::time::sleep(Duration::from_millis(self.millis)).await;
-        if let Some(marker) = &self.marker {
-            std::fs::write(marker, "done").map_err(|error| ToolError::new(error.to_string()))?;
-        }
-        Ok(ToolResult::new(format!("slept {} ms", self.millis)))
-    }
-}
-
-/// Becomes a task, then asks for a name.
-#[tool(
-    name = "ask_in_task",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "optional"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct AskInTask {}
-
-#[tool]
-impl Tool for AskInTask {
-    type Output = String;
-    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        if let Some(served) = ctx.get::<ServedCall>() {
-            served.start_task().await;
-        }
-        let answer = ctx
-            .elicit(Elicitation::new(
-                "Your name?",
-                json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-            ))
-            .await?;
-        Ok(ToolResult::new(match answer {
-            ElicitationAnswer::Accept(content) => format!("hello {}", content["name"]),
-            other => format!("not answered: {other:?}"),
-        }))
-    }
-}
-
-/// Always a task, which fails with a JSON-RPC error.
-#[tool(
-    name = "crashes",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "required"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct Crashes {}
-
-#[tool]
-impl Tool for Crashes {
-    type Output = String;
-    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        if let Some(served) = ctx.get::<ServedCall>() {
-            served.fail(ErrorData::internal_error("the worker crashed", None));
-        }
-        Err(ToolError::new("the worker crashed"))
-    }
-}
-
-/// Answers every question with the name "Ada".
+/// Answers every question with the name "Ada" and the color "teal".
 struct Ada;
 
 impl Elicitor for Ada {
@@ -116,26 +35,14 @@ impl Elicitor for Ada {
     ) -> BoxFuture<'a, Result<ElicitationAnswer, ToolError>> {
         let mut content = serde_json::Map::new();
         content.insert("name".to_owned(), json!("Ada"));
+        content.insert("color".to_owned(), json!("teal"));
         Box::pin(async move { Ok(ElicitationAnswer::Accept(content)) })
     }
 }
 
 async fn serve() -> (McpServer, HttpServer) {
-    let tools = [
-        tool_sdk::dyn_tool::<Sleepy>(),
-        tool_sdk::dyn_tool::<AskInTask>(),
-        tool_sdk::dyn_tool::<Crashes>(),
-    ];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
-    let http = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
-        .await
-        .unwrap();
+    let server = server(None);
+    let http = http(&server).await;
     (server, http)
 }
 
@@ -163,7 +70,7 @@ async fn tasks_are_followed_to_their_results_and_a_failed_one_fails_alone() {
     let (_server, http) = serve().await;
     let manager = McpManager::connect(vec![McpServerConfig::http("tasks", http.url())]).await;
     let tools = manager.tools();
-    assert_eq!(tools.len(), 3, "{:?}", manager.servers());
+    assert_eq!(tools.len(), 5, "{:?}", manager.servers());
     let progress = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&progress);
     let turn = TurnState {
@@ -175,8 +82,8 @@ async fn tasks_are_followed_to_their_results_and_a_failed_one_fails_alone() {
         .run_tools(
             vec![
                 block(0, "sleepy", json!({"millis": 600})),
-                block(1, "ask_in_task", json!({})),
-                block(2, "crashes", json!({})),
+                block(1, "two_questions", json!({})),
+                block(2, "fails_late", json!({"millis": 400})),
                 block(3, "sleepy", json!({"millis": 0})),
             ],
             turn,
@@ -195,7 +102,7 @@ async fn tasks_are_followed_to_their_results_and_a_failed_one_fails_alone() {
     let results: Vec<_> = results.into_iter().map(|(_, result)| result).collect();
     assert_eq!(results.len(), 4);
     assert_eq!(results[0].text(), "slept 600 ms");
-    assert_eq!(results[1].text(), "hello \"Ada\"");
+    assert_eq!(results[1].text(), "Ada likes teal");
     assert!(results[2].is_error);
     let crashed = results[2].text();
     assert!(
@@ -209,7 +116,7 @@ async fn tasks_are_followed_to_their_results_and_a_failed_one_fails_alone() {
     assert!(
         progress
             .iter()
-            .any(|report| report["status"] == "working" && report["message"] == "sleeping"),
+            .any(|report| report["status"] == "working" && report["message"] == "working"),
         "{progress:?}"
     );
     manager.shutdown().await;
@@ -261,10 +168,16 @@ async fn a_task_past_the_servers_timeout_is_cancelled_with_a_clear_error() {
     ])
     .await;
     let tools = manager.tools();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
     let outcome = Orchestrator::new(&tools, OrchestratorConfig::default())
         .with_permissions(allow_all())
         .run_tools(
-            vec![block(0, "sleepy", json!({"millis": 3000}))],
+            vec![block(
+                0,
+                "sleepy",
+                json!({"millis": 2000, "marker": marker.to_str().unwrap()}),
+            )],
             TurnState::default(),
         )
         .collect_results()
@@ -274,6 +187,12 @@ async fn a_task_past_the_servers_timeout_is_cancelled_with_a_clear_error() {
     assert!(
         text.contains("did not finish within 800 ms") && text.contains("`timeout`"),
         "{text}"
+    );
+    // The server heard `tasks/cancel`: the call did not run to its end.
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    assert!(
+        !marker.exists(),
+        "the server's task ran on past the timeout"
     );
     manager.shutdown().await;
     http.shutdown().await;

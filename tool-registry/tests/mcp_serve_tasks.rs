@@ -9,208 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig, GetTaskParams,
-    GetTaskResult, ProtocolVersion, TaskStatus, UpdateTaskParams,
+    CallToolResponse, CancelTaskParams, GetTaskParams, ProtocolVersion, TaskStatus,
+    UpdateTaskParams,
 };
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
 use serde_json::{Value, json};
-use tool_registry::mcp::serve::tasks::MemoryTaskStore;
-use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
-use tool_registry::{Orchestrator, OrchestratorConfig};
-use tool_sdk::elicitation::{Elicitation, ElicitationAnswer};
-use tool_sdk::prelude::*;
+use tool_registry::mcp::serve::tasks::TaskStore;
 
 mod mcp_serve_support;
-use mcp_serve_support::call;
-
-/// Sleeps `millis`, then writes `done` into `marker` (when given) and answers.
-#[tool(
-    name = "sleepy",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "optional"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct Sleepy {
-    /// How long to work, in milliseconds.
-    millis: u64,
-    /// A file to write when the work is done.
-    #[serde(default)]
-    marker: Option<String>,
-}
-
-#[tool]
-impl Tool for Sleepy {
-    type Output = String;
-    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        ctx.report_progress(&json!({"message": "working"}));
-        tokio::time::sleep(Duration::from_millis(self.millis)).await;
-        if let Some(marker) = &self.marker {
-            std::fs::write(marker, "done").map_err(|error| ToolError::new(error.to_string()))?;
-        }
-        Ok(ToolResult::new(format!("slept {} ms", self.millis)))
-    }
-}
-
-/// Becomes a task, then asks two questions at once.
-#[tool(
-    name = "two_questions",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "optional"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct TwoQuestions {}
-
-#[tool]
-impl Tool for TwoQuestions {
-    type Output = String;
-    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        let served = ctx
-            .get::<ServedCall>()
-            .ok_or_else(|| ToolError::new("served only"))?;
-        assert!(served.start_task().await, "the call became a task");
-        let question = |field: &str| {
-            Elicitation::new(
-                format!("Your {field}?"),
-                json!({"type": "object", "properties": {field: {"type": "string"}}}),
-            )
-            .with_id(field)
-        };
-        let (name, color) =
-            tokio::join!(ctx.elicit(question("name")), ctx.elicit(question("color")));
-        let field = |answer: ElicitationAnswer, field: &str| match answer {
-            ElicitationAnswer::Accept(content) => content[field].as_str().unwrap_or("?").to_owned(),
-            other => format!("{other:?}"),
-        };
-        Ok(ToolResult::new(format!(
-            "{} likes {}",
-            field(name?, "name"),
-            field(color?, "color")
-        )))
-    }
-}
-
-/// Answers at once, but only ever as a task.
-#[tool(
-    name = "always_a_task",
-    max_result_size_chars = 10_000,
-    read_only,
-    concurrency_safe,
-    task = "required"
-)]
-#[derive(Deserialize, JsonSchema)]
-struct AlwaysATask {}
-
-#[tool]
-impl Tool for AlwaysATask {
-    type Output = String;
-    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new("done".to_owned()))
-    }
-}
-
-#[derive(Clone)]
-struct Client {
-    tasks: bool,
-    version: ProtocolVersion,
-}
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        let builder = ClientCapabilities::builder().enable_elicitation();
-        let capabilities = if self.tasks {
-            builder.enable_tasks().build()
-        } else {
-            builder.build()
-        };
-        ClientConfig::new(capabilities, rmcp::model::Implementation::new("t", "1"))
-            .with_protocol_version(self.version.clone())
-    }
-}
-
-fn server(store: Option<Arc<MemoryTaskStore>>) -> McpServer {
-    let tools = [
-        tool_sdk::dyn_tool::<Sleepy>(),
-        tool_sdk::dyn_tool::<TwoQuestions>(),
-        tool_sdk::dyn_tool::<AlwaysATask>(),
-    ];
-    let server = McpServer::new(
-        Orchestrator::new(&tools, OrchestratorConfig::default()),
-        "t",
-        "1",
-    )
-    .unwrap();
-    match store {
-        Some(store) => server.with_task_store(store),
-        None => server,
-    }
-}
-
-async fn http(server: &McpServer) -> HttpServer {
-    server
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
-        .await
-        .unwrap()
-}
-
-async fn connect(
-    http: &HttpServer,
-    tasks: bool,
-    version: ProtocolVersion,
-) -> RunningService<RoleClient, Client> {
-    let transport = StreamableHttpClientTransport::from_uri(http.url());
-    let client = Client {
-        tasks,
-        version: version.clone(),
-    };
-    if version == ProtocolVersion::V_2026_07_28 {
-        client
-            .serve_with_lifecycle(
-                transport,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap()
-    } else {
-        client.serve(transport).await.unwrap()
-    }
-}
-
-/// The id of the task `response` made.
-fn task_id(response: CallToolResponse) -> String {
-    match response {
-        CallToolResponse::Task(created) => created.task.task_id,
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-async fn get(client: &RunningService<RoleClient, Client>, id: &str) -> GetTaskResult {
-    client.get_task(GetTaskParams::new(id)).await.unwrap()
-}
-
-/// The task once its status is not `working` (or is `until`), polling every 50 ms for 10 s.
-async fn settled(
-    client: &RunningService<RoleClient, Client>,
-    id: &str,
-    until: TaskStatus,
-) -> Value {
-    for _ in 0..200 {
-        let task = get(client, id).await;
-        let status = task.task.status();
-        if status == until || status.is_terminal() {
-            return serde_json::to_value(&task).unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the task {id} did not settle");
-}
+mod mcp_tasks_support;
+use mcp_tasks_support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fast_call_answers_at_once_and_a_slow_one_becomes_a_task_with_its_result() {
@@ -406,7 +213,9 @@ async fn a_2025_session_that_declared_tasks_follows_a_task_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_started_through_one_server_is_followed_and_cancelled_through_another() {
-    let store = Arc::new(MemoryTaskStore::new());
+    // The two servers share records but no notifications: each learns what the other did
+    // by reading the store.
+    let store: Arc<dyn TaskStore> = Arc::new(PollingStore::default());
     let (first, second) = (server(Some(Arc::clone(&store))), server(Some(store)));
     let (first_http, second_http) = (http(&first).await, http(&second).await);
     let through_first = connect(&first_http, true, ProtocolVersion::V_2026_07_28).await;

@@ -81,13 +81,14 @@ const MAX_INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 /// elicitor) and the call is sent again with the answers and the server's `requestState`,
 /// up to [`MAX_INPUT_ROUNDS`] times; the timeout applies to each round. A server that answers
 /// with a task (`CreateTaskResult`, the tasks extension) has it followed to its result
-/// ([`super::follow`]), within the timeout from then.
+/// ([`super::follow`]), within the timeout from the call's start.
 pub(crate) async fn call_tool(
     target: CallTarget<'_>,
     input: Value,
     ctx: ToolUseContext,
 ) -> Result<ToolResultContent, ToolError> {
     let (server, tool) = (target.server, target.tool);
+    let started = tokio::time::Instant::now();
     let arguments = match input {
         Value::Object(map) => Some(map),
         Value::Null => None,
@@ -124,6 +125,7 @@ pub(crate) async fn call_tool(
                     peer: &target.peer,
                     closed: &target.closed,
                     timeout: target.timeout,
+                    deadline: started + target.timeout,
                 };
                 return super::follow::follow_task(&task, created, &ctx).await;
             }

@@ -11,8 +11,9 @@
 //! - `completed`: the inlined result, mapped as any `tools/call` result (an error result
 //!   stays an error); `failed`: an error naming the server, the tool and the server's error;
 //!   `cancelled`: an error saying the server cancelled it.
-//! - The host's cancellation and the server's `timeout` (which bounds the whole task, from
-//!   the call's start) send `tasks/cancel`.
+//! - The host's cancellation and the server's `timeout` (which bounds the whole call, from
+//!   its `tools/call` to the task's end, answering its questions included) send
+//!   `tasks/cancel`.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -33,8 +34,10 @@ pub(crate) struct TaskTarget<'a> {
     pub peer: &'a rmcp::Peer<rmcp::RoleClient>,
     /// Cancelled when the connection ends.
     pub closed: &'a tool_sdk::CancellationToken,
-    /// Bounds the whole task, from when it was created.
+    /// The server's call timeout, for messages.
     pub timeout: Duration,
+    /// When the call's timeout runs out: its start plus `timeout`.
+    pub deadline: tokio::time::Instant,
 }
 
 /// The shortest wait between two `tasks/get`, whatever the server suggests.
@@ -43,8 +46,8 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 /// The longest wait between two `tasks/get`.
 const MAX_POLL: Duration = Duration::from_secs(5);
 
-/// Follows the task `created` of the call of `target.tool` until it ends, within
-/// `target.timeout`.
+/// Follows the task `created` of the call of `target.tool` until it ends, by
+/// `target.deadline`.
 ///
 /// # Errors
 /// The task failed, was cancelled, ran past the deadline or was stopped by the host, the
@@ -54,7 +57,7 @@ pub(crate) async fn follow_task(
     created: CreateTaskResult,
     ctx: &ToolUseContext,
 ) -> Result<ToolResultContent, ToolError> {
-    let deadline = tokio::time::Instant::now() + target.timeout;
+    let deadline = target.deadline;
     let (server, tool) = (target.server, target.tool);
     let task_id = created.task.task_id.clone();
     let mut interval = poll_interval(created.task.poll_interval_ms);
@@ -66,8 +69,42 @@ pub(crate) async fn follow_task(
         peer: Some(target.peer.clone()),
         task_id: task_id.clone(),
     };
+    // Questions asked and not yet answered (their keys), so each is answered once.
+    let mut pending: Option<rmcp::model::InputRequests> = None;
     loop {
-        let polled = tokio::select! {
+        // One step: answer the open questions, or look at the task.
+        let step = async {
+            match pending.take() {
+                Some(open) => {
+                    let keys: Vec<String> = open.keys().cloned().collect();
+                    let asked = InputRequiredResult::new(Some(open), None);
+                    let responses = super::answers::answer(server, tool, &asked, ctx).await?;
+                    target
+                        .peer
+                        .update_task(UpdateTaskParams::new(task_id.clone(), responses))
+                        .await
+                        .map_err(|error| {
+                            ToolError::new(format!(
+                                "MCP server `{server}` did not take the answers to task \
+                                 {task_id} of `{tool}`: {error}"
+                            ))
+                        })?;
+                    Ok(Step::Answered(keys))
+                }
+                None => target
+                    .peer
+                    .get_task(GetTaskParams::new(task_id.clone()))
+                    .await
+                    .map(|task| Step::Polled(Box::new(task.task)))
+                    .map_err(|error| {
+                        ToolError::new(format!(
+                            "MCP server `{server}` could not report task {task_id} of \
+                             `{tool}`: {error}"
+                        ))
+                    }),
+            }
+        };
+        let step = tokio::select! {
             biased;
             () = ctx.abort().cancelled() => {
                 guard.cancel_now().await;
@@ -92,15 +129,15 @@ pub(crate) async fn follow_task(
                     target.timeout.as_millis()
                 )));
             }
-            polled = target.peer.get_task(GetTaskParams::new(task_id.clone())) => polled,
+            step = step => step?,
         };
-        let task = polled
-            .map_err(|error| {
-                ToolError::new(format!(
-                    "MCP server `{server}` could not report task {task_id} of `{tool}`: {error}"
-                ))
-            })?
-            .task;
+        let task = match step {
+            Step::Answered(keys) => {
+                answered.extend(keys);
+                continue;
+            }
+            Step::Polled(task) => *task,
+        };
         if let Some(every) = task.task.poll_interval_ms {
             interval = poll_interval(Some(every));
         }
@@ -142,20 +179,7 @@ pub(crate) async fn follow_task(
                     .filter(|(key, _)| !answered.contains(key))
                     .collect();
                 if !open.is_empty() {
-                    let keys: Vec<String> = open.keys().cloned().collect();
-                    let asked = InputRequiredResult::new(Some(open), None);
-                    let responses = super::answers::answer(server, tool, &asked, ctx).await?;
-                    target
-                        .peer
-                        .update_task(UpdateTaskParams::new(task_id.clone(), responses))
-                        .await
-                        .map_err(|error| {
-                            ToolError::new(format!(
-                                "MCP server `{server}` did not take the answers to task \
-                                 {task_id} of `{tool}`: {error}"
-                            ))
-                        })?;
-                    answered.extend(keys);
+                    pending = Some(open);
                     continue;
                 }
             }
@@ -164,8 +188,17 @@ pub(crate) async fn follow_task(
         tokio::select! {
             () = tokio::time::sleep(interval) => {}
             () = ctx.abort().cancelled() => {}
+            () = tokio::time::sleep_until(deadline) => {}
         }
     }
+}
+
+/// What one step of following a task did.
+enum Step {
+    /// Answered the questions with these keys.
+    Answered(Vec<String>),
+    /// Read the task.
+    Polled(Box<rmcp::model::DetailedTask>),
 }
 
 /// Sends `tasks/cancel` for a task that has not ended: at once through

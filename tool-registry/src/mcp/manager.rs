@@ -338,29 +338,44 @@ async fn connect_and_list(link: &ServerLink) -> Result<Connected, String> {
     }
 }
 
+/// What the supervisor knows of a server's listed tools: the last entries installed and how
+/// many refreshes in a row failed.
+struct Listing {
+    entries: Vec<serde_json::Value>,
+    failures: u32,
+}
+
 /// Lists the server's tools again after it announced a change or its list went stale, and
-/// installs them; returns when the new list goes stale (see [`stale_at`]).
+/// installs them when they differ from the last ones (only then are watchers told); returns
+/// when the new list goes stale (see [`stale_at`]). A failed refresh is tried again after
+/// [`MIN_FRESHNESS`], doubling with each failure in a row up to [`MAX_RECONNECT_DELAY`].
 async fn refresh(
     link: &Arc<ServerLink>,
     peer: &Peer<RoleClient>,
     changes: &watch::Sender<u64>,
+    listing: &mut Listing,
 ) -> Option<tokio::time::Instant> {
     let name = &link.config.name;
-    match tokio::time::timeout(link.config.connect_timeout, list_tool_entries(peer)).await {
+    let outcome = tokio::time::timeout(link.config.connect_timeout, list_tool_entries(peer)).await;
+    let error = match outcome {
         Ok(Ok(listed)) => {
-            link.install(&listed.entries);
-            changes.send_modify(|generation| *generation += 1);
-            stale_at(listed.fresh_for)
+            listing.failures = 0;
+            if listed.entries != listing.entries {
+                link.install(&listed.entries);
+                listing.entries = listed.entries;
+                changes.send_modify(|generation| *generation += 1);
+            }
+            return stale_at(listed.fresh_for);
         }
-        Ok(Err(error)) => {
-            tracing::warn!(server = %name, "refreshing tools failed: {error}");
-            stale_at(Some(MIN_FRESHNESS))
-        }
-        Err(_) => {
-            tracing::warn!(server = %name, "refreshing tools timed out");
-            stale_at(Some(MIN_FRESHNESS))
-        }
-    }
+        Ok(Err(error)) => error,
+        Err(_) => "timed out".to_owned(),
+    };
+    listing.failures = listing.failures.saturating_add(1);
+    tracing::warn!(server = %name, "refreshing tools failed: {error}");
+    let wait = MIN_FRESHNESS
+        .saturating_mul(1 << listing.failures.min(6))
+        .min(MAX_RECONNECT_DELAY);
+    Some(tokio::time::Instant::now() + wait)
 }
 
 /// The shortest time a listed tool list is kept before it is listed again, whatever `ttlMs`
@@ -416,6 +431,10 @@ async fn supervise(
         };
         link.install(&listed.entries);
         let mut stale = stale_at(listed.fresh_for);
+        let mut listing = Listing {
+            entries: listed.entries,
+            failures: 0,
+        };
         let peer = client.peer().clone();
         let stop = client.cancellation_token();
         let closed = CancellationToken::new();
@@ -430,12 +449,14 @@ async fn supervise(
             tokio::select! {
                 _ = &mut waiting => break false,
                 () = link.signals.list_changed.notified() => {
-                    stale = refresh(&link, &peer, &changes).await;
+                    stale = refresh(&link, &peer, &changes, &mut listing).await;
                 }
                 () = next_list_change(&mut list_changes) => {
-                    stale = refresh(&link, &peer, &changes).await;
+                    stale = refresh(&link, &peer, &changes, &mut listing).await;
                 }
-                () = until(stale) => stale = refresh(&link, &peer, &changes).await,
+                () = until(stale) => {
+                    stale = refresh(&link, &peer, &changes, &mut listing).await;
+                }
                 () = shutdown.cancelled() => {
                     // Cancels the list-change stream first, so the server ends it at once
                     // rather than when it gives up waiting for it.

@@ -145,6 +145,8 @@ pub(crate) struct Shared {
     request_state: RwLock<Arc<rmcp::model::RequestStateCodec>>,
     /// Where tasks live ([`McpServer::with_task_store`]).
     task_store: RwLock<Arc<dyn tasks::TaskStore>>,
+    /// How long a task is kept, in milliseconds ([`McpServer::with_task_ttl`]).
+    task_ttl_ms: AtomicU64,
 }
 
 /// A registered `subscriptions/listen` stream; dropping it unregisters the stream.
@@ -208,6 +210,11 @@ impl Shared {
     /// Where this server's tasks live.
     fn task_store(&self) -> Arc<dyn tasks::TaskStore> {
         Arc::clone(&self.task_store.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// How long this server's tasks are kept.
+    fn task_ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.task_ttl_ms.load(Ordering::Relaxed))
     }
 
     /// The user's handler for resources, prompts and completions, when one is set.
@@ -351,6 +358,9 @@ impl McpServer {
             beside: RwLock::new(None),
             request_state: RwLock::new(Arc::new(input::new_codec())),
             task_store: RwLock::new(Arc::new(tasks::MemoryTaskStore::new())),
+            task_ttl_ms: AtomicU64::new(
+                u64::try_from(tasks::DEFAULT_TASK_TTL.as_millis()).unwrap_or(u64::MAX),
+            ),
         };
         let server = Self {
             shared: Arc::new(shared),
@@ -447,6 +457,17 @@ impl McpServer {
             .task_store
             .write()
             .unwrap_or_else(|e| e.into_inner()) = Arc::new(store);
+        self
+    }
+
+    /// Keeps each task `ttl` from its creation (its `ttlMs`; default
+    /// [`tasks::DEFAULT_TASK_TTL`]) rather than an hour: a task still running then is stopped
+    /// and `failed`. At least a second. Applies to this server and every clone of it, for
+    /// tasks made from then on.
+    #[must_use]
+    pub fn with_task_ttl(self, ttl: std::time::Duration) -> Self {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1000);
+        self.shared.task_ttl_ms.store(ms, Ordering::Relaxed);
         self
     }
 

@@ -141,8 +141,8 @@ impl ServedCall {
     }
 
     /// Makes the call a task now (see [`tasks`](super::tasks)) rather than when the grace
-    /// ends, and returns whether it is one: `true` once the client has been answered with the
-    /// task, `false` when the call cannot become one (the tool is not declared
+    /// ends, and returns whether it is one: `true` once the task is stored (the client is
+    /// answered with it right after), `false` when the call cannot become one (the tool is not declared
     /// `#[tool(task = ...)]`, or the client does not follow tasks) and runs on in the request.
     /// Call it before asking questions that belong to the task (its `inputRequests`, answered
     /// with `tasks/update`) rather than to the request (MCP 2026-07-28 rounds).

@@ -77,7 +77,8 @@ struct SessionState {
 }
 
 /// Who may run a call now: the permits (the orchestrator's concurrency cap) and the lock that
-/// concurrency-safe calls share and any other call takes alone.
+/// concurrency-safe calls share and any other call takes alone. Clones share them.
+#[derive(Clone)]
 pub(crate) struct CallGate {
     permits: Arc<Semaphore>,
     calls: Arc<RwLock<()>>,
@@ -190,19 +191,26 @@ impl Session {
             input: Value::Object(arguments),
         };
         let prepared = served.orchestrator.prepare(&block);
+        let safe = prepared.is_concurrency_safe();
         let gate = if stateless {
-            &*self.shared.stateless_gate
+            (*self.shared.stateless_gate).clone()
         } else {
-            &self.state.gate
+            self.state.gate.clone()
         };
-        let cancelled = context.ct.clone();
-        let guards = tokio::select! {
-            guards = gate.enter(prepared.is_concurrency_safe()) => guards,
-            () = cancelled.cancelled() => {
-                return Ok(content::error_result(
-                    "The call was cancelled by the client before it started.".to_owned(),
-                ).into());
-            }
+        // A call that may become a task waits for its place in the gate within its run, so
+        // that it becomes a task while it waits.
+        let guards = if as_task {
+            None
+        } else {
+            let cancelled = context.ct.clone();
+            Some(tokio::select! {
+                guards = gate.enter(safe) => guards,
+                () = cancelled.cancelled() => {
+                    return Ok(content::error_result(
+                        "The call was cancelled by the client before it started.".to_owned(),
+                    ).into());
+                }
+            })
         };
 
         let level = if stateless {
@@ -260,11 +268,12 @@ impl Session {
             let run = {
                 let served = Arc::clone(&served);
                 async move {
+                    let pass = gate.enter(safe).await;
                     let outcome = served
                         .orchestrator
                         .run_tool_use(prepared, &turn, Some(sink))
                         .await;
-                    drop(guards);
+                    drop(pass);
                     answered.answer(&served, outcome).await
                 }
             };
@@ -272,7 +281,7 @@ impl Session {
                 store: self.shared.task_store(),
                 tool: tool.name().to_owned(),
                 required: task_support == TaskSupport::Required,
-                ttl: tasks::DEFAULT_TASK_TTL,
+                ttl: self.shared.task_ttl(),
                 poll_interval: tasks::DEFAULT_POLL_INTERVAL,
             };
             let response = task

@@ -32,19 +32,24 @@
 //! `tasks/cancel` handled by another process sharing the store reaches it.
 //!
 //! Tasks hold their place in the call gate like any call (see the `session` module): a task
-//! of a tool that is not concurrency-safe runs alone, for as long as it runs.
+//! of a tool that is not concurrency-safe runs alone, for as long as it runs (up to its
+//! `ttlMs`), and other calls wait for it; a call that may become a task waits for its place
+//! within the task, so it becomes a task while it waits rather than holding its request.
 
 mod run;
 pub(crate) mod store;
 
 pub(crate) use run::{ProgressSwitch, TaskCall, cancel, get, update};
-pub use store::{MemoryTaskStore, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError};
+pub use store::{
+    MemoryTaskStore, ORPHAN_GRACE, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError,
+};
 
 /// How long a call of a `task = "optional"` tool may run before it becomes a task (and a
 /// `task = "required"` call before it is answered with one): 250 ms.
 pub const TASK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// How long a task is kept from its creation (its `ttlMs`): one hour.
+/// How long a task is kept from its creation (its `ttlMs`), unless
+/// [`McpServer::with_task_ttl`](super::McpServer::with_task_ttl) says otherwise: one hour.
 pub const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`): every second.

@@ -74,19 +74,13 @@ impl ProgressSwitch {
         })
     }
 
-    /// The latest report's text, if any.
-    fn latest(&self) -> Option<String> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .latest
-            .clone()
-    }
-
-    fn to_task(&self) -> mpsc::UnboundedReceiver<String> {
+    /// Sends reports to the task from now on; returns their channel and the latest report
+    /// made before (taken under the same lock, so none is lost between).
+    fn to_task(&self) -> (mpsc::UnboundedReceiver<String>, Option<String>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).task = Some(sender);
-        receiver
+        let mut switch = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        switch.task = Some(sender);
+        (receiver, switch.latest.clone())
     }
 }
 
@@ -112,14 +106,12 @@ impl TaskCall {
         let handle = tokio::spawn(async move {
             let _ = sender.send(run.await);
         });
-        let stop = {
-            let abort = abort.clone();
-            let handle = handle.abort_handle();
-            move || {
-                abort.cancel();
-                handle.abort();
-            }
-        };
+        // Stops the run if this future is dropped before the run is answered for or handed
+        // to its task's watch.
+        let mut stop = StopOnDrop(Some(Stop {
+            abort,
+            run: handle.abort_handle(),
+        }));
         let grace = tokio::time::sleep(TASK_GRACE);
         tokio::pin!(grace);
         let mut grace_over = false;
@@ -144,13 +136,13 @@ impl TaskCall {
                             return finished.map(CallToolResponse::from);
                         }
                         Err(_) => {
-                            stop();
+                            stop.now();
                             return asked();
                         }
                     }
                 }
                 () = cancelled.cancelled() => {
-                    stop();
+                    stop.now();
                     return Ok(crate::mcp::serve::content::error_result(
                         "The call was cancelled by the client.".to_owned(),
                     )
@@ -158,8 +150,7 @@ impl TaskCall {
                 }
                 () = escalation(&mut grace, asking), if !grace_over => {
                     grace_over = true;
-                    let mut record = self.record();
-                    record.status_message = progress.latest();
+                    let record = self.record();
                     let (ready, ready_rx) = watch::channel(false);
                     let asker = TaskAsker::new(
                         Arc::clone(&self.store),
@@ -172,19 +163,22 @@ impl TaskCall {
                         continue;
                     }
                     let created = task_of(&record);
-                    let task_id = record.task_id.clone();
-                    if let Err(error) = self.store.create(record).await {
-                        stop();
+                    if let Err(error) = self.store.create(record.clone()).await {
+                        stop.now();
+                        asking.decided(false);
                         return Err(store_error(error));
                     }
                     let _ = ready.send(true);
                     asking.decided(true);
                     let status = progress.to_task();
+                    let Some(stop) = stop.0.take() else {
+                        unreachable!("the run is stopped only when this returns");
+                    };
                     tokio::spawn(watch_task(
                         Arc::clone(&self.store),
-                        task_id,
+                        record,
                         answer,
-                        Box::new(stop),
+                        stop,
                         status,
                     ));
                     return Ok(CallToolResponse::Task(CreateTaskResult::new(created)));
@@ -258,37 +252,65 @@ fn terminal_state(answer: Result<CallToolResult, ErrorData>) -> TaskState {
     }
 }
 
+/// How to stop a call's run: its abort token and its task.
+struct Stop {
+    abort: CancellationToken,
+    run: tokio::task::AbortHandle,
+}
+
+impl Stop {
+    fn stop(self) {
+        self.abort.cancel();
+        self.run.abort();
+    }
+}
+
+/// Stops the run when dropped, unless it was taken (handed to the task's watch).
+struct StopOnDrop(Option<Stop>);
+
+impl StopOnDrop {
+    fn now(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.stop();
+        }
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.now();
+    }
+}
+
 /// Follows a running task until it ends: writes its answer, stops it when the store says it
-/// was cancelled (or forgotten), fails it at its `ttlMs`, and keeps its `statusMessage` at the
-/// call's latest progress report.
+/// ended (cancelled) or is gone, fails it at its `ttlMs`, and keeps its `statusMessage` at
+/// the call's latest progress report. `record` is the task as created.
 async fn watch_task(
     store: Arc<dyn TaskStore>,
-    task_id: String,
+    mut record: TaskRecord,
     mut answer: oneshot::Receiver<Result<CallToolResult, ErrorData>>,
-    stop: Box<dyn FnOnce() + Send>,
-    mut status: mpsc::UnboundedReceiver<String>,
+    stop: Stop,
+    (mut status, latest): (mpsc::UnboundedReceiver<String>, Option<String>),
 ) {
-    let Ok(Some(mut record)) = store.get(&task_id).await else {
-        stop();
-        return;
-    };
+    let task_id = record.task_id.clone();
     let expiry = tokio::time::Instant::now()
         + Duration::from_millis(record.expires_at_ms.saturating_sub(now_ms()));
     let deadline = tokio::time::sleep_until(expiry);
     tokio::pin!(deadline);
     let mut status_open = true;
+    let mut message = latest;
     loop {
+        if let Some(text) = message.take() {
+            let _ = store
+                .update(&task_id, &|record| {
+                    record.status_message = Some(text.clone())
+                })
+                .await;
+        }
         tokio::select! {
             finished = &mut answer => {
                 let state = terminal_state(finished.unwrap_or_else(|_| Err(ended_without_answer())));
-                let _ = store
-                    .update(&task_id, &|record| {
-                        if !record.is_terminal() {
-                            record.state = state.clone();
-                            record.input_requests.clear();
-                        }
-                    })
-                    .await;
+                settle(&*store, &task_id, state, None, record.expires_at_ms).await;
                 return;
             }
             changed = store.changed(&task_id, record.version, WATCH_TIMEOUT) => {
@@ -296,43 +318,73 @@ async fn watch_task(
                     Ok(Some(now)) if !now.is_terminal() => record = now,
                     Ok(_) => {
                         // Cancelled, or no longer known: stop the call.
-                        stop();
+                        stop.stop();
                         return;
                     }
-                    Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+                    Err(_) => tokio::time::sleep(STORE_RETRY).await,
                 }
             }
-            message = status.recv(), if status_open => {
-                let Some(mut message) = message else {
+            text = status.recv(), if status_open => {
+                let Some(mut text) = text else {
                     status_open = false;
                     continue;
                 };
                 while let Ok(later) = status.try_recv() {
-                    message = later;
+                    text = later;
                 }
-                let _ = store
-                    .update(&task_id, &|record| record.status_message = Some(message.clone()))
-                    .await;
+                message = Some(text);
             }
             () = &mut deadline => {
-                stop();
+                stop.stop();
                 let ttl = record.ttl_ms;
                 let error = ErrorData::internal_error(
                     format!("the task ran longer than its ttlMs ({ttl} ms) and was stopped"),
                     None,
                 );
-                let state = terminal_state(Err(error));
-                let kept = now_ms().saturating_add(FAILED_AT_TTL_KEPT.as_millis() as u64);
-                let _ = store
-                    .update(&task_id, &|record| {
-                        if !record.is_terminal() {
-                            record.state = state.clone();
-                            record.input_requests.clear();
-                            record.expires_at_ms = kept;
-                        }
-                    })
-                    .await;
+                let kept = now_ms().saturating_add(
+                    u64::try_from(FAILED_AT_TTL_KEPT.as_millis()).unwrap_or(u64::MAX),
+                );
+                settle(&*store, &task_id, terminal_state(Err(error)), Some(kept), kept).await;
                 return;
+            }
+        }
+    }
+}
+
+/// How long the watch waits before trying the store again after it failed.
+const STORE_RETRY: Duration = Duration::from_secs(1);
+
+/// Writes a task's end (`state`, and a new expiry when given) unless it has ended already,
+/// trying again while the store fails, until `give_up_at_ms`.
+async fn settle(
+    store: &dyn TaskStore,
+    task_id: &str,
+    state: TaskState,
+    expires_at_ms: Option<u64>,
+    give_up_at_ms: u64,
+) {
+    let mut wait = STORE_RETRY;
+    loop {
+        let written = store
+            .update(task_id, &|record| {
+                if !record.is_terminal() {
+                    record.state = state.clone();
+                    record.input_requests.clear();
+                    if let Some(expires_at_ms) = expires_at_ms {
+                        record.expires_at_ms = expires_at_ms;
+                    }
+                }
+            })
+            .await;
+        match written {
+            Ok(_) => return,
+            Err(error) if now_ms() >= give_up_at_ms => {
+                tracing::warn!(task = %task_id, "the task's end could not be stored: {error}");
+                return;
+            }
+            Err(_) => {
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(30));
             }
         }
     }

@@ -145,6 +145,11 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
 }
 
+/// How long [`MemoryTaskStore`] keeps a record still working past its expiry: time for the
+/// server to stop the call and mark the task failed; after it, the record is dropped whatever
+/// its state (its server is gone).
+pub const ORPHAN_GRACE: Duration = Duration::from_secs(60);
+
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -155,7 +160,8 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 /// The default [`TaskStore`]: records in this process's memory, forgotten when they expire
-/// (checked on every access) and when the process ends.
+/// (checked on every access) and when the process ends. A record still working at its expiry
+/// is kept [`ORPHAN_GRACE`] longer, for its watch to mark it failed.
 #[derive(Debug, Default)]
 pub struct MemoryTaskStore {
     records: Mutex<HashMap<String, Entry>>,
@@ -178,7 +184,15 @@ impl MemoryTaskStore {
     fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
         let now = now_ms();
-        records.retain(|_, entry| entry.record.expires_at_ms > now);
+        let grace = u64::try_from(ORPHAN_GRACE.as_millis()).unwrap_or(u64::MAX);
+        records.retain(|_, entry| {
+            let kept_until = if entry.record.is_terminal() {
+                entry.record.expires_at_ms
+            } else {
+                entry.record.expires_at_ms.saturating_add(grace)
+            };
+            kept_until > now
+        });
         records
     }
 }
