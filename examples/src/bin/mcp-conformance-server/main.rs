@@ -491,6 +491,7 @@ fn typed_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(TypedTool::of::<Reconnection>(None)),
         Arc::new(TypedTool::of::<stateless::MissingCapability>(None)),
         Arc::new(TypedTool::of::<stateless::LoggingTool>(None)),
+        Arc::new(TypedTool::of::<stateless::HeaderParam>(None)),
     ]
 }
 

@@ -1,7 +1,10 @@
 //! The diagnostic tools of the suite's MCP 2026-07-28 `server-stateless` scenario: one that
 //! needs a client capability (`test_missing_capability`), one that logs only when the
-//! request asks for a log level (`test_logging_tool`), and one that changes the tool list
-//! (`test_trigger_tool_change`), which open `subscriptions/listen` streams hear about.
+//! request asks for a log level (`test_logging_tool`), one that changes the tool list
+//! (`test_trigger_tool_change`), which open `subscriptions/listen` streams hear about, and one
+//! whose `region` argument travels in an HTTP header too (`test_header_param`, SEP-2243
+//! `x-mcp-header`: the server refuses a call whose `Mcp-Param-Region` header is missing or
+//! differs from the argument).
 
 // rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); `LoggingLevel` is still how
 // a request's `_meta` `logLevel` is spelled.
@@ -40,6 +43,31 @@ impl Tool for MissingCapability {
         let sampling = ClientCapabilities::builder().enable_sampling().build();
         served(ctx)?.require(&sampling)?;
         Ok(ToolResult::new("Required capability declared".to_owned()))
+    }
+}
+
+/// Looks something up in a region; the region is routed on, so it travels as the
+/// `Mcp-Param-Region` header as well as in the arguments.
+#[tool(
+    name = "test_header_param",
+    max_result_size_chars = 100_000,
+    read_only,
+    concurrency_safe,
+    idempotent,
+    open_world = false
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HeaderParam {
+    /// Where to look.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+}
+
+#[tool]
+impl Tool for HeaderParam {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(format!("looked up in {}", self.region)))
     }
 }
 

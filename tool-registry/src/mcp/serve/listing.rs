@@ -35,8 +35,8 @@ pub(crate) struct Listing {
     generation: u64,
     tools: Vec<Tool>,
     page_size: usize,
-    /// Tool name → has an `outputSchema` in the listing.
-    structured: HashMap<String, bool>,
+    /// Tool name → its index in `tools`.
+    index: HashMap<String, usize>,
 }
 
 impl Listing {
@@ -60,14 +60,11 @@ impl Listing {
         page_size: usize,
     ) -> Result<Self, String> {
         let mut listed = Vec::with_capacity(tools.len());
-        let mut structured = HashMap::with_capacity(tools.len());
+        let mut index = HashMap::with_capacity(tools.len());
         for tool in tools {
             let lenient = request.lenient_input.contains(tool.name());
             let definition = mcp_tool(tool.as_ref(), lenient);
-            if structured
-                .insert(tool.name().to_owned(), definition.output_schema.is_some())
-                .is_some()
-            {
+            if index.insert(tool.name().to_owned(), listed.len()).is_some() {
                 return Err(format!(
                     "two tools are named `{}`: an MCP server's tool names must be unique, since \
                      clients call tools by name; rename one of them or leave one out of the pool",
@@ -80,7 +77,7 @@ impl Listing {
             generation,
             tools: listed,
             page_size: page_size.max(1),
-            structured,
+            index,
         })
     }
 
@@ -99,9 +96,15 @@ impl Listing {
         &self.tools
     }
 
+    /// The listed definition of the tool `name` (its primary name).
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        self.index.get(name).map(|&at| &self.tools[at])
+    }
+
     /// Whether `name` declares an output schema (so its results carry `structuredContent`).
     pub(crate) fn has_output_schema(&self, name: &str) -> bool {
-        self.structured.get(name).copied().unwrap_or(false)
+        self.tool(name)
+            .is_some_and(|tool| tool.output_schema.is_some())
     }
 
     /// The page starting at `cursor` (the first page for `None`). A cursor is

@@ -384,6 +384,13 @@ impl rmcp::ServerHandler for Session {
         self.shared.served().listing.page(cursor)
     }
 
+    /// The listed definition of `name`: rmcp's HTTP transport checks a `tools/call`'s
+    /// `Mcp-Param-*` headers against the `x-mcp-header` properties of its input schema
+    /// (SEP-2243; a header missing or not matching the argument is `-32020`, HTTP 400).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.shared.served().listing.tool(name).cloned()
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
