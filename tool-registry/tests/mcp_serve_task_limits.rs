@@ -1,7 +1,7 @@
 //! Where a served task ends other than with its result: at its `ttlMs` (stopped and `failed`,
 //! kept a minute more to say so), with a JSON-RPC error after it became a task (`failed`), and
 //! how a call that asks first becomes a task after its multi round-trip rounds (SEP-2663's MRTR
-//! composition). rmcp's client over real HTTP.
+//! composition); a tool defined in JSON with `"task": "optional"`. rmcp's client over real HTTP.
 #![cfg(feature = "mcp-server")]
 
 use std::time::Duration;
@@ -98,4 +98,60 @@ async fn a_call_that_asks_first_answers_in_rounds_then_becomes_a_task() {
     );
     client.cancel().await.unwrap();
     http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_defined_in_json_may_run_as_a_task_too() {
+    use std::sync::Arc;
+    use tool_registry::dynamic::{DynamicTool, ToolHandler};
+    use tool_registry::mcp::serve::McpServer;
+    use tool_registry::{Orchestrator, OrchestratorConfig};
+    use tool_sdk::{DynTool, ToolError, ToolResultContent, ToolUseContext};
+
+    let handler = ToolHandler::new(|_input, _ctx: ToolUseContext| async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        Ok::<_, ToolError>(ToolResultContent::Text("built".to_owned()))
+    });
+    let definition = json!({
+        "name": "build",
+        "description": "Builds the project.",
+        "input_schema": {"type": "object", "properties": {}},
+        "task": "optional",
+    });
+    let tool: Arc<dyn DynTool> = Arc::new(DynamicTool::from_json(&definition, handler).unwrap());
+    let server = McpServer::new(
+        Orchestrator::new(&[tool], OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let id = task_id(
+        client
+            .call_tool_once(call("build", json!({})))
+            .await
+            .unwrap(),
+    );
+    let done = settled(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(done["result"]["content"][0]["text"], "built", "{done}");
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+
+    let wrong = json!({
+        "name": "build",
+        "description": "Builds the project.",
+        "input_schema": {"type": "object"},
+        "task": "sometimes",
+    });
+    let handler = ToolHandler::new(|_input, _ctx: ToolUseContext| async move {
+        Ok::<_, ToolError>(ToolResultContent::Text(String::new()))
+    });
+    let error = DynamicTool::from_json(&wrong, handler)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("sometimes") && error.contains("optional"),
+        "{error}"
+    );
 }

@@ -96,7 +96,12 @@ impl DeclaredFlag {
 /// 2025-11-25's `execution.taskSupport`). Only a host that runs calls in the background reads
 /// it: `tool_registry`'s MCP server turns such a call from a client that declared the
 /// extension into a task; every other host runs the call as usual.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+///
+/// In JSON (a tool defined at run time): `"forbidden"`, `"optional"` or `"required"`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum TaskSupport {
     /// The call always runs to its result in the request (the default).
     #[default]

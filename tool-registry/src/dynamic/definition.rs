@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 use tool_sdk::{
-    DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult, ToolCall,
-    ToolMeta,
+    DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult,
+    TaskSupport, ToolCall, ToolMeta,
 };
 
 use super::call::{CallFacts, JsonCall, ToolHandler};
@@ -80,6 +80,10 @@ pub struct ToolDefinition {
     /// Repeating a call has no further effect.
     #[serde(default)]
     pub idempotent: Option<bool>,
+    /// Whether a call may run as a task when served over MCP (`"optional"`, `"required"`;
+    /// default `"forbidden"`), as `#[tool(task = ...)]` says for a Rust tool.
+    #[serde(default)]
+    pub task: TaskSupport,
     /// MCP-style hints, used for flags not given explicitly.
     #[serde(default)]
     pub annotations: Option<ToolAnnotations>,
@@ -253,6 +257,7 @@ impl DynamicTool {
         meta.destructive = declared(destructive);
         meta.open_world = declared(open_world);
         meta.idempotent = declared(idempotent);
+        meta.task = definition.task;
         meta.title = definition
             .title
             .clone()
