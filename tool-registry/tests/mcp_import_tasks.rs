@@ -70,7 +70,7 @@ async fn tasks_are_followed_to_their_results_and_a_failed_one_fails_alone() {
     let (_server, http) = serve().await;
     let manager = McpManager::connect(vec![McpServerConfig::http("tasks", http.url())]).await;
     let tools = manager.tools();
-    assert_eq!(tools.len(), 5, "{:?}", manager.servers());
+    assert_eq!(tools.len(), 6, "{:?}", manager.servers());
     let progress = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&progress);
     let turn = TurnState {

@@ -101,6 +101,48 @@ async fn a_call_that_asks_first_answers_in_rounds_then_becomes_a_task() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waiting_behind_a_task_that_runs_alone_becomes_a_task_itself() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let first = task_id(
+        client
+            .call_tool_once(call("writes", json!({"millis": 1500})))
+            .await
+            .unwrap(),
+    );
+    // The second waits for its turn within a task: its request is answered at once.
+    let asked = std::time::Instant::now();
+    let second = task_id(
+        client
+            .call_tool_once(call("writes", json!({"millis": 100})))
+            .await
+            .unwrap(),
+    );
+    assert!(
+        asked.elapsed() < Duration::from_millis(1000),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(
+        get(&client, &second).await.task.status(),
+        TaskStatus::Working
+    );
+    let done = settled(&client, &second, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "wrote for 100 ms",
+        "{done}"
+    );
+    // It ran after the first (they never overlap): the first had ended by then.
+    assert_eq!(
+        get(&client, &first).await.task.status(),
+        TaskStatus::Completed
+    );
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_defined_in_json_may_run_as_a_task_too() {
     use std::sync::Arc;
     use tool_registry::dynamic::{DynamicTool, ToolHandler};

@@ -142,6 +142,7 @@ pub fn server(store: Option<Arc<dyn TaskStore>>) -> McpServer {
         tool_sdk::dyn_tool::<AlwaysATask>(),
         tool_sdk::dyn_tool::<FailsLate>(),
         tool_sdk::dyn_tool::<AskThenWork>(),
+        tool_sdk::dyn_tool::<Writes>(),
     ];
     let server = McpServer::new(
         Orchestrator::new(&tools, OrchestratorConfig::default()),
@@ -318,5 +319,22 @@ impl TaskStore for PollingStore {
                 }
             }
         })
+    }
+}
+
+/// Works `millis` and is not concurrency-safe: it runs alone.
+#[tool(name = "writes", max_result_size_chars = 10_000, task = "optional")]
+#[derive(Deserialize, JsonSchema)]
+pub struct Writes {
+    /// How long to work, in milliseconds.
+    pub millis: u64,
+}
+
+#[tool]
+impl Tool for Writes {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        tokio::time::sleep(Duration::from_millis(self.millis)).await;
+        Ok(ToolResult::new(format!("wrote for {} ms", self.millis)))
     }
 }
