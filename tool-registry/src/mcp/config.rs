@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::oauth::McpOAuth;
+
 /// How long a `tools/call` may run before it ends in an error result: 120 s.
 ///
 /// MCP itself sets no limit, and the reference waits almost without bound; a host running a
@@ -60,6 +62,8 @@ pub struct McpServerConfig {
     pub call_timeout: Duration,
     /// The limit of connecting; `DEFAULT_CONNECT_TIMEOUT` unless set.
     pub connect_timeout: Duration,
+    /// OAuth for an HTTP server that asks for it ([`McpOAuth`]); `None` for none.
+    pub oauth: Option<McpOAuth>,
 }
 
 /// A server configuration that cannot be used. The message names the server, the field and
@@ -140,6 +144,7 @@ impl McpServerConfig {
             transport,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            oauth: None,
         }
     }
 
@@ -154,6 +159,14 @@ impl McpServerConfig {
     #[must_use]
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// The same server with OAuth (MCP "Authorization"): used when an HTTP server answers
+    /// 401, or 403 `insufficient_scope`; a stdio server ignores it.
+    #[must_use]
+    pub fn with_oauth(mut self, oauth: McpOAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 

@@ -35,9 +35,11 @@ mod client;
 mod config;
 mod lifecycle;
 mod manager;
+mod oauth;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
 
 pub use call::StructuredContentStore;
 pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
 pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};
+pub use oauth::{ClientCredentials, LoopbackLogin, McpOAuth, OAuthLogin};
