@@ -457,7 +457,10 @@ async fn connect_with(
                 return handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(start_failed);
+                    .map_err(|error| match super::oauth::refusal(&error) {
+                        Some(refusal) => Failure::Other(refusal),
+                        None => start_failed(error),
+                    });
             }
             let transport = InOrderProgress {
                 inner: rmcp::transport::StreamableHttpClientTransport::from_config(http_config),

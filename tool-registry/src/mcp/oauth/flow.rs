@@ -63,8 +63,10 @@ impl Flow {
                     .collect::<Vec<_>>()
             });
         let supports = |grant: &str| grants.as_ref().is_none_or(|g| g.iter().any(|x| x == grant));
+        // A person logs in where there is one and the server takes it; the client logs in as
+        // itself otherwise.
         if let Some(credentials) = &self.oauth.client_credentials
-            && (supports("client_credentials") || self.oauth.login.is_none())
+            && (self.oauth.login.is_none() || !supports("authorization_code"))
         {
             manager.set_metadata(resolution.metadata);
             let config = self.client_credentials_config(credentials)?;

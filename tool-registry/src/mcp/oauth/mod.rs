@@ -24,6 +24,31 @@ use futures::future::BoxFuture;
 pub use login::LoopbackLogin;
 pub(crate) use transport::authorizing_client;
 
+/// Why a connection with OAuth did not start, when OAuth is why: the rmcp `AuthError` found
+/// in the transport error's sources, said without the transport's type names.
+pub(crate) fn refusal(error: &rmcp::service::ClientInitializeError) -> Option<String> {
+    use rmcp::service::ClientInitializeError as E;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = match error {
+        E::TransportError { error, .. } => Some(error.error.as_ref()),
+        E::LegacyFallbackFailed { fallback, .. } => return refusal(fallback),
+        _ => None,
+    };
+    while let Some(current) = source {
+        if let Some(auth) = current.downcast_ref::<rmcp::transport::auth::AuthError>() {
+            return Some(match auth {
+                // Ours name the server for rmcp's own log line; the host names it already.
+                rmcp::transport::auth::AuthError::AuthorizationFailed(message) => message
+                    .strip_prefix("MCP server `")
+                    .and_then(|rest| rest.split_once("`: "))
+                    .map_or_else(|| message.clone(), |(_, cause)| cause.to_owned()),
+                other => format!("OAuth: {other}"),
+            });
+        }
+        source = current.source();
+    }
+    None
+}
+
 /// The person who logs in to a server: shown the authorization URL (MCP "Authorization Code
 /// Grant", OAuth 2.1 §4.1), they answer with the URL the authorization server redirected their
 /// browser to. [`LoopbackLogin`] is the usual one: it prints the URL and receives the redirect

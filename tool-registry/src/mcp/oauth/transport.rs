@@ -46,6 +46,9 @@ struct State {
     generation: AtomicU64,
     /// Authorizations since a request last succeeded.
     in_a_row: AtomicU32,
+    /// Why the stored login could not be checked when connecting (its authorization server
+    /// not reached), told with any OAuth failure that follows.
+    unchecked: Option<String>,
 }
 
 /// The client of the server `server` at `url`, with its stored token loaded (rmcp checks
@@ -66,17 +69,23 @@ pub(crate) async fn authorizing_client(
         store,
     };
     let mut manager = flow.manager().await?;
-    match manager.initialize_from_store().await {
-        Ok(_) => {}
-        // A stored token whose server cannot be asked about now is tried as it is; the
-        // server's answer decides.
+    let unchecked = match manager.initialize_from_store().await {
+        Ok(_) => None,
+        // A stored token whose authorization server cannot be asked about now is tried as it
+        // is; the server's answer decides.
         Err(AuthError::CredentialStoreError(message)) => return Err(message),
-        Err(error) => tracing::debug!(server, "stored OAuth login not checked: {error}"),
-    }
+        Err(error) => {
+            tracing::debug!(server, "stored OAuth login not checked: {error}");
+            Some(error.to_string())
+        }
+    };
     Ok(Authorizing {
         inner: AuthClient::new(reqwest::Client::default(), manager),
         flow: Arc::new(flow),
-        state: Arc::default(),
+        state: Arc::new(State {
+            unchecked,
+            ..State::default()
+        }),
     })
 }
 
@@ -92,6 +101,16 @@ impl Authorizing {
         let challenge = match call().await {
             Err(error @ (HttpError::AuthRequired(_) | HttpError::InsufficientScope(_))) => {
                 error.auth_challenge().unwrap_or_default().to_owned()
+            }
+            Err(HttpError::Auth(error)) if !matches!(error, AuthError::AuthorizationFailed(_)) => {
+                let server = &self.flow.server;
+                let unchecked = self
+                    .state
+                    .unchecked
+                    .as_ref()
+                    .map(|cause| format!(" (the stored login could not be checked: {cause})"))
+                    .unwrap_or_default();
+                return Err(failed(format!("MCP server `{server}`: {error}{unchecked}")));
             }
             result => {
                 if result.is_ok() {

