@@ -306,6 +306,69 @@ fn login_call_refresh_logout_through_tool_host() {
     );
     outputs.push(said);
 
+    // A headless host with client credentials (an `mcpServers` entry's `oauth`): no login,
+    // and a wrong secret ends in an error naming the server and the authorization server's
+    // refusal.
+    let servers = served.path().join("servers.json");
+    std::fs::write(
+        &servers,
+        serde_json::json!({"mcpServers": {"svc": {
+            "type": "http",
+            "url": resource.url,
+            "oauth": {"clientId": "headless", "clientSecretEnv": "SVC_SECRET", "clientCredentials": true}
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let servers = servers.display().to_string();
+    std::fs::write(
+        served.path().join("message.json"),
+        r#"{"role":"assistant","content":[
+            {"type":"tool_use","id":"toolu_mcp","name":"mcp__svc__Glob","input":{"pattern":"*.txt"}}
+        ]}"#,
+    )
+    .unwrap();
+    let headless = |secret: &str| {
+        tool_host(
+            &[
+                "run",
+                &message,
+                "--root",
+                &served_root,
+                "--mcp-config",
+                &servers,
+                "--config-dir",
+                &config_dir,
+                "--allow",
+                "mcp__svc",
+            ],
+            &[("SVC_SECRET", secret)],
+        )
+    };
+    let started = Instant::now();
+    let output = headless("not-the-secret");
+    let said = text(&output);
+    assert!(
+        started.elapsed() < BAD_CASE_LIMIT,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        said.contains("`svc`") && said.contains("invalid_client"),
+        "{said}"
+    );
+    outputs.push(said);
+    let output = headless("headless-secret");
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("hello.txt") && !said.contains("is_error"),
+        "{said}"
+    );
+    outputs.push(said);
+    let (service_token, _, _) = stored(&config.path().join("oauth/svc.json"));
+    assert_eq!(resource.accepted().last(), Some(&service_token));
+
     // Logout removes the tokens.
     let output = tool_host(
         &["mcp", "logout", "remote", "--config-dir", &config_dir],

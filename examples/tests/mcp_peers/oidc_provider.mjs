@@ -8,6 +8,8 @@
 //   `aud` = RESOURCE_URL and scope `mcp:tools`, living ACCESS_TOKEN_TTL_SECONDS.
 // - Refresh tokens are issued to every client allowed the `refresh_token` grant; revocation
 //   (RFC 7009) is on.
+// - One client is pre-registered for the client-credentials grant of a headless host:
+//   `headless`, secret `headless-secret`, `client_secret_post`.
 // - Interactions complete themselves: the user `test-user` is logged in and every requested
 //   scope granted, so a test follows the authorization URL with an HTTP client and no browser.
 //
@@ -33,10 +35,21 @@ const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
   scopes: ['openid', 'offline_access', 'mcp:tools'],
+  clients: [
+    {
+      client_id: 'headless',
+      client_secret: 'headless-secret',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_post',
+    },
+  ],
   findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
+    clientCredentials: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,

@@ -61,7 +61,8 @@ impl McpOptions {
             .into_iter()
             .map(|config| {
                 if wants_oauth(&config) {
-                    let oauth = crate::oauth::settings(&dir, &config.name, login.clone());
+                    let given = config.oauth.clone();
+                    let oauth = crate::oauth::settings(&dir, &config.name, given, login.clone());
                     config.with_oauth(oauth)
                 } else {
                     config

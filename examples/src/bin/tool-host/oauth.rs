@@ -52,10 +52,16 @@ pub fn token_file(config_dir: &Path, name: &str) -> PathBuf {
     config_dir.join("oauth").join(format!("{file}.json"))
 }
 
-/// The OAuth settings of the HTTP server `name`: its token file, the hint its error gives,
-/// and `login` when someone can log in.
-pub fn settings(config_dir: &Path, name: &str, login: Option<Arc<LoopbackLogin>>) -> McpOAuth {
-    let mut oauth = McpOAuth::new()
+/// The OAuth settings of the HTTP server `name`: those its `mcpServers` entry gave (`given`),
+/// its token file, the hint its error gives, and `login` when someone can log in.
+pub fn settings(
+    config_dir: &Path,
+    name: &str,
+    given: Option<McpOAuth>,
+    login: Option<Arc<LoopbackLogin>>,
+) -> McpOAuth {
+    let mut oauth = given
+        .unwrap_or_default()
         .with_credentials_file(token_file(config_dir, name))
         .with_client_name("tool-host")
         .with_login_hint(format!(
@@ -99,8 +105,9 @@ pub fn login(args: &LoginArgs) -> Result<(), String> {
             println!("Open this URL in a browser to log in to MCP server `{server}`:\n{url}");
             let _ = std::io::stdout().flush();
         });
+    let given = config.oauth.clone();
     let config = config
-        .with_oauth(settings(&dir, &args.name, Some(Arc::new(login))))
+        .with_oauth(settings(&dir, &args.name, given, Some(Arc::new(login))))
         .with_connect_timeout(wait + Duration::from_secs(30));
     // The stored tokens step aside, so the server asks for a login; they come back if it fails.
     let aside = file.with_extension("json.old");

@@ -65,7 +65,16 @@ impl Flow {
         let supports = |grant: &str| grants.as_ref().is_none_or(|g| g.iter().any(|x| x == grant));
         // A person logs in where there is one and the server takes it; the client logs in as
         // itself otherwise.
-        if let Some(credentials) = &self.oauth.client_credentials
+        let secret = self.client_secret()?;
+        let credentials = self.oauth.client_credentials.clone().or_else(|| {
+            let client_id = self.oauth.client_id.clone()?;
+            let client_secret = secret.clone().filter(|_| self.oauth.secret_grant)?;
+            Some(ClientCredentials::Secret {
+                client_id,
+                client_secret,
+            })
+        });
+        if let Some(credentials) = &credentials
             && (self.oauth.login.is_none() || !supports("authorization_code"))
         {
             manager.set_metadata(resolution.metadata);
@@ -103,7 +112,7 @@ impl Flow {
             .with_scopes(scopes);
         if let Some(client_id) = &self.oauth.client_id {
             request = request.with_preregistered_client(client_id);
-            if let Some(secret) = &self.oauth.client_secret {
+            if let Some(secret) = secret {
                 request = request.with_client_secret(secret);
             }
         }
@@ -159,6 +168,20 @@ impl Flow {
             }
         }
         scopes
+    }
+
+    /// The pre-registered client's secret: given, or read from the variable that names it
+    /// (read when authorizing, as `bearerTokenEnv` is when connecting).
+    fn client_secret(&self) -> Result<Option<String>, String> {
+        if let Some(secret) = &self.oauth.client_secret {
+            return Ok(Some(secret.clone()));
+        }
+        let Some(variable) = &self.oauth.client_secret_env else {
+            return Ok(None);
+        };
+        std::env::var(variable)
+            .map(Some)
+            .map_err(|_| format!("the client secret variable `{variable}` is not set"))
     }
 
     fn client_credentials_config(

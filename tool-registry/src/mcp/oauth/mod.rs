@@ -128,6 +128,11 @@ pub struct McpOAuth {
     pub(crate) login_hint: Option<String>,
     pub(crate) client_id: Option<String>,
     pub(crate) client_secret: Option<String>,
+    /// The variable holding the client secret (the `mcpServers` JSON's `clientSecretEnv`).
+    pub(crate) client_secret_env: Option<String>,
+    /// The pre-registered client and its secret are also client credentials (the JSON's
+    /// `clientCredentials`).
+    pub(crate) secret_grant: bool,
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) client_name: Option<String>,
     pub(crate) client_credentials: Option<ClientCredentials>,
@@ -192,8 +197,9 @@ impl McpOAuth {
         self
     }
 
-    /// Authenticates as the client itself, with no person, whenever the authorization server
-    /// supports the client-credentials grant.
+    /// Authenticates as the client itself (the client-credentials grant) when there is no
+    /// [`login`](Self::with_login), or the authorization server does not take the
+    /// authorization-code grant; a person logs in otherwise.
     #[must_use]
     pub fn with_client_credentials(mut self, credentials: ClientCredentials) -> Self {
         self.client_credentials = Some(credentials);
@@ -239,6 +245,8 @@ impl PartialEq for McpOAuth {
             && self.login_hint == other.login_hint
             && self.client_id == other.client_id
             && self.client_secret == other.client_secret
+            && self.client_secret_env == other.client_secret_env
+            && self.secret_grant == other.secret_grant
             && self.client_metadata_url == other.client_metadata_url
             && self.client_name == other.client_name
             && self.client_credentials == other.client_credentials
