@@ -22,8 +22,9 @@ use serde_json::Value;
 use common::peers;
 use oauth_support::{ProtectedResource, start_authorization_server};
 
-/// Access tokens live this long, so the test sees one expire.
-const ACCESS_TOKEN_TTL_SECS: u64 = 6;
+/// Access tokens live this long, so the test sees one near its end: rmcp refreshes a token
+/// once less than half its life (at most 30 s) remains.
+const ACCESS_TOKEN_TTL_SECS: u64 = 12;
 
 /// Every bad case must end well within this.
 const BAD_CASE_LIMIT: Duration = Duration::from_secs(40);
@@ -197,6 +198,7 @@ fn login_call_refresh_logout_through_tool_host() {
 
     // Login.
     let (ok, said) = login("remote", &resource.url, &config_dir);
+    let logged_in = Instant::now();
     assert!(ok, "login failed:\n{said}");
     assert!(said.contains("Logged in to MCP server `remote`"), "{said}");
     outputs.push(said);
@@ -247,9 +249,15 @@ fn login_call_refresh_logout_through_tool_host() {
     outputs.push(said);
     assert_eq!(resource.accepted().last(), Some(&first_token));
 
-    // The access token expires; the next run refreshes it first (with the logs on).
-    std::thread::sleep(Duration::from_secs(ACCESS_TOKEN_TTL_SECS + 1));
+    // The access token nears its end; the next run refreshes it before it expires (with the
+    // logs on).
+    let near_the_end = Duration::from_secs(ACCESS_TOKEN_TTL_SECS / 2 + 1);
+    std::thread::sleep(near_the_end.saturating_sub(logged_in.elapsed()));
     let output = run(&[("RUST_LOG", "debug")]);
+    assert!(
+        logged_in.elapsed() < Duration::from_secs(ACCESS_TOKEN_TTL_SECS),
+        "the machine was too slow to see a refresh before expiry"
+    );
     let said = text(&output);
     assert!(output.status.success(), "{said}");
     assert!(
@@ -258,10 +266,14 @@ fn login_call_refresh_logout_through_tool_host() {
     );
     outputs.push(said);
     let (second_token, _, client_id) = stored(&token_file);
-    assert_ne!(second_token, first_token, "the expired token was refreshed");
+    assert_ne!(
+        second_token, first_token,
+        "the token was refreshed before it expired"
+    );
     assert_eq!(resource.accepted().last(), Some(&second_token));
 
-    // The resource revokes its tokens: the import refreshes once more and the call succeeds.
+    // The resource refuses its tokens (revoked, or expired by its clock): the import refreshes
+    // once more and the call succeeds.
     resource.revoke_accepted();
     let output = run(&[]);
     let said = text(&output);
