@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    ClientCredentialsConfig, JwtSigningAlgorithm, OAuthState, WWWAuthenticateParams,
+    AuthorizationSession, ClientCredentialsConfig, JwtSigningAlgorithm, WWWAuthenticateParams,
 };
 
 use super::store::TokenStore;
@@ -101,7 +101,6 @@ impl Flow {
         };
         let scopes = self.scopes(challenge).await;
         let mut request = AuthorizationRequest::new(login.redirect_uri())
-            .with_challenge(challenge)
             .with_client_name(
                 self.oauth
                     .client_name
@@ -119,19 +118,16 @@ impl Flow {
         if let Some(url) = &self.oauth.client_metadata_url {
             request = request.with_client_metadata_url(url);
         }
-        let mut state = OAuthState::Unauthorized(manager);
-        state
-            .start_authorization(request)
+        manager.set_metadata(resolution.metadata);
+        let session = AuthorizationSession::new(manager, request)
             .await
-            .map_err(|error| cause(&error))?;
-        let url = state
-            .get_authorization_url()
-            .await
-            .map_err(|error| cause(&error))?;
-        let redirect = login.authorize(&self.server, &url).await?;
+            .map_err(|(_, error)| cause(&error))?;
+        let redirect = login
+            .authorize(&self.server, session.get_authorization_url())
+            .await?;
         let callback = AuthorizationCallback::from_redirect_url(&redirect)
             .map_err(|error| format!("the login's redirect: {}", cause(&error)))?;
-        state
+        session
             .handle_callback_with_issuer(
                 &callback.code,
                 &callback.csrf_token,
@@ -139,9 +135,7 @@ impl Flow {
             )
             .await
             .map_err(|error| cause(&error))?;
-        state
-            .into_authorization_manager()
-            .ok_or_else(|| "the authorization did not complete".to_owned())
+        Ok(session.auth_manager)
     }
 
     /// The scopes to ask for: the host's when it set some; otherwise, for a 403

@@ -114,9 +114,8 @@ impl LoopbackLogin {
         match outcome {
             Ok(result) => result,
             Err(_) => Err(format!(
-                "no login within {} s (nothing came back to 127.0.0.1:{})",
-                self.wait.as_secs(),
-                self.port
+                "no login within {:?} (nothing came back to 127.0.0.1:{})",
+                self.wait, self.port
             )),
         }
     }
@@ -182,5 +181,47 @@ impl OAuthLogin for LoopbackLogin {
             }
             Ok(redirect)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A login whose "browser" goes to the shown URL at once.
+    fn following() -> LoopbackLogin {
+        LoopbackLogin::bind()
+            .unwrap()
+            .with_wait(Duration::from_secs(10))
+            .with_show(|_server, url| {
+                let target = url.to_owned();
+                tokio::spawn(async move {
+                    let _ = reqwest::get(target).await;
+                });
+            })
+    }
+
+    #[tokio::test]
+    async fn the_redirect_comes_back_and_a_refusal_says_why() {
+        let login = following();
+        let redirect_uri = login.redirect_uri();
+        // The "authorization URL" here is the redirect itself, as an authorization server
+        // that approves at once would send the browser.
+        let url = format!("{redirect_uri}?code=c&state=s");
+        let got = login.authorize("srv", &url).await.unwrap();
+        assert_eq!(got, url);
+        let url = format!("{redirect_uri}?error=access_denied&error_description=no+thanks");
+        let error = login.authorize("srv", &url).await.unwrap_err();
+        assert!(error.contains("access_denied: no thanks"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn nobody_answering_ends_at_the_wait() {
+        let login = LoopbackLogin::bind()
+            .unwrap()
+            .with_show(|_, _| {})
+            .with_wait(Duration::from_millis(200));
+        let error = login.authorize("srv", "http://unused").await.unwrap_err();
+        assert!(error.contains("no login within"), "{error}");
     }
 }
