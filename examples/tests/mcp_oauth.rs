@@ -24,7 +24,7 @@ use oauth_support::{ProtectedResource, start_authorization_server};
 
 /// Access tokens live this long, so the test sees one near its end: rmcp refreshes a token
 /// once less than half its life (at most 30 s) remains.
-const ACCESS_TOKEN_TTL_SECS: u64 = 12;
+const ACCESS_TOKEN_TTL_SECS: u64 = 20;
 
 /// Every bad case must end well within this.
 const BAD_CASE_LIMIT: Duration = Duration::from_secs(40);
