@@ -137,6 +137,7 @@ fn world() -> Option<World> {
     let oidc_dir = oidc.parent()?.parent()?.to_owned();
     let served = tempfile::tempdir().unwrap();
     std::fs::write(served.path().join("hello.txt"), "hello").unwrap();
+    std::fs::write(served.path().join("second.md"), "second").unwrap();
     let served_root = served.path().display().to_string();
     let upstream = peers::start_http(
         env!("CARGO_BIN_EXE_tool-host"),
@@ -274,11 +275,35 @@ fn login_call_refresh_logout_through_tool_host() {
 
     // The resource refuses its tokens (revoked, or expired by its clock): the import refreshes
     // once more and the call succeeds.
+    // Two calls to the server in the turn: neither is lost to the refresh.
     resource.revoke_accepted();
-    let output = run(&[]);
+    let two_calls = served.path().join("two.json");
+    std::fs::write(
+        &two_calls,
+        r#"{"role":"assistant","content":[
+            {"type":"tool_use","id":"toolu_a","name":"mcp__remote__Glob","input":{"pattern":"*.txt"}},
+            {"type":"tool_use","id":"toolu_b","name":"mcp__remote__Glob","input":{"pattern":"*.md"}}
+        ]}"#,
+    )
+    .unwrap();
+    let output = tool_host(
+        &[
+            "run",
+            &two_calls.display().to_string(),
+            "--root",
+            &served_root,
+            "--mcp-url",
+            &spec,
+            "--config-dir",
+            &config_dir,
+            "--allow",
+            "mcp__remote",
+        ],
+        &[],
+    );
     let said = text(&output);
     assert!(
-        said.contains("hello.txt") && !said.contains("is_error"),
+        said.contains("hello.txt") && said.contains("second.md") && !said.contains("is_error"),
         "{said}"
     );
     outputs.push(said);
