@@ -435,17 +435,52 @@ fn login_call_refresh_logout_through_tool_host() {
     let (service_token, _, _) = stored(&config.path().join("oauth/svc.json"));
     assert_eq!(resource.accepted().last(), Some(&service_token));
 
-    // Logout removes the tokens.
+    // A new login, then logout: the tokens are revoked at the authorization server (its
+    // refresh token no longer works) and removed.
+    let (ok, said) = login("remote", &resource.url, &config_dir);
+    assert!(ok, "login failed:\n{said}");
+    outputs.push(said);
+    let (_, last_refresh, client_id) = stored(&token_file);
+    let last_refresh = last_refresh.expect("a refresh token");
+    let output = tool_host(
+        &["mcp", "logout", "remote", "--config-dir", &config_dir],
+        &[("RUST_LOG", "debug")],
+    );
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("revoked and removed"), "{said}");
+    assert!(!token_file.exists());
+    outputs.push(said);
+    let refreshed = runtime.block_on(async {
+        reqwest::Client::new()
+            .post(format!("{}/token", authorization.issuer))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", last_refresh.as_str()),
+                ("client_id", client_id.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap()
+    });
+    let refused: Value = runtime.block_on(refreshed.json()).unwrap();
+    assert_eq!(refused["error"], "invalid_grant", "{refused}");
     let output = tool_host(
         &["mcp", "logout", "remote", "--config-dir", &config_dir],
         &[],
     );
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(!token_file.exists());
-    outputs.push(text(&output));
+    assert!(
+        text(&output).contains("No login stored"),
+        "{}",
+        text(&output)
+    );
 
     let mut tokens = resource.accepted();
-    tokens.extend([refresh_token, third_refresh].into_iter().flatten());
+    tokens.extend(
+        [refresh_token, third_refresh, Some(last_refresh)]
+            .into_iter()
+            .flatten(),
+    );
     for said in &outputs {
         for token in &tokens {
             assert!(!said.contains(token.as_str()), "a token was shown:\n{said}");

@@ -42,4 +42,4 @@ pub mod serve;
 pub use call::StructuredContentStore;
 pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
 pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};
-pub use oauth::{ClientCredentials, LoopbackLogin, McpOAuth, OAuthLogin};
+pub use oauth::{ClientCredentials, Logout, LoopbackLogin, McpOAuth, OAuthLogin};

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use clap::Args;
 use tool_registry::mcp::{
-    LoopbackLogin, McpManager, McpOAuth, McpServerConfig, McpServerStatus, McpTransportConfig,
+    Logout, LoopbackLogin, McpManager, McpOAuth, McpServerConfig, McpServerStatus,
+    McpTransportConfig,
 };
 
 use crate::mcp::McpOptions;
@@ -138,21 +139,26 @@ pub fn login(args: &LoginArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `tool-host mcp logout NAME`: removes the server's stored tokens.
+/// `tool-host mcp logout NAME`: revokes the server's stored tokens at its authorization
+/// server when it can (RFC 7009), and removes them.
 pub fn logout(args: &LogoutArgs) -> Result<(), String> {
     let dir = config_dir(args.config_dir.as_deref())?;
-    let file = token_file(&dir, &args.name);
-    match std::fs::remove_file(&file) {
-        Ok(()) => {
-            println!("Logged out of MCP server `{}`", args.name);
-            Ok(())
+    let oauth = McpOAuth::new().with_credentials_file(token_file(&dir, &args.name));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let name = &args.name;
+    match runtime.block_on(oauth.logout())? {
+        Logout::NothingStored => println!("No login stored for MCP server `{name}`"),
+        Logout::Revoked => {
+            println!("Logged out of MCP server `{name}` (its tokens revoked and removed)");
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            println!("No login stored for MCP server `{}`", args.name);
-            Ok(())
-        }
-        Err(error) => Err(format!("cannot remove {}: {error}", file.display())),
+        _ => println!(
+            "Logged out of MCP server `{name}` (its tokens removed; its authorization server did not revoke them)"
+        ),
     }
+    Ok(())
 }
 
 /// `tool-host mcp logout NAME`.

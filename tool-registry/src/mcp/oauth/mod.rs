@@ -13,6 +13,7 @@
 
 mod flow;
 mod login;
+mod logout;
 mod store;
 mod transport;
 
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 pub use login::LoopbackLogin;
+pub use logout::Logout;
 pub(crate) use transport::authorizing_client;
 
 /// Why a connection with OAuth did not start, when OAuth is why: the rmcp `AuthError` found

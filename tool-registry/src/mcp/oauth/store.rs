@@ -39,6 +39,14 @@ fn store_error(path: &Path, action: &str, error: impl std::fmt::Display) -> Auth
 }
 
 fn read(path: &Path, resource: &str) -> Result<Option<StoredCredentials>, AuthError> {
+    Ok(read_any(path)?
+        .filter(|(stored_for, _)| stored_for == resource)
+        .map(|(_, credentials)| credentials))
+}
+
+/// The login stored in `path`, whatever server it is for: that server's URL and the
+/// credentials.
+pub(crate) fn read_any(path: &Path) -> Result<Option<(String, StoredCredentials)>, AuthError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -47,7 +55,7 @@ fn read(path: &Path, resource: &str) -> Result<Option<StoredCredentials>, AuthEr
     // A file that does not parse is reported without its text (it holds tokens).
     let file: TokenFile = serde_json::from_str(&text)
         .map_err(|error| store_error(path, "read", format!("not a token file ({error})")))?;
-    Ok((file.resource == resource).then_some(file.credentials))
+    Ok(Some((file.resource, file.credentials)))
 }
 
 fn write(path: &Path, resource: &str, credentials: StoredCredentials) -> Result<(), AuthError> {
