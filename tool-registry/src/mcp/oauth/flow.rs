@@ -63,8 +63,6 @@ impl Flow {
                     .collect::<Vec<_>>()
             });
         let supports = |grant: &str| grants.as_ref().is_none_or(|g| g.iter().any(|x| x == grant));
-        // A person logs in where there is one and the server takes it; the client logs in as
-        // itself otherwise.
         let secret = self.client_secret()?;
         let credentials = self.oauth.client_credentials.clone().or_else(|| {
             let client_id = self.oauth.client_id.clone()?;
@@ -74,6 +72,8 @@ impl Flow {
                 client_secret,
             })
         });
+        // A person logs in where there is one and the server takes it; the client logs in as
+        // itself otherwise.
         if let Some(credentials) = &credentials
             && (self.oauth.login.is_none() || !supports("authorization_code"))
         {
