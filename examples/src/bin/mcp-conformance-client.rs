@@ -18,6 +18,13 @@
 //! with the inputs its schema asks for. A server's questions during a call (elicitation) are
 //! accepted with the defaults their schema gives.
 //!
+//! A server that asks for OAuth gets what the import does for any host: discovery, the
+//! client identified by the context's `client_id` (pre-registered) or this client's metadata
+//! document, the client-credentials grant when the context gives a secret or a private key
+//! and the authorization server supports it, else the authorization-code grant with PKCE,
+//! whose "user" follows the authorization URL at once and hands back the redirect
+//! ([`FollowingLogin`]); step-up on 403, refresh, and the issuer checks are the import's.
+//!
 //! Each result is printed on stdout; the exit status is 0 when the scenario's steps all
 //! succeeded and 1 otherwise (with the reason on stderr). Logs go to stderr, filtered by
 //! `RUST_LOG`.
@@ -29,7 +36,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::ToolPermissionContext;
-use tool_registry::mcp::{McpManager, McpServerConfig, McpServerStatus};
+use tool_registry::mcp::{
+    ClientCredentials, McpManager, McpOAuth, McpServerConfig, McpServerStatus, OAuthLogin,
+};
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
@@ -152,10 +161,15 @@ fn run() -> Result<(), String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").map_err(
         |_| "MCP_CONFORMANCE_SCENARIO is not set; set it to the scenario's name (initialize connects and lists only; any other calls every tool)",
     )?;
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .unwrap_or(Value::Null);
     let config = McpServerConfig::parse_url_spec(&format!("{SERVER}={url}"))
         .map_err(|error| error.to_string())?
         .with_connect_timeout(STEP_TIMEOUT)
-        .with_call_timeout(STEP_TIMEOUT);
+        .with_call_timeout(STEP_TIMEOUT)
+        .with_oauth(oauth(&context));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -163,13 +177,13 @@ fn run() -> Result<(), String> {
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     runtime.block_on(async {
         let manager = McpManager::connect(vec![config]).await;
-        let outcome = run_calls(&manager, &scenario).await;
+        let outcome = run_calls(&manager, &scenario, &context).await;
         manager.shutdown().await;
         outcome
     })
 }
 
-async fn run_calls(manager: &McpManager, scenario: &str) -> Result<(), String> {
+async fn run_calls(manager: &McpManager, scenario: &str, context: &Value) -> Result<(), String> {
     let server = manager
         .servers()
         .into_iter()
@@ -192,11 +206,7 @@ async fn run_calls(manager: &McpManager, scenario: &str) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .unwrap_or(Value::Null);
-    let calls = scenario_calls(scenario, &context, &tools);
+    let calls = scenario_calls(scenario, context, &tools);
     if calls.is_empty() {
         return Ok(());
     }
@@ -254,6 +264,81 @@ async fn run_calls(manager: &McpManager, scenario: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(failed.join("; "))
+    }
+}
+
+/// This client's OAuth: its metadata document's URL and name, its login ([`FollowingLogin`]),
+/// and what the suite's context gives it: a pre-registered `client_id` with its
+/// `client_secret` (used as client credentials too, where the authorization server takes
+/// them), or a `private_key_pem` for `private_key_jwt` client credentials.
+fn oauth(context: &Value) -> McpOAuth {
+    let mut oauth = McpOAuth::new()
+        .with_client_metadata_url(CLIENT_METADATA_URL)
+        .with_client_name("tool-sdk conformance client")
+        .with_login(Arc::new(FollowingLogin));
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    if let Some(client_id) = text("client_id") {
+        if let Some(secret) = text("client_secret") {
+            oauth = oauth
+                .with_client_id(client_id.clone(), Some(secret.clone()))
+                .with_client_credentials(ClientCredentials::Secret {
+                    client_id,
+                    client_secret: secret,
+                });
+        } else if let Some(key) = text("private_key_pem") {
+            oauth = oauth.with_client_credentials(ClientCredentials::PrivateKeyJwt {
+                client_id,
+                private_key_pem: key,
+                algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".to_owned()),
+            });
+        } else {
+            oauth = oauth.with_client_id(client_id, None);
+        }
+    }
+    oauth
+}
+
+/// The URL of this client's metadata document (MCP "Client ID Metadata Documents"); the
+/// suite's authorization servers accept it without fetching it.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The user of this client, who approves every login at once: the authorization URL is
+/// fetched without following its redirect, and the redirect's `Location` is the answer, as
+/// a browser would deliver it to the redirect URI.
+struct FollowingLogin;
+
+impl OAuthLogin for FollowingLogin {
+    fn redirect_uri(&self) -> String {
+        "http://localhost:3000/callback".to_owned()
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        _server: &'a str,
+        authorization_url: &'a str,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|error| error.to_string())?;
+            let response = http
+                .get(authorization_url)
+                .send()
+                .await
+                .map_err(|error| format!("the authorization URL: {error}"))?;
+            response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|location| location.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "the authorization endpoint answered {} without a redirect",
+                        response.status()
+                    )
+                })
+        })
     }
 }
 

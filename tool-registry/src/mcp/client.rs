@@ -453,6 +453,24 @@ async fn connect_with(
                 custom.insert(header, value);
             }
             http_config = http_config.custom_headers(custom);
+            if let Some(oauth) = config.oauth.as_ref().filter(|_| bearer_token_env.is_none()) {
+                let client = super::oauth::authorizing_client(&config.name, url, oauth).await?;
+                let transport = InOrderProgress {
+                    inner: rmcp::transport::StreamableHttpClientTransport::with_client(
+                        client,
+                        http_config,
+                    ),
+                    signals: Arc::clone(signals),
+                    exited: None,
+                };
+                return handler
+                    .serve_with_lifecycle(transport, lifecycle)
+                    .await
+                    .map_err(|error| match super::oauth::refusal(&error) {
+                        Some(refusal) => Failure::Other(refusal),
+                        None => start_failed(error),
+                    });
+            }
             let transport = InOrderProgress {
                 inner: rmcp::transport::StreamableHttpClientTransport::from_config(http_config),
                 signals: Arc::clone(signals),

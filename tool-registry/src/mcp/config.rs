@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::oauth::McpOAuth;
+
 /// How long a `tools/call` may run before it ends in an error result: 120 s.
 ///
 /// MCP itself sets no limit, and the reference waits almost without bound; a host running a
@@ -60,6 +62,8 @@ pub struct McpServerConfig {
     pub call_timeout: Duration,
     /// The limit of connecting; `DEFAULT_CONNECT_TIMEOUT` unless set.
     pub connect_timeout: Duration,
+    /// OAuth for an HTTP server that asks for it ([`McpOAuth`]); `None` for none.
+    pub oauth: Option<McpOAuth>,
 }
 
 /// A server configuration that cannot be used. The message names the server, the field and
@@ -106,6 +110,52 @@ struct ServerEntry {
     /// Milliseconds.
     #[serde(default, rename = "connectTimeout")]
     connect_timeout: Option<u64>,
+    #[serde(default)]
+    oauth: Option<OAuthEntry>,
+}
+
+/// An HTTP entry's `oauth`: how the client is known to the server's authorization server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OAuthEntry {
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret_env: Option<String>,
+    #[serde(default)]
+    client_metadata_url: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    #[serde(default)]
+    client_credentials: bool,
+}
+
+impl OAuthEntry {
+    fn settings(self, server: &str) -> Result<McpOAuth, McpConfigError> {
+        if self.client_credentials && (self.client_id.is_none() || self.client_secret_env.is_none())
+        {
+            return Err(config_error(
+                server,
+                "`oauth.clientCredentials` needs `oauth.clientId` and `oauth.clientSecretEnv`",
+            ));
+        }
+        if self.client_secret_env.is_some() && self.client_id.is_none() {
+            return Err(config_error(
+                server,
+                "`oauth.clientSecretEnv` needs the `oauth.clientId` it belongs to",
+            ));
+        }
+        let mut oauth = McpOAuth::new().with_scopes(self.scopes);
+        if let Some(client_id) = self.client_id {
+            oauth = oauth.with_client_id(client_id, None);
+        }
+        if let Some(url) = self.client_metadata_url {
+            oauth = oauth.with_client_metadata_url(url);
+        }
+        oauth.client_secret_env = self.client_secret_env;
+        oauth.secret_grant = self.client_credentials;
+        Ok(oauth)
+    }
 }
 
 impl McpServerConfig {
@@ -140,6 +190,7 @@ impl McpServerConfig {
             transport,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            oauth: None,
         }
     }
 
@@ -157,12 +208,24 @@ impl McpServerConfig {
         self
     }
 
+    /// The same server with OAuth (MCP "Authorization"): used when an HTTP server answers
+    /// 401, or 403 `insufficient_scope`; a stdio server ignores it.
+    #[must_use]
+    pub fn with_oauth(mut self, oauth: McpOAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Every server of a `{"mcpServers": {NAME: {...}}}` document (a bare `{NAME: {...}}` map is
     /// accepted too), in name order.
     ///
     /// An entry has `command` (with optional `args`, `env`, `cwd`) for stdio, or `url` (with
     /// `"type": "http"` or `"streamable-http"`, optional `headers` and `bearerTokenEnv`) for
-    /// HTTP; `timeout` and `connectTimeout` are milliseconds.
+    /// HTTP; `timeout` and `connectTimeout` are milliseconds. An HTTP entry's `oauth`
+    /// ([`McpOAuth`]) may give `clientId` (a pre-registered client), `clientSecretEnv` (the
+    /// variable holding its secret, read when authorizing), `clientMetadataUrl`, `scopes`,
+    /// and `clientCredentials: true` (the client and secret are also client credentials, for
+    /// hosts with nobody to log in).
     ///
     /// ```
     /// use tool_registry::mcp::{McpServerConfig, McpTransportConfig};
@@ -177,7 +240,7 @@ impl McpServerConfig {
     ///
     /// # Errors
     /// [`McpConfigError`] naming the server and the field: an unknown key, neither or both of
-    /// `command` and `url`, a `type` other than `stdio`, `http` or `streamable-http` (SSE-only
+    /// `command` and `url`, `oauth` on a stdio server or missing what it needs, a `type` other than `stdio`, `http` or `streamable-http` (SSE-only
     /// servers are not supported), or a zero timeout.
     pub fn from_mcp_servers_json(document: &Value) -> Result<Vec<Self>, McpConfigError> {
         let servers = document.get("mcpServers").unwrap_or(document);
@@ -202,7 +265,14 @@ impl McpServerConfig {
         if name.is_empty() {
             return Err(config_error(name, "the server name is empty"));
         }
+        let mut oauth = None;
         let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
+            (None | Some("stdio"), Some(_), None) if entry.oauth.is_some() => {
+                return Err(config_error(
+                    name,
+                    "`oauth` is for HTTP servers; a stdio server is not logged in to",
+                ));
+            }
             (None | Some("stdio"), Some(command), None) => McpTransportConfig::Stdio {
                 command,
                 args: entry.args,
@@ -210,6 +280,9 @@ impl McpServerConfig {
                 cwd: entry.cwd,
             },
             (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
+                if let Some(entry) = entry.oauth {
+                    oauth = Some(entry.settings(name)?);
+                }
                 McpTransportConfig::Http {
                     url,
                     headers: entry.headers,
@@ -242,6 +315,7 @@ impl McpServerConfig {
             }
         };
         let mut config = Self::with_transport(name, transport);
+        config.oauth = oauth;
         if let Some(ms) = entry.timeout {
             config.call_timeout = positive_millis(name, "timeout", ms)?;
         }
@@ -378,6 +452,40 @@ mod tests {
         }}))
         .unwrap_err();
         assert!(error.to_string().contains("sse"), "{error}");
+    }
+
+    #[test]
+    fn oauth_entries_name_what_is_missing() {
+        let servers = McpServerConfig::from_mcp_servers_json(&json!({"mcpServers": {
+            "r": {"url": "http://h/mcp", "oauth": {"clientId": "c", "clientSecretEnv": "S",
+                  "clientCredentials": true, "scopes": ["a"]}}
+        }}))
+        .unwrap();
+        let oauth = servers[0].oauth.as_ref().unwrap();
+        assert_eq!(oauth.client_id.as_deref(), Some("c"));
+        assert_eq!(oauth.client_secret_env.as_deref(), Some("S"));
+        assert!(oauth.secret_grant);
+        assert_eq!(oauth.scopes, ["a"]);
+        for (entry, says) in [
+            (json!({"command": "x", "oauth": {}}), "stdio"),
+            (
+                json!({"url": "http://h", "oauth": {"clientCredentials": true}}),
+                "clientId",
+            ),
+            (
+                json!({"url": "http://h", "oauth": {"clientSecretEnv": "S"}}),
+                "clientId",
+            ),
+            (
+                json!({"url": "http://h", "oauth": {"clientSecret": "inline"}}),
+                "clientSecret",
+            ),
+        ] {
+            let error =
+                McpServerConfig::from_mcp_servers_json(&json!({"mcpServers": {"s": entry}}))
+                    .unwrap_err();
+            assert!(error.to_string().contains(says), "{error}");
+        }
     }
 
     #[test]

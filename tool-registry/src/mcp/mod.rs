@@ -36,10 +36,12 @@ mod config;
 mod follow;
 mod lifecycle;
 mod manager;
+mod oauth;
 mod results;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
 
 pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
 pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};
+pub use oauth::{ClientCredentials, Logout, LoopbackLogin, McpOAuth, OAuthLogin};
 pub use results::StructuredContentStore;

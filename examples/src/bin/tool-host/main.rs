@@ -9,6 +9,8 @@
 //! tool-host demo [--json]                          a built-in turn over a temporary copy of files
 //! tool-host search QUERY [--max-results N] [--json] run ToolSearch over the pool (pool options)
 //! tool-host mcp list [--mcp-server NAME='CMD ARGS']... each MCP server's status and tools
+//! tool-host mcp login NAME --mcp-url NAME=URL      log in to an OAuth-protected server
+//! tool-host mcp logout NAME                        forget a server's stored tokens
 //! tool-host chat [--provider P] [--model M] [-p PROMPT] a live agent loop against a model API
 //! tool-host serve --stdio | --http ADDR [--root DIR]   the pool as an MCP server (pool options)
 //! ```
@@ -24,6 +26,7 @@ mod demo;
 mod docs;
 mod host;
 mod mcp;
+mod oauth;
 mod pool_options;
 mod progress;
 mod rebase;
@@ -118,6 +121,11 @@ enum Command {
 enum McpCommand {
     /// Connect to the servers and print each one's status and tools.
     List(mcp::McpOptions),
+    /// Log in to an HTTP server that asks for OAuth: print the authorization URL, wait for
+    /// the browser's redirect on a loopback port, keep the tokens (mode 0600).
+    Login(oauth::LoginArgs),
+    /// Forget the stored OAuth tokens of a server.
+    Logout(oauth::LogoutArgs),
 }
 
 fn main() -> ExitCode {
@@ -159,6 +167,12 @@ fn main() -> ExitCode {
         Command::Mcp {
             command: McpCommand::List(options),
         } => mcp::list(&options),
+        Command::Mcp {
+            command: McpCommand::Login(args),
+        } => oauth::login(&args),
+        Command::Mcp {
+            command: McpCommand::Logout(args),
+        } => oauth::logout(&args),
         Command::Search(args) => search::run(&registry, &args),
         Command::Run(args) => run::run(&registry, &args),
         Command::Demo { json } => demo::run(&registry, json),

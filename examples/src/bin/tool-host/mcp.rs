@@ -1,13 +1,15 @@
 //! Live MCP servers for tool-host: `--mcp-config FILE`, `--mcp-server NAME='CMD ARGS'` and
 //! `--mcp-url NAME=URL`, shared by `pool`, `definitions`, `search` and `run`, and the
-//! `tool-host mcp list` report.
+//! `tool-host mcp list` report. HTTP servers get OAuth ([`crate::oauth`]): a server that
+//! answers 401 starts a login when a person is at the terminal, and otherwise fails with an
+//! error saying to run `tool-host mcp login NAME`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use tool_registry::mcp::{McpManager, McpServerConfig};
+use tool_registry::mcp::{LoopbackLogin, McpManager, McpServerConfig, McpTransportConfig};
 use tool_sdk::DynTool;
 
 /// Which MCP servers to connect to.
@@ -24,11 +26,53 @@ pub struct McpOptions {
     /// `NAME=URL`: a streamable HTTP server (repeatable).
     #[arg(long = "mcp-url", value_name = "NAME=URL")]
     pub mcp_url: Vec<String>,
+    /// Where OAuth tokens of HTTP servers are kept (`DIR/oauth/NAME.json`); by default
+    /// TOOL_HOST_CONFIG_DIR, else $XDG_CONFIG_HOME/tool-host, else ~/.config/tool-host.
+    #[arg(long = "config-dir", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
 }
 
 impl McpOptions {
-    /// Every configured server, in the order given (config files first).
+    /// Every configured server, in the order given (config files first), HTTP servers
+    /// without a fixed bearer token with OAuth: their token file, and a login on a loopback
+    /// port when a person is at the terminal.
     pub fn configs(&self) -> Result<Vec<McpServerConfig>, String> {
+        let configs = self.server_configs()?;
+        let wants_oauth = |config: &McpServerConfig| {
+            matches!(
+                config.transport,
+                McpTransportConfig::Http {
+                    bearer_token_env: None,
+                    ..
+                }
+            )
+        };
+        if !configs.iter().any(wants_oauth) {
+            return Ok(configs);
+        }
+        let dir = crate::oauth::config_dir(self.config_dir.as_deref())?;
+        // One loopback port serves every server's login, one at a time.
+        let login = if crate::oauth::interactive() {
+            LoopbackLogin::bind().ok().map(Arc::new)
+        } else {
+            None
+        };
+        Ok(configs
+            .into_iter()
+            .map(|config| {
+                if wants_oauth(&config) {
+                    let given = config.oauth.clone();
+                    let oauth = crate::oauth::settings(&dir, &config.name, given, login.clone());
+                    config.with_oauth(oauth)
+                } else {
+                    config
+                }
+            })
+            .collect())
+    }
+
+    /// Every configured server as given, without OAuth.
+    pub fn server_configs(&self) -> Result<Vec<McpServerConfig>, String> {
         let mut configs = Vec::new();
         for file in &self.mcp_config {
             let text = std::fs::read_to_string(file)
