@@ -51,6 +51,10 @@ fn suite_in(dir: &str) -> Option<(PathBuf, PathBuf)> {
     if node.is_file() && entry.is_file() {
         Some((node, entry))
     } else {
+        assert!(
+            std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
+            "the conformance suite is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
+        );
         eprintln!(
             "SKIPPED: the MCP conformance suite (and its Node 22) is not installed in target/mcp-peers/{dir}; run scripts/install-mcp-peers.sh (CI does) to run this test"
         );

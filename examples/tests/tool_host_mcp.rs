@@ -42,7 +42,7 @@ fn mcp_list_prints_status_tools_and_skipped_entries() {
     let (ok, stdout, stderr) = tool_host(&["mcp", "list", "--mcp-server", &spec]);
     assert!(ok, "{stderr}");
     assert!(
-        stdout.starts_with("hostile: connected (7 tools)"),
+        stdout.starts_with("hostile: connected (MCP 2025-06-18, 7 tools)"),
         "{stdout}"
     );
     assert!(stdout.contains("mcp__hostile__echo"), "{stdout}");
@@ -65,7 +65,10 @@ fn mcp_config_files_use_the_mcp_servers_shape() {
     let (ok, stdout, stderr) =
         tool_host(&["mcp", "list", "--mcp-config", &config.display().to_string()]);
     assert!(ok, "{stderr}");
-    assert!(stdout.contains("fromfile: connected (7 tools)"), "{stdout}");
+    assert!(
+        stdout.contains("fromfile: connected (MCP 2025-06-18, 7 tools)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("mcp__fromfile__echo"), "{stdout}");
     assert!(
         stdout.contains("silent: failed: no answer to server/discover or initialize and tools/list within 1000 ms"),

@@ -10,12 +10,19 @@ pub fn peers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers")
 }
 
-/// `relative` under the peers' directory, or `None` (saying SKIPPED) when it is missing.
+/// `relative` under the peers' directory, or `None` (saying SKIPPED) when it is missing; a
+/// failure instead when `TOOL_SDK_REQUIRE_PEERS` is set (CI sets it after installing them,
+/// so a test never passes there without its peer).
 pub fn peer(relative: &str) -> Option<PathBuf> {
     let path = peers().join(relative);
     if path.exists() {
         Some(path)
     } else {
+        assert!(
+            std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
+            "{} is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed",
+            path.display()
+        );
         eprintln!(
             "SKIPPED: {} is missing; run scripts/install-mcp-peers.sh to install the pinned MCP peers",
             path.display()

@@ -53,7 +53,8 @@ const provider = new Provider(issuer, {
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
-      defaultResource: async () => resource,
+      // No default: a token is for the resource only when the client names it (RFC 8707).
+      defaultResource: async () => undefined,
       useGrantedResource: async () => true,
       getResourceServerInfo: async (_ctx, indicator) => {
         if (indicator !== resource) {

@@ -280,6 +280,13 @@ impl McpServerConfig {
                 cwd: entry.cwd,
             },
             (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
+                if entry.oauth.is_some() && entry.bearer_token_env.is_some() {
+                    return Err(config_error(
+                        name,
+                        "`bearerTokenEnv` and `oauth` both say how to authorize: keep \
+                         `bearerTokenEnv` for a fixed token, or `oauth` for a login",
+                    ));
+                }
                 if let Some(entry) = entry.oauth {
                     oauth = Some(entry.settings(name)?);
                 }
@@ -479,6 +486,10 @@ mod tests {
             (
                 json!({"url": "http://h", "oauth": {"clientSecret": "inline"}}),
                 "clientSecret",
+            ),
+            (
+                json!({"url": "http://h", "bearerTokenEnv": "T", "oauth": {}}),
+                "`bearerTokenEnv` and `oauth`",
             ),
         ] {
             let error =

@@ -26,6 +26,10 @@ pub fn own_peers_dir() -> PathBuf {
 }
 
 fn skip(what: &str) {
+    assert!(
+        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
+        "{what} is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
+    );
     eprintln!(
         "SKIPPED: {what} is not installed; run scripts/install-mcp-peers.sh (CI does) to run this test"
     );

@@ -192,7 +192,14 @@ fn main() -> ExitCode {
 /// warnings).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"))
+        // rmcp's OAuth logs authorization codes and token responses at debug level: never
+        // below info, whatever RUST_LOG asks.
+        .add_directive(
+            "rmcp::transport::auth=info"
+                .parse()
+                .expect("a valid directive"),
+        );
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -32,6 +32,9 @@ pub struct McpOptions {
     pub config_dir: Option<PathBuf>,
 }
 
+/// How long a connect may take when it may include a login in a browser: five minutes.
+const LOGIN_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
 impl McpOptions {
     /// Every configured server, in the order given (config files first), HTTP servers
     /// without a fixed bearer token with OAuth: their token file, and a login on a loopback
@@ -63,7 +66,15 @@ impl McpOptions {
                 if wants_oauth(&config) {
                     let given = config.oauth.clone();
                     let oauth = crate::oauth::settings(&dir, &config.name, given, login.clone());
-                    config.with_oauth(oauth)
+                    let config = config.with_oauth(oauth);
+                    // A person logging in in a browser needs longer than a connect takes.
+                    match &login {
+                        Some(_) => {
+                            let wait = config.connect_timeout.max(LOGIN_CONNECT_TIMEOUT);
+                            config.with_connect_timeout(wait)
+                        }
+                        None => config,
+                    }
                 } else {
                     config
                 }

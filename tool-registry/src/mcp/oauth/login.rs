@@ -72,10 +72,18 @@ impl LoopbackLogin {
         self
     }
 
-    async fn receive(&self) -> Result<String, String> {
-        let mut guard = self.listener.lock().await;
-        let std_listener = guard
-            .take()
+    /// The redirect that carries `state` (the authorization URL's): a request to `/callback`
+    /// with any other state (a stale browser tab, another program) is answered 400 and the
+    /// wait goes on.
+    async fn receive(&self, state: Option<String>) -> Result<String, String> {
+        let guard = self.listener.lock().await;
+        // The port goes back for another login (a step-up) however this ends, a dropped
+        // wait included.
+        let mut restore = Restore { guard, taken: None };
+        restore.taken = restore.guard.take();
+        let std_listener = restore
+            .taken
+            .as_ref()
             .ok_or("another login is waiting on this port")?;
         let listener = tokio::net::TcpListener::from_std(
             std_listener
@@ -83,6 +91,7 @@ impl LoopbackLogin {
                 .map_err(|error| format!("the loopback port: {error}"))?,
         )
         .map_err(|error| format!("the loopback port: {error}"))?;
+        let state = std::sync::Arc::new(state);
         let (sender, mut receiver) = mpsc::channel::<String>(1);
         let received = async {
             loop {
@@ -97,10 +106,16 @@ impl LoopbackLogin {
                 };
                 let sender = sender.clone();
                 let port = self.port;
+                let state = std::sync::Arc::clone(&state);
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                         let sender = sender.clone();
-                        async move { Ok::<_, Infallible>(answer(&request, port, &sender).await) }
+                        let state = std::sync::Arc::clone(&state);
+                        async move {
+                            Ok::<_, Infallible>(
+                                answer(&request, port, state.as_deref(), &sender).await,
+                            )
+                        }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
@@ -109,8 +124,7 @@ impl LoopbackLogin {
             }
         };
         let outcome = tokio::time::timeout(self.wait, received).await;
-        // The port stays bound for another login (a step-up) of the same host.
-        *guard = Some(std_listener);
+        drop(restore);
         match outcome {
             Ok(result) => result,
             Err(_) => Err(format!(
@@ -121,14 +135,47 @@ impl LoopbackLogin {
     }
 }
 
-/// The browser's page: a redirect to `/callback` is handed to the waiting login.
+/// Puts the loopback listener back when a wait ends, however it ends.
+struct Restore<'a> {
+    guard: tokio::sync::MutexGuard<'a, Option<std::net::TcpListener>>,
+    taken: Option<std::net::TcpListener>,
+}
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        if let Some(listener) = self.taken.take() {
+            *self.guard = Some(listener);
+        }
+    }
+}
+
+/// The `state` parameter of a URL's query, if any.
+fn state_of(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    url.query_pairs()
+        .find(|(key, _)| key == "state")
+        .map(|(_, value)| value.into_owned())
+}
+
+/// The browser's page: a redirect to `/callback` carrying the login's `state` is handed to
+/// the waiting login; one with another state is refused.
 async fn answer(
     request: &Request<Incoming>,
     port: u16,
+    state: Option<&str>,
     sender: &mpsc::Sender<String>,
 ) -> Response<Full<&'static [u8]>> {
     if request.uri().path() != "/callback" {
         return page(StatusCode::NOT_FOUND, b"Not found.");
+    }
+    if let Some(expected) = state {
+        let url = format!("http://127.0.0.1{}", request.uri());
+        if state_of(&url).as_deref() != Some(expected) {
+            return page(
+                StatusCode::BAD_REQUEST,
+                b"This is not the login this program is waiting for.",
+            );
+        }
     }
     let target = request
         .uri()
@@ -166,7 +213,7 @@ impl OAuthLogin for LoopbackLogin {
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             (self.show)(server, authorization_url);
-            let redirect = self.receive().await?;
+            let redirect = self.receive(state_of(authorization_url)).await?;
             // An authorization server that refuses says so in the redirect (RFC 6749 §4.1.2.1).
             let url = url::Url::parse(&redirect).map_err(|error| error.to_string())?;
             if let Some((_, error)) = url.query_pairs().find(|(key, _)| key == "error") {

@@ -85,12 +85,35 @@ impl McpOAuth {
             .await
             .map_err(|error| error.to_string())?
             .metadata;
+        // Only the authorization server that issued the tokens gets them back: the resource
+        // may name another one by now.
+        match (&stored.issuer, &metadata.issuer) {
+            (Some(issued_by), Some(now)) if issued_by == now => {}
+            _ => {
+                return Err(
+                    "the authorization server the server names now is not the one \
+                            that issued the tokens (or one of them is unknown)"
+                        .to_owned(),
+                );
+            }
+        }
         let endpoint = metadata
             .additional_fields
             .get("revocation_endpoint")
             .and_then(|endpoint| endpoint.as_str())
             .ok_or("the authorization server publishes no revocation endpoint")?
             .to_owned();
+        let parsed = reqwest::Url::parse(&endpoint)
+            .map_err(|_| "the revocation endpoint is not a URL".to_owned())?;
+        let loopback = matches!(
+            parsed.host(),
+            Some(url::Host::Domain("localhost"))
+                | Some(url::Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
+                | Some(url::Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        if parsed.scheme() != "https" && !loopback {
+            return Err("the revocation endpoint is not https".to_owned());
+        }
         let Some(tokens) = &stored.token_response else {
             return Ok(());
         };
@@ -112,7 +135,12 @@ impl McpOAuth {
             ("token_type_hint", hint),
             ("client_id", stored.client_id.as_str()),
         ];
-        let mut request = reqwest::Client::new().post(&endpoint);
+        // A redirect would send the token on to wherever it points: none is followed.
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| error.to_string())?;
+        let mut request = client.post(&endpoint);
         if let Some(secret) = &secret {
             request = request.basic_auth(&stored.client_id, Some(secret));
         }

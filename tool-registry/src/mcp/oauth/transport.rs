@@ -80,7 +80,7 @@ pub(crate) async fn authorizing_client(
         }
     };
     Ok(Authorizing {
-        inner: AuthClient::new(reqwest::Client::default(), manager),
+        inner: AuthClient::new(mcp_http_client()?, manager),
         flow: Arc::new(flow),
         state: Arc::new(State {
             unchecked,
@@ -249,4 +249,35 @@ impl StreamableHttpClient for Authorizing {
         })
         .await
     }
+}
+
+/// The HTTP client of an MCP connection, as rmcp's own transport makes it: no idle pooling
+/// (a connection reused before the previous body was read stalls on delayed ACKs), and only
+/// same-origin 307/308 redirects followed, so a request's body, session id and custom headers
+/// never go to another host and a POST never turns into a GET.
+fn mcp_http_client() -> Result<reqwest::Client, String> {
+    /// Hops followed at most for one request.
+    const MAX_REDIRECTS: usize = 10;
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(policy)
+        .build()
+        .map_err(|error| format!("cannot build the HTTP client: {error}"))
 }
