@@ -5,7 +5,8 @@
 //! requests in its session. Both clients answer with their own elicitation callbacks. The
 //! peers are installed by `scripts/install-mcp-peers.sh` (which `.ci/run` calls); each test
 //! says plainly when its peer is missing and passes without running. The Python client also
-//! follows a `tool-host serve` Bash command run as a task (MCP tasks extension, SEP-2663).
+//! follows a `tool-host serve` Bash command run as a task (MCP tasks extension, SEP-2663), and
+//! answers, through `tool-host serve`, a question that a server tool-host imports asks.
 
 use std::path::Path;
 use std::process::Command;
@@ -145,5 +146,57 @@ fn python_sdk_client_follows_a_long_bash_command_of_tool_host_serve_as_a_task() 
     assert!(
         quick["text"].as_str().unwrap().contains("at-once"),
         "{quick}"
+    );
+}
+
+#[test]
+fn python_sdk_client_answers_an_imported_servers_question_through_tool_host_serve() {
+    let Some(python) = peer("venv/bin/python") else {
+        return;
+    };
+    let upstream = start_http(
+        env!("CARGO_BIN_EXE_mcp-conformance-server"),
+        &["--http", "127.0.0.1:0"],
+    );
+    let root = tempfile::tempdir().unwrap();
+    let import = format!("conf={}", upstream.url);
+    let server = start_http(
+        env!("CARGO_BIN_EXE_tool-host"),
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root.path().to_str().unwrap(),
+            "--mcp-url",
+            &import,
+            "--allow",
+            "mcp__conf",
+        ],
+    );
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_proxy.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args([
+            server.url.as_str(),
+            "mcp__conf__test_input_required_result_elicitation",
+        ])
+        .output()
+        .expect("the client runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["version"], "2026-07-28", "{report}");
+    assert_eq!(report["is_error"], false, "{report}");
+    assert_eq!(report["text"], "Hello, Ada-name!", "{report}");
+    // The upstream's question reached the Python client once, naming the server that asked.
+    assert_eq!(
+        report["questions"],
+        json!(["MCP server `conf` asks: What is your name?"]),
+        "{report}"
     );
 }
