@@ -53,7 +53,17 @@ impl McpOptions {
         if !configs.iter().any(wants_oauth) {
             return Ok(configs);
         }
-        let dir = crate::oauth::config_dir(self.config_dir.as_deref())?;
+        // With nowhere to keep tokens, servers are connected as before OAuth: one that asks for
+        // a login then fails with the reason.
+        let dir = match crate::oauth::config_dir(self.config_dir.as_deref()) {
+            Ok(dir) => dir,
+            Err(why) => {
+                eprintln!(
+                    "tool-host: warning: {why}; HTTP MCP servers are connected without OAuth"
+                );
+                return Ok(configs);
+            }
+        };
         // One loopback port serves every server's login, one at a time.
         let login = if crate::oauth::interactive() {
             LoopbackLogin::bind().ok().map(Arc::new)

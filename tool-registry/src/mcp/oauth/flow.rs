@@ -78,7 +78,8 @@ impl Flow {
             && (self.oauth.login.is_none() || !supports("authorization_code"))
         {
             manager.set_metadata(resolution.metadata);
-            let config = self.client_credentials_config(credentials)?;
+            let scopes = self.scopes(challenge).await;
+            let config = self.client_credentials_config(credentials, scopes)?;
             // rmcp's `private_key_jwt` exchange holds a non-`Send` value across an await, so
             // it runs on a runtime of its own.
             return tokio::task::spawn_blocking(move || {
@@ -138,16 +139,13 @@ impl Flow {
         Ok(session.auth_manager)
     }
 
-    /// The scopes to ask for: the host's when it set some; otherwise, for a 403
-    /// `insufficient_scope` (step-up), those granted so far and those the challenge names
-    /// (MCP "Scope Challenge Handling"); otherwise none here, leaving rmcp to choose from
-    /// the challenge and the metadata (MCP "Scope Selection Strategy").
+    /// The scopes to ask for. For a 403 `insufficient_scope` (step-up): the host's, those
+    /// granted so far and those the challenge names, together (MCP "Scope Challenge
+    /// Handling"). Otherwise the host's when it set some, or none here, leaving rmcp to choose
+    /// from the challenge and the metadata (MCP "Scope Selection Strategy").
     async fn scopes(&self, challenge: &str) -> Vec<String> {
-        if !self.oauth.scopes.is_empty() {
-            return self.oauth.scopes.clone();
-        }
         let Some(challenged) = insufficient_scope(&self.url, challenge) else {
-            return Vec::new();
+            return self.oauth.scopes.clone();
         };
         let granted = rmcp::transport::auth::CredentialStore::load(self.store.as_ref())
             .await
@@ -155,8 +153,8 @@ impl Flow {
             .flatten()
             .map(|stored| stored.granted_scopes)
             .unwrap_or_default();
-        let mut scopes = granted;
-        for scope in challenged {
+        let mut scopes = self.oauth.scopes.clone();
+        for scope in granted.into_iter().chain(challenged) {
             if !scopes.contains(&scope) {
                 scopes.push(scope);
             }
@@ -181,6 +179,7 @@ impl Flow {
     fn client_credentials_config(
         &self,
         credentials: &ClientCredentials,
+        scopes: Vec<String>,
     ) -> Result<ClientCredentialsConfig, String> {
         let resource = Some(self.url.clone());
         Ok(match credentials.clone() {
@@ -190,7 +189,7 @@ impl Flow {
             } => ClientCredentialsConfig::ClientSecret {
                 client_id,
                 client_secret,
-                scopes: self.oauth.scopes.clone(),
+                scopes,
                 resource,
             },
             ClientCredentials::PrivateKeyJwt {
@@ -202,7 +201,7 @@ impl Flow {
                 signing_key: private_key_pem.into_bytes(),
                 signing_algorithm: signing_algorithm(&algorithm)?,
                 token_endpoint_audience: None,
-                scopes: self.oauth.scopes.clone(),
+                scopes,
                 resource,
             },
         })

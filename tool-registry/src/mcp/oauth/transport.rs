@@ -130,7 +130,8 @@ impl Authorizing {
             return Ok(());
         }
         let server = &self.flow.server;
-        if self.state.in_a_row.fetch_add(1, Ordering::AcqRel) >= MAX_AUTHORIZATIONS {
+        // Only tokens the server got and refused count: a login that failed is no token.
+        if self.state.in_a_row.load(Ordering::Acquire) >= MAX_AUTHORIZATIONS {
             return Err(failed(format!(
                 "MCP server `{server}` refused {MAX_AUTHORIZATIONS} new OAuth tokens in a row; given up"
             )));
@@ -142,6 +143,7 @@ impl Authorizing {
             .await
             .map_err(|cause| failed(format!("MCP server `{server}`: {cause}")))?;
         *self.inner.auth_manager.lock().await = manager;
+        self.state.in_a_row.fetch_add(1, Ordering::AcqRel);
         self.state.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
