@@ -11,10 +11,7 @@ use tokio::sync::{Notify, watch};
 use tool_sdk::ToolError;
 
 use super::input::Rounds;
-use super::tasks::store::{TaskStore, TaskStoreError};
-
-/// How long [`TaskAsker::ask`] waits on the store before looking again.
-const WATCH_TIMEOUT: Duration = Duration::from_secs(30);
+use super::tasks::store::{TaskStore, TaskStoreError, WATCH_TIMEOUT};
 
 /// How a served call's questions reach its client: over the session (MCP 2025-11-25), as
 /// rounds of a multi round-trip request (2026-07-28), or, once the call has become a task, as

@@ -32,19 +32,24 @@ use tokio::sync::Notify;
 
 /// A new signing key for request states: 32 random bytes.
 pub(crate) fn new_codec() -> RequestStateCodec {
-    let mut key = [0u8; 32];
-    if getrandom::fill(&mut key).is_err() {
-        // No direct system randomness: the standard library's randomly keyed hasher, which
-        // draws its keys from the system in its own way, over four counters.
+    RequestStateCodec::new_unchecked(random_bytes::<32>().to_vec())
+}
+
+/// `N` random bytes (`N` a multiple of 8): the system's, or when it has none to give
+/// directly, the standard library's randomly keyed hasher (which draws its keys from the
+/// system in its own way) over a counter.
+pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    if getrandom::fill(&mut bytes).is_err() {
         use std::hash::{BuildHasher as _, Hasher as _};
         let state = std::collections::hash_map::RandomState::new();
-        for (index, chunk) in key.chunks_mut(8).enumerate() {
+        for (index, chunk) in bytes.chunks_mut(8).enumerate() {
             let mut hasher = state.build_hasher();
             hasher.write_usize(index);
-            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+            chunk.copy_from_slice(&hasher.finish().to_le_bytes()[..chunk.len()]);
         }
     }
-    RequestStateCodec::new_unchecked(key.to_vec())
+    bytes
 }
 
 /// What a state is bound to: the method, the tool and its arguments (keys sorted, so the

@@ -15,13 +15,10 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::store::now_ms;
+use super::store::{WATCH_TIMEOUT, now_ms};
 use super::{TASK_GRACE, TaskRecord, TaskState, TaskStore};
 use crate::mcp::serve::asking::{Asking, TaskAsker};
 use crate::mcp::serve::input::Rounds;
-
-/// How long the task's watch waits on the store before looking again.
-const WATCH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a task failed at its `ttlMs` is kept, so that its client can still read why.
 const FAILED_AT_TTL_KEPT: Duration = Duration::from_secs(60);
@@ -226,14 +223,10 @@ fn store_error(error: super::TaskStoreError) -> ErrorData {
 
 /// 128 random bits in hex.
 fn new_task_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        bytes = (nanos ^ u128::from(std::process::id()).rotate_left(64)).to_le_bytes();
-    }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::mcp::serve::input::random_bytes::<16>()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// The record state for a call's answer.

@@ -150,6 +150,10 @@ pub trait TaskStore: Send + Sync + 'static {
 /// its state (its server is gone).
 pub const ORPHAN_GRACE: Duration = Duration::from_secs(60);
 
+/// How long a running task's watch and its questions wait on [`TaskStore::changed`] before
+/// looking again.
+pub(crate) const WATCH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
