@@ -7,7 +7,7 @@
 #
 # Listings: `cargo public-api -sss` (blanket, auto-trait and auto-derived impls left out; items
 # marked #[doc(hidden)] are not listed), tool-registry with the features of its API (`mcp`,
-# `mcp-server`); `test-support` (internals for the crate's own tests) is not part of it.
+# `mcp-server`, `redis`); `test-support` (internals for the crate's own tests) is not part of it.
 # cargo-public-api 0.52.0 is installed into target/cargo-public-api when missing.
 #
 # Usage: scripts/public-api.sh [--bless]
@@ -29,7 +29,7 @@ export CARGO_TARGET_DIR="$PWD/target/public-api"
 status=0
 for crate in tool-sdk tool-registry; do
     features=()
-    [ "$crate" = tool-registry ] && features=(--features mcp,mcp-server)
+    [ "$crate" = tool-registry ] && features=(--features mcp,mcp-server,redis)
     listing=$(mktemp)
     cargo public-api --color never -p "$crate" "${features[@]}" -sss 2>/dev/null > "$listing"
     python3 - "$crate" "$listing" <<'PY'

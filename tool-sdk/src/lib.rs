@@ -74,8 +74,8 @@ pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
 pub use result::{ToolError, ToolOutput, ToolResult};
 pub use tool::{
-    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, TaskSupport,
-    Tool, ToolInput, ToolSpec,
+    DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,
+    ToolInput, ToolSpec,
 };
 
 /// Everything a tool author needs: `use tool_sdk::prelude::*;`.

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
+use tool_sdk::tool::TaskSupport;
 use tool_sdk::{
-    DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult,
-    TaskSupport, ToolCall, ToolMeta,
+    DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult, ToolCall,
+    ToolMeta,
 };
 
 use super::call::{CallFacts, JsonCall, ToolHandler};

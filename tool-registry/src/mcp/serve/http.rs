@@ -13,6 +13,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
+use rmcp::transport::streamable_http_server::session::SessionStore;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -22,8 +23,16 @@ use tower_service::Service as _;
 
 use super::{McpServer, ServeError};
 
-/// The path the MCP endpoint answers at; every other path is `404 Not Found`.
+/// The path the MCP endpoint answers at; every other path but the two below is
+/// `404 Not Found`.
 pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// Liveness, for a load balancer or orchestrator: `200 OK` while the process serves.
+const LIVE_PATH: &str = "/healthz";
+
+/// Readiness: `200 OK` while the server takes new calls, `503 Service Unavailable` once it
+/// is shutting down (draining), so that a load balancer sends new work elsewhere.
+const READY_PATH: &str = "/readyz";
 
 /// Connections the kernel may queue before they are accepted (capped by the system's own
 /// limit, `net.core.somaxconn` on Linux).
@@ -55,6 +64,14 @@ pub struct HttpOptions {
     pub json_response: bool,
     /// Keep-alive comment interval on open SSE streams. Default: 15 s.
     pub sse_keep_alive: Option<Duration>,
+    /// The largest request body accepted, in bytes; a larger one is refused with
+    /// `413 Payload Too Large` before it is read further. Default: 4 MiB (rmcp's).
+    pub max_request_body_bytes: usize,
+    /// Where MCP 2025-11-25 sessions are also kept (rmcp's `SessionStore`), so that a
+    /// session made on one replica is served by another sharing the store, e.g.
+    /// [`RedisStore`](super::RedisStore). Default: none (sessions live in this process).
+    /// 2026-07-28 requests are stateless and need none.
+    pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl Default for HttpOptions {
@@ -69,6 +86,8 @@ impl Default for HttpOptions {
             allow_remote: false,
             json_response: false,
             sse_keep_alive: Some(Duration::from_secs(15)),
+            max_request_body_bytes: 4 * 1024 * 1024,
+            session_store: None,
         }
     }
 }
@@ -94,7 +113,8 @@ impl HttpServer {
     }
 
     /// Stops accepting connections, ends every MCP session, lets open requests finish for up
-    /// to 5 seconds, and returns when the server has stopped.
+    /// to 5 seconds, then ends the tasks still running on this server (and its clones) as
+    /// `failed`, saying the server shut down, and returns when the server has stopped.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.task.await;
@@ -136,20 +156,27 @@ impl McpServer {
             .local_addr()
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let stop = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default()
+        let stop_for_loop = stop.clone();
+        let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(options.allowed_hosts)
             .with_allowed_origins(options.allowed_origins)
             .enforce_origin_validation()
             .with_json_response(options.json_response)
             .with_sse_keep_alive(options.sse_keep_alive)
+            .with_max_request_body_bytes(options.max_request_body_bytes)
             .with_cancellation_token(stop.child_token());
+        config.session_store = options.session_store;
+        let shared = Arc::clone(&self.shared);
         let server = self.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.session()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
+        let task = tokio::spawn(async move {
+            accept_loop(listener, service, stop_for_loop).await;
+            shared.tasks.end_running();
+        });
         Ok(HttpServer {
             local_addr,
             stop,
@@ -197,13 +224,23 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
             () = stop.cancelled() => break,
         };
         let service = service.clone();
+        let draining = stop.clone();
         let route = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mut service = service.clone();
+            let draining = draining.is_cancelled();
             async move {
-                if request.uri().path() == MCP_PATH {
-                    service.call(request).await
-                } else {
-                    Ok::<_, Infallible>(not_found())
+                match request.uri().path() {
+                    MCP_PATH => service.call(request).await,
+                    LIVE_PATH => Ok::<_, Infallible>(plain(StatusCode::OK, "ok\n")),
+                    READY_PATH if draining => Ok(plain(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "draining: the server is shutting down\n",
+                    )),
+                    READY_PATH => Ok(plain(StatusCode::OK, "ready\n")),
+                    _ => Ok(plain(
+                        StatusCode::NOT_FOUND,
+                        "Not Found: the MCP endpoint is /mcp\n",
+                    )),
                 }
             }
         });
@@ -237,10 +274,11 @@ fn per_connection(error: &std::io::Error) -> bool {
     )
 }
 
-fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
-    let mut response = Response::new(
-        Full::new(Bytes::from_static(b"Not Found: the MCP endpoint is /mcp\n")).boxed(),
-    );
-    *response.status_mut() = StatusCode::NOT_FOUND;
+fn plain(
+    status: StatusCode,
+    text: &'static str,
+) -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
     response
 }

@@ -59,6 +59,8 @@ mod http;
 mod input;
 mod listing;
 mod progress;
+#[cfg(feature = "redis")]
+mod redis;
 mod served_call;
 mod session;
 pub mod tasks;
@@ -74,6 +76,8 @@ use tool_sdk::Extensions;
 
 pub use http::{HttpOptions, HttpServer};
 pub use listing::DEFAULT_PAGE_SIZE;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
 pub use served_call::ServedCall;
 
 use super::StructuredContentStore;
@@ -143,10 +147,9 @@ pub(crate) struct Shared {
     /// Seals and opens the `requestState` of MCP 2026-07-28 multi round-trip requests
     /// (replaced by [`McpServer::with_request_state_key`]).
     request_state: RwLock<Arc<rmcp::model::RequestStateCodec>>,
-    /// Where tasks live ([`McpServer::with_task_store`]).
-    task_store: RwLock<Arc<dyn tasks::TaskStore>>,
-    /// How long a task is kept, in milliseconds ([`McpServer::with_task_ttl`]).
-    task_ttl_ms: AtomicU64,
+    /// Where tasks live and how long they are kept and leased ([`McpServer::with_task_store`],
+    /// [`McpServer::with_task_ttl`], [`McpServer::with_task_lease`]).
+    pub(crate) tasks: tasks::TaskSettings,
 }
 
 /// A registered `subscriptions/listen` stream; dropping it unregisters the stream.
@@ -178,7 +181,7 @@ impl Served {
         let tasks = orchestrator
             .tools()
             .iter()
-            .any(|tool| tool.meta().task != tool_sdk::TaskSupport::Forbidden);
+            .any(|tool| tool.meta().task != tool_sdk::tool::TaskSupport::Forbidden);
         Self {
             orchestrator,
             listing,
@@ -205,16 +208,6 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .push((id, sink));
         Listening { shared: self, id }
-    }
-
-    /// Where this server's tasks live.
-    fn task_store(&self) -> Arc<dyn tasks::TaskStore> {
-        Arc::clone(&self.task_store.read().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    /// How long this server's tasks are kept.
-    fn task_ttl(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.task_ttl_ms.load(Ordering::Relaxed))
     }
 
     /// The user's handler for resources, prompts and completions, when one is set.
@@ -357,10 +350,7 @@ impl McpServer {
             )),
             beside: RwLock::new(None),
             request_state: RwLock::new(Arc::new(input::new_codec())),
-            task_store: RwLock::new(Arc::new(tasks::MemoryTaskStore::new())),
-            task_ttl_ms: AtomicU64::new(
-                u64::try_from(tasks::DEFAULT_TASK_TTL.as_millis()).unwrap_or(u64::MAX),
-            ),
+            tasks: tasks::TaskSettings::default(),
         };
         let server = Self {
             shared: Arc::new(shared),
@@ -452,11 +442,7 @@ impl McpServer {
     /// Applies to this server and every clone of it; tasks kept before are not carried over.
     #[must_use]
     pub fn with_task_store(self, store: impl tasks::TaskStore) -> Self {
-        *self
-            .shared
-            .task_store
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = Arc::new(store);
+        self.shared.tasks.set_store(Arc::new(store));
         self
     }
 
@@ -466,8 +452,18 @@ impl McpServer {
     /// tasks made from then on.
     #[must_use]
     pub fn with_task_ttl(self, ttl: std::time::Duration) -> Self {
-        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1000);
-        self.shared.task_ttl_ms.store(ms, Ordering::Relaxed);
+        self.shared.tasks.set_ttl(ttl);
+        self
+    }
+
+    /// Leases each running task for `lease` (default [`tasks::DEFAULT_TASK_LEASE`], 30 s),
+    /// renewed every third of it while the task runs: when this process dies mid-task, the
+    /// task ends as `failed` (its outcome unknown) at most `lease` after its last renewal,
+    /// for every process sharing the [`tasks::TaskStore`]. At least 300 ms. Applies to this
+    /// server and every clone of it, for tasks made from then on.
+    #[must_use]
+    pub fn with_task_lease(self, lease: std::time::Duration) -> Self {
+        self.shared.tasks.set_lease(lease);
         self
     }
 

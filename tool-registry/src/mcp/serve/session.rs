@@ -46,7 +46,8 @@ use tokio::sync::{
 };
 use tokio_util::sync::CancellationToken;
 use tool_sdk::elicitation::Elicitor;
-use tool_sdk::{Extensions, TaskSupport, ToolUseBlock};
+use tool_sdk::tool::TaskSupport;
+use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::answer::Answered;
 use super::asking::Asking;
@@ -278,11 +279,13 @@ impl Session {
                 }
             };
             let task = TaskCall {
-                store: self.shared.task_store(),
+                store: self.shared.tasks.store(),
                 tool: tool.name().to_owned(),
                 required: task_support == TaskSupport::Required,
-                ttl: self.shared.task_ttl(),
+                ttl: self.shared.tasks.ttl(),
                 poll_interval: tasks::DEFAULT_POLL_INTERVAL,
+                lease: self.shared.tasks.lease(),
+                stopping: self.shared.tasks.stop_token(),
             };
             let response = task
                 .respond(
@@ -404,7 +407,7 @@ impl rmcp::ServerHandler for Session {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        tasks::get(&*self.shared.task_store(), &request.task_id).await
+        tasks::get(&*self.shared.tasks.store(), &request.task_id).await
     }
 
     async fn update_task(
@@ -413,7 +416,7 @@ impl rmcp::ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         tasks::update(
-            &*self.shared.task_store(),
+            &*self.shared.tasks.store(),
             &request.task_id,
             &request.input_responses,
         )
@@ -425,7 +428,7 @@ impl rmcp::ServerHandler for Session {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        tasks::cancel(&*self.shared.task_store(), &request.task_id).await
+        tasks::cancel(&*self.shared.tasks.store(), &request.task_id).await
     }
 
     async fn set_level(

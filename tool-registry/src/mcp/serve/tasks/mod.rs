@@ -29,7 +29,12 @@
 //! Task state lives in a [`TaskStore`]: [`MemoryTaskStore`] (the default, one process) or a
 //! store shared by several server processes. The running call learns of cancellation and of
 //! answers from the store, never only from its own process, so a `tasks/update` or
-//! `tasks/cancel` handled by another process sharing the store reaches it.
+//! `tasks/cancel` handled by another process sharing the store reaches it. The process
+//! running a task holds a lease on it, renewed as it runs ([`DEFAULT_TASK_LEASE`]): when that
+//! process dies mid-task, the task ends as `failed` once the lease runs out, so no client
+//! polls forever for a result no one will write. With the `redis` feature,
+//! [`RedisStore`](super::RedisStore) keeps tasks in Redis (or Valkey) for every replica of a
+//! service.
 //!
 //! Tasks hold their place in the call gate like any call (see the `session` module): a task
 //! of a tool that is not concurrency-safe runs alone, for as long as it runs (up to its
@@ -38,11 +43,13 @@
 
 mod run;
 pub(crate) mod store;
+mod wire;
 
-pub(crate) use run::{ProgressSwitch, TaskCall, cancel, get, update};
+pub(crate) use run::{ProgressSwitch, TaskCall};
 pub use store::{
     MemoryTaskStore, ORPHAN_GRACE, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
+pub(crate) use wire::{cancel, get, update};
 
 /// How long a call of a `task = "optional"` tool may run before it becomes a task (and a
 /// `task = "required"` call before it is answered with one): 250 ms.
@@ -54,3 +61,78 @@ pub const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`): every second.
 pub const DEFAULT_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a running task's record stays `working` without word from the server process
+/// running it, unless [`McpServer::with_task_lease`](super::McpServer::with_task_lease) says
+/// otherwise: 30 seconds. That process renews the lease every third of it; when a process
+/// dies (or loses the store) mid-task, the first `tasks/get`, `tasks/update` or
+/// `tasks/cancel` after the lease ran out, through any process sharing the store, ends the
+/// task as `failed`, saying its outcome is unknown. The processes' clocks must agree to well
+/// within the lease.
+pub const DEFAULT_TASK_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A server's task settings, shared by its clones and sessions.
+pub(crate) struct TaskSettings {
+    store: std::sync::RwLock<std::sync::Arc<dyn TaskStore>>,
+    ttl_ms: std::sync::atomic::AtomicU64,
+    lease_ms: std::sync::atomic::AtomicU64,
+    /// The token of the tasks running now, cancelled (and replaced) when an HTTP server of
+    /// the server shuts down: those tasks end.
+    stop: std::sync::Mutex<tokio_util::sync::CancellationToken>,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            store: std::sync::RwLock::new(std::sync::Arc::new(MemoryTaskStore::new())),
+            ttl_ms: wire::millis(DEFAULT_TASK_TTL).into(),
+            lease_ms: wire::millis(DEFAULT_TASK_LEASE).into(),
+            stop: std::sync::Mutex::default(),
+        }
+    }
+}
+
+impl TaskSettings {
+    /// Where the tasks live.
+    pub(crate) fn store(&self) -> std::sync::Arc<dyn TaskStore> {
+        std::sync::Arc::clone(&self.store.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub(crate) fn set_store(&self, store: std::sync::Arc<dyn TaskStore>) {
+        *self.store.write().unwrap_or_else(|e| e.into_inner()) = store;
+    }
+
+    /// How long tasks are kept.
+    pub(crate) fn ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.ttl_ms.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Sets the TTL, at least a second.
+    pub(crate) fn set_ttl(&self, ttl: std::time::Duration) {
+        let ms = wire::millis(ttl).max(1000);
+        self.ttl_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How long a running task's lease lasts.
+    pub(crate) fn lease(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.lease_ms.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Sets the lease, at least 300 ms.
+    pub(crate) fn set_lease(&self, lease: std::time::Duration) {
+        let ms = wire::millis(lease).max(300);
+        self.lease_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The token that ends the tasks started from now on when the server shuts down.
+    pub(crate) fn stop_token(&self) -> tokio_util::sync::CancellationToken {
+        self.stop.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Ends the tasks running now as `failed` (the server shuts down); tasks started later
+    /// are not affected.
+    pub(crate) fn end_running(&self) {
+        std::mem::take(&mut *self.stop.lock().unwrap_or_else(|e| e.into_inner())).cancel();
+    }
+}

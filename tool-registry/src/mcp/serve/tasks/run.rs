@@ -7,21 +7,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask, GetTaskResult, InputRequests,
-    InputResponses, Task, TaskPayload, TaskStatus,
-};
-use serde_json::{Map, Value};
+use rmcp::model::{CallToolResponse, CallToolResult, CreateTaskResult};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::store::{WATCH_TIMEOUT, now_ms};
+use super::wire::{FAILED_KEPT, millis, store_error, task_of, terminal_state};
 use super::{TASK_GRACE, TaskRecord, TaskState, TaskStore};
 use crate::mcp::serve::asking::{Asking, TaskAsker};
 use crate::mcp::serve::input::Rounds;
-
-/// How long a task failed at its `ttlMs` is kept, so that its client can still read why.
-const FAILED_AT_TTL_KEPT: Duration = Duration::from_secs(60);
 
 /// A call that may become a task, and how.
 pub(crate) struct TaskCall {
@@ -31,6 +25,11 @@ pub(crate) struct TaskCall {
     pub(crate) required: bool,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// How long the task's record stays working without word from this process: the watch
+    /// renews it every third of this.
+    pub(crate) lease: Duration,
+    /// Cancelled when the server shuts down: the task ends as `failed` at once.
+    pub(crate) stopping: CancellationToken,
 }
 
 /// Where a task call's progress goes: the request's own sink until the call becomes a task,
@@ -174,6 +173,8 @@ impl TaskCall {
                     tokio::spawn(watch_task(
                         Arc::clone(&self.store),
                         record,
+                        self.lease,
+                        self.stopping.clone(),
                         answer,
                         stop,
                         status,
@@ -186,13 +187,16 @@ impl TaskCall {
 
     /// A new working record for this call.
     fn record(&self) -> TaskRecord {
-        TaskRecord::new(
+        let now = now_ms();
+        let mut record = TaskRecord::new(
             new_task_id(),
             self.tool.clone(),
-            now_ms(),
+            now,
             self.ttl,
             self.poll_interval,
-        )
+        );
+        record.lease_until_ms = now.saturating_add(millis(self.lease));
+        record
     }
 }
 
@@ -217,32 +221,12 @@ fn ended_without_answer() -> ErrorData {
     ErrorData::internal_error("the call ended without an answer", None)
 }
 
-fn store_error(error: super::TaskStoreError) -> ErrorData {
-    ErrorData::internal_error(error.to_string(), None)
-}
-
 /// 128 random bits in hex.
 fn new_task_id() -> String {
     crate::mcp::serve::input::random_bytes::<16>()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
-}
-
-/// The record state for a call's answer.
-fn terminal_state(answer: Result<CallToolResult, ErrorData>) -> TaskState {
-    let object = |value: Result<Value, serde_json::Error>| match value {
-        Ok(Value::Object(object)) => object,
-        _ => Map::new(),
-    };
-    match answer {
-        Ok(result) => TaskState::Completed {
-            result: object(serde_json::to_value(result)),
-        },
-        Err(error) => TaskState::Failed {
-            error: object(serde_json::to_value(error)),
-        },
-    }
 }
 
 /// How to stop a call's run: its abort token and its task.
@@ -277,10 +261,15 @@ impl Drop for StopOnDrop {
 
 /// Follows a running task until it ends: writes its answer, stops it when the store says it
 /// ended (cancelled) or is gone, fails it at its `ttlMs`, and keeps its `statusMessage` at
-/// the call's latest progress report. `record` is the task as created.
+/// the call's latest progress report, renews the task's lease every third of `lease`, and
+/// ends the task as `failed` when the server shuts down (`stopping`). `record` is the task as
+/// created.
+#[allow(clippy::too_many_arguments)]
 async fn watch_task(
     store: Arc<dyn TaskStore>,
     mut record: TaskRecord,
+    lease: Duration,
+    stopping: CancellationToken,
     mut answer: oneshot::Receiver<Result<CallToolResult, ErrorData>>,
     stop: Stop,
     (mut status, latest): (mpsc::UnboundedReceiver<String>, Option<String>),
@@ -292,6 +281,11 @@ async fn watch_task(
     tokio::pin!(deadline);
     let mut status_open = true;
     let mut message = latest;
+    let mut renew = tokio::time::interval_at(
+        tokio::time::Instant::now() + lease / 3,
+        (lease / 3).max(Duration::from_millis(1)),
+    );
+    renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if let Some(text) = message.take() {
             let _ = store
@@ -317,6 +311,19 @@ async fn watch_task(
                     Err(_) => tokio::time::sleep(STORE_RETRY).await,
                 }
             }
+            _ = renew.tick() => {
+                let until = now_ms().saturating_add(millis(lease));
+                // A store that fails now is tried again at the next tick; a lease that runs
+                // out meanwhile ends the task for every reader, and this watch then stops
+                // the call when it sees that.
+                let _ = store
+                    .update(&task_id, &|record| {
+                        if !record.is_terminal() {
+                            record.lease_until_ms = until;
+                        }
+                    })
+                    .await;
+            }
             text = status.recv(), if status_open => {
                 let Some(mut text) = text else {
                     status_open = false;
@@ -327,6 +334,18 @@ async fn watch_task(
                 }
                 message = Some(text);
             }
+            () = stopping.cancelled() => {
+                stop.stop();
+                let error = ErrorData::internal_error(
+                    "the server shut down before the task finished, so the call's outcome is \
+                     unknown. Call the tool again if running it twice is safe."
+                        .to_owned(),
+                    None,
+                );
+                let kept = now_ms().saturating_add(millis(FAILED_KEPT));
+                settle(&*store, &task_id, terminal_state(Err(error)), Some(kept), kept).await;
+                return;
+            }
             () = &mut deadline => {
                 stop.stop();
                 let ttl = record.ttl_ms;
@@ -334,9 +353,7 @@ async fn watch_task(
                     format!("the task ran longer than its ttlMs ({ttl} ms) and was stopped"),
                     None,
                 );
-                let kept = now_ms().saturating_add(
-                    u64::try_from(FAILED_AT_TTL_KEPT.as_millis()).unwrap_or(u64::MAX),
-                );
+                let kept = now_ms().saturating_add(millis(FAILED_KEPT));
                 settle(&*store, &task_id, terminal_state(Err(error)), Some(kept), kept).await;
                 return;
             }
@@ -381,128 +398,4 @@ async fn settle(
             }
         }
     }
-}
-
-/// The wire `Task` of a record.
-fn task_of(record: &TaskRecord) -> Task {
-    let status = match &record.state {
-        TaskState::Working if record.input_requests.is_empty() => TaskStatus::Working,
-        TaskState::Working => TaskStatus::InputRequired,
-        TaskState::Completed { .. } => TaskStatus::Completed,
-        TaskState::Failed { .. } => TaskStatus::Failed,
-        TaskState::Cancelled => TaskStatus::Cancelled,
-    };
-    let mut task = Task::new(
-        record.task_id.clone(),
-        status,
-        timestamp(record.created_at_ms),
-        timestamp(record.last_updated_at_ms),
-    )
-    .with_ttl_ms(record.ttl_ms)
-    .with_poll_interval_ms(record.poll_interval_ms);
-    if let Some(message) = &record.status_message {
-        task = task.with_status_message(message.clone());
-    }
-    task
-}
-
-/// ISO 8601 (RFC 3339, UTC, milliseconds) for milliseconds since the Unix epoch.
-fn timestamp(ms: u64) -> String {
-    chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(i64::MAX))
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-fn unknown_task(task_id: &str) -> ErrorData {
-    ErrorData::invalid_params(
-        format!(
-            "Unknown task: {task_id}. It was never made here, or it has expired (a task is kept \
-             for its ttlMs from its creation)."
-        ),
-        None,
-    )
-}
-
-/// `tasks/get`: the task as it is now.
-///
-/// # Errors
-/// `-32602` for an unknown or expired task; an internal error when the store fails.
-pub(crate) async fn get(store: &dyn TaskStore, task_id: &str) -> Result<GetTaskResult, ErrorData> {
-    let record = store
-        .get(task_id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| unknown_task(task_id))?;
-    let payload = match &record.state {
-        TaskState::Working if record.input_requests.is_empty() => TaskPayload::Working,
-        TaskState::Working => {
-            let input_requests: InputRequests =
-                serde_json::from_value(Value::Object(record.input_requests.clone()))
-                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-            TaskPayload::InputRequired { input_requests }
-        }
-        TaskState::Completed { result } => TaskPayload::Completed {
-            result: result.clone(),
-        },
-        TaskState::Failed { error } => TaskPayload::Failed {
-            error: error.clone(),
-        },
-        TaskState::Cancelled => TaskPayload::Cancelled,
-    };
-    Ok(GetTaskResult::new(DetailedTask::new(
-        task_of(&record),
-        payload,
-    )))
-}
-
-/// `tasks/update`: hands the answers to the task's open questions to it; answers to anything
-/// else (an unknown key, a question already answered, a task that has ended) are ignored, and
-/// an answer that is not a JSON object counts as none.
-///
-/// # Errors
-/// `-32602` for an unknown or expired task; an internal error when the store fails.
-pub(crate) async fn update(
-    store: &dyn TaskStore,
-    task_id: &str,
-    responses: &InputResponses,
-) -> Result<(), ErrorData> {
-    let responses: Vec<(String, Value)> = responses
-        .iter()
-        .filter(|(_, answer)| answer.is_object())
-        .map(|(key, answer)| (key.clone(), answer.clone()))
-        .collect();
-    store
-        .update(task_id, &|record| {
-            if record.is_terminal() {
-                return;
-            }
-            for (key, answer) in &responses {
-                if record.input_requests.remove(key).is_some() {
-                    record.input_responses.insert(key.clone(), answer.clone());
-                }
-            }
-        })
-        .await
-        .map_err(store_error)?
-        .map(|_| ())
-        .ok_or_else(|| unknown_task(task_id))
-}
-
-/// `tasks/cancel`: ends a running task as `cancelled` (its call is stopped by its watch); a
-/// task that has ended stays as it ended.
-///
-/// # Errors
-/// `-32602` for an unknown or expired task; an internal error when the store fails.
-pub(crate) async fn cancel(store: &dyn TaskStore, task_id: &str) -> Result<(), ErrorData> {
-    store
-        .update(task_id, &|record| {
-            if !record.is_terminal() {
-                record.state = TaskState::Cancelled;
-                record.input_requests.clear();
-            }
-        })
-        .await
-        .map_err(store_error)?
-        .map(|_| ())
-        .ok_or_else(|| unknown_task(task_id))
 }

@@ -35,6 +35,12 @@ pub struct TaskRecord {
     pub expires_at_ms: u64,
     /// How often the client is asked to poll (its wire `pollIntervalMs`).
     pub poll_interval_ms: u64,
+    /// Until when the server process running the task answers for it (milliseconds since
+    /// the Unix epoch); renewed while it runs. A working task past it is ended as `failed`
+    /// by the next reader (see [`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE)). `0`: no
+    /// lease, the task is never ended for this.
+    #[serde(default)]
+    pub lease_until_ms: u64,
     /// The questions the running call waits on, by key: each an MCP `InputRequest` as JSON
     /// (`{"method": "elicitation/create", "params": {...}}`). Not empty: the task's status is
     /// `input_required`.
@@ -68,6 +74,7 @@ impl TaskRecord {
             ttl_ms,
             expires_at_ms: now_ms.saturating_add(ttl_ms),
             poll_interval_ms: u64::try_from(poll_interval.as_millis()).unwrap_or(u64::MAX),
+            lease_until_ms: 0,
             input_requests: Map::new(),
             input_responses: Map::new(),
             asked: Vec::new(),

@@ -1,0 +1,230 @@
+//! What a server needs to run as one of several replicas behind a load balancer, over real
+//! HTTP: liveness and readiness endpoints, a request body limit, a shutdown that ends its
+//! running tasks at once (rather than at their lease), and, with the `redis` feature and
+//! Debian's `redis-server`, an MCP 2025-11-25 session made on one replica served by another.
+#![cfg(feature = "mcp-server")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use serde_json::json;
+use tool_registry::mcp::serve::tasks::{MemoryTaskStore, TaskState, TaskStore};
+
+mod mcp_serve_support;
+mod mcp_tasks_support;
+#[cfg(feature = "redis")]
+mod redis_support;
+use mcp_tasks_support::*;
+
+fn base(http: &tool_registry::mcp::serve::HttpServer) -> String {
+    format!("http://{}", http.local_addr())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn liveness_and_readiness_answer_beside_the_endpoint() {
+    let server = server(None);
+    let http = http(&server).await;
+    let client = reqwest::Client::new();
+    for (path, status, text) in [
+        ("/healthz", 200, "ok\n"),
+        ("/readyz", 200, "ready\n"),
+        ("/elsewhere", 404, "Not Found: the MCP endpoint is /mcp\n"),
+    ] {
+        let response = client
+            .get(format!("{}{path}", base(&http)))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status, "{path}");
+        assert_eq!(response.text().await.unwrap(), text, "{path}");
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_limit_is_refused_with_413() {
+    let server = server(None);
+    let options = tool_registry::mcp::serve::HttpOptions {
+        max_request_body_bytes: 1024,
+        ..Default::default()
+    };
+    let http = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap();
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x".repeat(4096)}});
+    let response = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(big.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 413);
+    // The server still serves.
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_down_ends_the_running_tasks_at_once_and_not_later_ones() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
+    let server = server(Some(Arc::clone(&store)));
+    let first = http(&server).await;
+    let client = connect(&first, true, ProtocolVersion::V_2026_07_28).await;
+    let id = task_id(
+        client
+            .call_tool_once(call("sleepy", json!({"millis": 20_000})))
+            .await
+            .unwrap(),
+    );
+    client.cancel().await.unwrap();
+    first.shutdown().await;
+    let mut ended = None;
+    for _ in 0..40 {
+        let record = store.get(&id).await.unwrap().unwrap();
+        if record.is_terminal() {
+            ended = Some(record);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ended = ended.expect("the task ended within 2 s of the shutdown");
+    let TaskState::Failed { error } = &ended.state else {
+        panic!("{ended:?}");
+    };
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("the server shut down")),
+        "{error:?}"
+    );
+
+    // The same server, served again: its new tasks run to the end.
+    let second = http(&server).await;
+    let client = connect(&second, true, ProtocolVersion::V_2026_07_28).await;
+    let id = task_id(
+        client
+            .call_tool_once(call("sleepy", json!({"millis": 500})))
+            .await
+            .unwrap(),
+    );
+    let done = settled(&client, &id, rmcp::model::TaskStatus::Completed).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    client.cancel().await.unwrap();
+    second.shutdown().await;
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_made_on_one_replica_is_served_by_another_through_redis() {
+    use tool_registry::mcp::serve::{HttpOptions, RedisStore};
+    let Some(redis) = redis_support::Redis::start() else {
+        return;
+    };
+    let replica = |store: Arc<RedisStore>| {
+        let server = server(Some(store.clone()));
+        async move {
+            let options = HttpOptions {
+                session_store: Some(store),
+                json_response: true,
+                ..Default::default()
+            };
+            let http = server
+                .serve_http("127.0.0.1:0".parse().unwrap(), options)
+                .await
+                .unwrap();
+            (server, http)
+        }
+    };
+    let connect_store = || async { Arc::new(RedisStore::connect(&redis.url()).await.unwrap()) };
+    let (_first, first) = replica(connect_store().await).await;
+    let (_second, second) = replica(connect_store().await).await;
+    // Without a shared session store, for comparison.
+    let (_third, third) = {
+        let server = server(None);
+        let http = server
+            .serve_http(
+                "127.0.0.1:0".parse().unwrap(),
+                HttpOptions {
+                    json_response: true,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        (server, http)
+    };
+
+    // A 2025-11-25 client's requests, as its SDK sends them (the session id from the
+    // `initialize` answer, then every request carrying it).
+    let client = reqwest::Client::new();
+    let post = |url: String, session: Option<String>, body: serde_json::Value| {
+        let mut request = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.body(body.to_string()).send()
+    };
+    let initialized = post(
+        first.url(),
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "replica-test", "version": "1"}}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(initialized.status().as_u16(), 200);
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let notified = post(
+        first.url(),
+        Some(session.clone()),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(notified.status().as_u16(), 202);
+
+    let call_body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "sleepy", "arguments": {"millis": 10}}});
+    let on_second = post(second.url(), Some(session.clone()), call_body.clone())
+        .await
+        .unwrap();
+    assert_eq!(on_second.status().as_u16(), 200);
+    // A JSON body, or an SSE stream (the call reports progress) whose last event answers.
+    let body = on_second.text().await.unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&body)
+        .ok()
+        .or_else(|| {
+            body.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+                .find(|message| message["id"] == 2)
+        })
+        .unwrap_or_else(|| panic!("no answer in {body}"));
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "slept 10 ms",
+        "{answer}"
+    );
+    let on_third = post(third.url(), Some(session), call_body).await.unwrap();
+    assert_eq!(
+        on_third.status().as_u16(),
+        404,
+        "a replica without the shared store does not know the session"
+    );
+    for http in [first, second, third] {
+        http.shutdown().await;
+    }
+}
