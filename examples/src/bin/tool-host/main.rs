@@ -12,7 +12,7 @@
 //! tool-host mcp login NAME --mcp-url NAME=URL      log in to an OAuth-protected server
 //! tool-host mcp logout NAME                        forget a server's stored tokens
 //! tool-host chat [--provider P] [--model M] [-p PROMPT] a live agent loop against a model API
-//! tool-host serve --stdio | --http ADDR [--root DIR]   the pool as an MCP server (pool options)
+//! tool-host serve --stdio | --http ADDR [--root DIR] [--store URL]   the pool as an MCP server (pool options)
 //! ```
 //!
 //! Pool options include live MCP servers: `--mcp-config FILE` (the `mcpServers` JSON),

@@ -6,9 +6,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
+use std::sync::Arc;
 use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
-use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer};
+
+use rmcp::transport::streamable_http_server::session::SessionStore;
+use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer, RedisStore};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_registry::{ToolPool, ToolRegistry};
 use tool_sdk::Extensions;
@@ -36,6 +39,19 @@ pub struct ServeArgs {
     /// Tools per `tools/list` page.
     #[arg(long, default_value_t = DEFAULT_PAGE_SIZE)]
     pub page_size: usize,
+    /// Keep tasks and MCP 2025-11-25 sessions in the Redis (or Valkey) at this URL
+    /// (`redis://host:port/`), shared by every replica of the service, instead of this
+    /// process's memory. See deploy/README.md. Only with --http.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub store: Option<String>,
+    /// How long a running task stays `working` without word from this process: it renews
+    /// the lease every third of this, and when the process dies the task ends as `failed`
+    /// this long after the last renewal at the latest.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub task_lease: u64,
+    /// The largest request body accepted over HTTP, in bytes (larger: 413).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_request_bytes: usize,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -81,7 +97,20 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
             extensions,
             args.page_size,
         )
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| error.to_string())?
+        .with_task_lease(std::time::Duration::from_secs(args.task_lease));
+        let store = match &args.store {
+            Some(url) => Some(Arc::new(
+                RedisStore::connect(url)
+                    .await
+                    .map_err(|error| format!("--store: {error}"))?,
+            )),
+            None => None,
+        };
+        let server = match &store {
+            Some(store) => server.with_task_store(Arc::clone(store)),
+            None => server,
+        };
         let follow = follow_imports(&live, &server, &orchestrator_for);
         match args.http {
             None => tokio::select! {
@@ -90,8 +119,13 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 () = follow => Ok(()),
             },
             Some(addr) => {
+                let options = HttpOptions {
+                    max_request_body_bytes: args.max_request_bytes,
+                    session_store: store.map(|store| store as Arc<dyn SessionStore>),
+                    ..HttpOptions::default()
+                };
                 let http = server
-                    .serve_http(addr, HttpOptions::default())
+                    .serve_http(addr, options)
                     .await
                     .map_err(|error| error.to_string())?;
                 println!("listening on {}", http.url());

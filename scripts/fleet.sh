@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# A tool-host fleet on one machine: Redis, N identical `tool-host serve --http --store`
+# replicas and nginx in front of them, all on loopback, as deploy/README.md describes.
+#
+# Usage:
+#   scripts/fleet.sh start DIR [--port P] [--replicas N] [--ports "P1 P2 .."] [--redis-port R]
+#                              [--tool-host PATH] [-- SERVE_ARGS..]
+#   scripts/fleet.sh stop DIR
+#   scripts/fleet.sh kill-replica DIR I     (SIGKILL replica I, 1-based)
+#   scripts/fleet.sh restart-redis DIR      (SIGKILL Redis, then start it again on its files)
+# `start` writes everything (configs, logs, pids, Redis's append-only file) under DIR, waits
+# until every part answers, and prints the MCP URL (`http://127.0.0.1:P/mcp`) on its last line.
+# Defaults: nginx on 8080, 3 replicas on 8081.., Redis on 6380, tool-host from target/debug
+# (built when missing), round robin with no affinity (--session-affinity pins each MCP
+# 2025-11-25 session to one replica; see deploy/nginx.conf.in). SERVE_ARGS go to every
+# replica (e.g. --root DIR --task-lease 5).
+# Needs: redis-server and nginx (Debian packages redis-server, nginx-light), curl.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+
+command="${1:-}"
+dir="${2:-}"
+if [ -z "$command" ] || [ -z "$dir" ]; then
+    sed -n '2,14p' "$0" >&2
+    exit 2
+fi
+shift 2
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+
+stop_pid() {
+    local file="$1" signal="${2:-TERM}"
+    if [ -f "$file" ]; then
+        local pid
+        pid="$(cat "$file")"
+        kill "-$signal" "$pid" 2>/dev/null || true
+        for _ in $(seq 1 100); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+        rm -f "$file"
+    fi
+}
+
+wait_http() {
+    local url="$1" what="$2"
+    for _ in $(seq 1 200); do
+        if curl -fsS -o /dev/null --max-time 1 "$url"; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    echo "fleet: $what did not answer at $url; see $dir/*.log" >&2
+    return 1
+}
+
+start_redis() {
+    local redis_port
+    redis_port="$(cat "$dir/redis.port")"
+    redis-server "$repo/deploy/redis.conf" --port "$redis_port" --dir "$dir" \
+        --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --daemonize yes
+    for _ in $(seq 1 100); do
+        redis-cli -p "$redis_port" ping >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    echo "fleet: Redis did not answer on port $redis_port; see $dir/redis.log" >&2
+    return 1
+}
+
+case "$command" in
+start)
+    port=8080
+    replicas=3
+    ports=""
+    redis_port=6380
+    tool_host="$repo/target/debug/tool-host"
+    serve_args=()
+    affinity=0
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --port) port="$2"; shift 2 ;;
+            --replicas) replicas="$2"; shift 2 ;;
+            --ports) ports="$2"; shift 2 ;;
+            --redis-port) redis_port="$2"; shift 2 ;;
+            --tool-host) tool_host="$2"; shift 2 ;;
+            --session-affinity) affinity=1; shift ;;
+            --) shift; serve_args=("$@"); break ;;
+            *) echo "fleet: unknown option $1" >&2; exit 2 ;;
+        esac
+    done
+    if [ -z "$ports" ]; then
+        ports="$(seq -s ' ' $((port + 1)) $((port + replicas)))"
+    fi
+    if [ ! -x "$tool_host" ]; then
+        (cd "$repo" && cargo build -q -p tool-examples --bin tool-host)
+    fi
+    for needed in redis-server nginx curl; do
+        command -v "$needed" >/dev/null || { echo "fleet: $needed is not installed" >&2; exit 1; }
+    done
+
+    echo "$redis_port" > "$dir/redis.port"
+    start_redis
+
+    i=0
+    upstreams=""
+    for replica_port in $ports; do
+        i=$((i + 1))
+        "$tool_host" serve --http "127.0.0.1:$replica_port" \
+            --store "redis://127.0.0.1:$redis_port/" "${serve_args[@]}" \
+            > "$dir/replica-$i.log" 2>&1 &
+        echo $! > "$dir/replica-$i.pid"
+        upstreams+="        server 127.0.0.1:$replica_port max_fails=1 fail_timeout=2s;"$'\n'
+    done
+    for replica_port in $ports; do
+        wait_http "http://127.0.0.1:$replica_port/readyz" "replica on port $replica_port"
+    done
+
+    mkdir -p "$dir/nginx-body" "$dir/nginx-proxy" "$dir/nginx-fastcgi" "$dir/nginx-uwsgi" "$dir/nginx-scgi"
+    python3 - "$repo/deploy/nginx.conf.in" "$dir/nginx.conf" "$dir" "127.0.0.1:$port" "$upstreams" "$affinity" <<'PY'
+import sys
+template, out, run, listen, upstreams, affinity = sys.argv[1:]
+text = open(template).read()
+if affinity == "1":
+    text = text.replace("# hash $http_mcp_session_id consistent;", "hash $http_mcp_session_id consistent;")
+text = text.replace("@RUN@", run).replace("@LISTEN@", listen).replace("@UPSTREAMS@", upstreams.rstrip("\n"))
+open(out, "w").write(text)
+PY
+    nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/nginx-error.log" > "$dir/nginx.log" 2>&1 &
+    echo $! > "$dir/nginx.pid.launcher"
+    wait_http "http://127.0.0.1:$port/readyz" "nginx"
+    echo "http://127.0.0.1:$port/mcp"
+    ;;
+stop)
+    stop_pid "$dir/nginx.pid" QUIT
+    rm -f "$dir/nginx.pid.launcher"
+    for pidfile in "$dir"/replica-*.pid; do
+        [ -e "$pidfile" ] && stop_pid "$pidfile" TERM
+    done
+    stop_pid "$dir/redis.pid" TERM
+    ;;
+kill-replica)
+    index="${1:?replica number}"
+    stop_pid "$dir/replica-$index.pid" KILL
+    ;;
+restart-redis)
+    stop_pid "$dir/redis.pid" KILL
+    start_redis
+    ;;
+*)
+    echo "fleet: unknown command $command" >&2
+    exit 2
+    ;;
+esac
