@@ -2,11 +2,12 @@
 //! host state ([`Extensions`]) — and where it reports progress ([`ToolProgress`]).
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use arrayvec::ArrayString;
+use serde_json::{Map, Value};
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -83,7 +84,7 @@ pub struct ToolProgress {
     /// The id of the `tool_use` block whose call reported it.
     pub tool_use_id: Arc<str>,
     /// The tool's progress value, serialised to JSON (the tool's own typed progress).
-    pub data: serde_json::Value,
+    pub data: Value,
 }
 
 /// Where a call's progress reports go: set by the host or orchestrator with
@@ -372,5 +373,48 @@ impl ToolUseContext {
     /// The host's value of type `T`, if any.
     pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
         self.extensions().get::<T>()
+    }
+}
+
+/// Who made a request: the claims of its OAuth access token (a JWT, RFC 9068). A server that
+/// checks access tokens (tool-registry's `mcp::serve::auth`) puts it in each call's context,
+/// so a tool reads it with `ctx.get::<Principal>()`; `None` when the call came some other way
+/// (a model's turn, an unauthenticated server).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Principal {
+    /// The token's `sub`: the user (or, for a client-credentials token, often the client).
+    pub subject: Option<String>,
+    /// The client the token was issued to (`client_id`, else `azp`).
+    pub client_id: Option<String>,
+    /// The granted scopes (`scope`, space-separated, or `scp`).
+    pub scopes: BTreeSet<String>,
+    /// Every claim of the token, as signed.
+    pub claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// The principal of a verified token's `claims`: `sub`, `client_id` (else `azp`), and
+    /// the scopes of `scope` (space-separated) and `scp` (an array).
+    pub fn from_claims(claims: Map<String, Value>) -> Self {
+        let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+        let mut scopes = BTreeSet::new();
+        if let Some(scope) = claims.get("scope").and_then(Value::as_str) {
+            scopes.extend(scope.split_whitespace().map(str::to_owned));
+        }
+        if let Some(scp) = claims.get("scp").and_then(Value::as_array) {
+            scopes.extend(scp.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+        Self {
+            subject: text("sub"),
+            client_id: text("client_id").or_else(|| text("azp")),
+            scopes,
+            claims,
+        }
+    }
+
+    /// Whether every scope of `needed` was granted.
+    pub fn has_scopes(&self, needed: &[String]) -> bool {
+        needed.iter().all(|scope| self.scopes.contains(scope))
     }
 }

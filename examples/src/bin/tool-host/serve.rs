@@ -11,6 +11,7 @@ use tool_examples::tools::BackgroundShells;
 use tool_examples::workspace::Workspace;
 
 use rmcp::transport::streamable_http_server::session::SessionStore;
+use tool_registry::mcp::serve::auth::ResourceAuth;
 use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer, RedisStore};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_registry::{ToolPool, ToolRegistry};
@@ -52,6 +53,37 @@ pub struct ServeArgs {
     /// The largest request body accepted over HTTP, in bytes (larger: 413).
     #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_request_bytes: usize,
+    /// Require OAuth access tokens (JWTs) issued by this authorization server (its issuer
+    /// URL; keys found through its metadata). Needs --resource-url.
+    #[arg(long, value_name = "URL", requires_all = ["http", "resource_url"])]
+    pub auth_issuer: Option<String>,
+    /// This endpoint's URL as clients reach it (e.g. https://mcp.example.com/mcp): the
+    /// audience access tokens must name; its host is accepted in `Host` headers.
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    pub resource_url: Option<String>,
+    /// A scope every request needs (repeatable).
+    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_issuer")]
+    pub auth_scopes: Vec<String>,
+    /// A scope one tool also needs, TOOL=SCOPE (repeatable): without it the tool is not
+    /// listed and calling it is 403.
+    #[arg(
+        long = "tool-scope",
+        value_name = "TOOL=SCOPE",
+        requires = "auth_issuer"
+    )]
+    pub tool_scopes: Vec<String>,
+    /// Accept access tokens this many seconds past `exp` (clock skew).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        requires = "auth_issuer"
+    )]
+    pub auth_leeway: u64,
+    /// Serve a non-loopback address without authentication, for a private network whose
+    /// every client is trusted.
+    #[arg(long, conflicts_with = "auth_issuer")]
+    pub insecure_no_auth: bool,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -119,11 +151,21 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 () = follow => Ok(()),
             },
             Some(addr) => {
-                let options = HttpOptions {
+                let mut options = HttpOptions {
                     max_request_body_bytes: args.max_request_bytes,
                     session_store: store.map(|store| store as Arc<dyn SessionStore>),
+                    allow_remote: args.insecure_no_auth,
+                    auth: resource_auth(args)?,
                     ..HttpOptions::default()
                 };
+                if let Some(host) = args
+                    .resource_url
+                    .as_deref()
+                    .and_then(|url| url::Url::parse(url).ok())
+                    .and_then(|url| url.host_str().map(str::to_owned))
+                {
+                    options.allowed_hosts.push(host);
+                }
                 let http = server
                     .serve_http(addr, options)
                     .await
@@ -144,6 +186,26 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
     })
     // Leaving the runtime drops the running calls and the host state, which stops their
     // commands and background shells; `live` then disconnects the imported servers.
+}
+
+/// The token check the `--auth-*` options ask for, if any.
+fn resource_auth(args: &ServeArgs) -> Result<Option<ResourceAuth>, String> {
+    let (Some(issuer), Some(resource)) = (&args.auth_issuer, &args.resource_url) else {
+        return Ok(None);
+    };
+    let mut auth = ResourceAuth::new(resource, issuer)
+        .with_required_scopes(args.auth_scopes.iter().cloned())
+        .with_leeway(std::time::Duration::from_secs(args.auth_leeway));
+    for entry in &args.tool_scopes {
+        let (tool, scope) = entry
+            .split_once('=')
+            .filter(|(tool, scope)| !tool.is_empty() && !scope.is_empty())
+            .ok_or_else(|| {
+                format!("--tool-scope {entry}: write TOOL=SCOPE, e.g. Bash=shell:run")
+            })?;
+        auth = auth.with_tool_scopes(tool, [scope]);
+    }
+    Ok(Some(auth))
 }
 
 /// Keeps the served pool in step with the imported servers: whenever one of them changes its

@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
+use super::auth::guard;
 use super::{McpServer, ServeError};
 
 /// The path the MCP endpoint answers at; every other path but the two below is
@@ -56,9 +57,14 @@ pub struct HttpOptions {
     /// any other `Origin` is refused with `403`, one without `Origin` (not from a browser)
     /// passes. Default: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`.
     pub allowed_origins: Vec<String>,
-    /// Allow binding an address other than loopback. Off by default: a non-loopback address
-    /// is refused, since the endpoint has no authentication.
+    /// Allow binding an address other than loopback without [`HttpOptions::auth`] (a
+    /// private network whose every client is trusted). Off by default: a non-loopback
+    /// address is refused unless the server checks access tokens.
     pub allow_remote: bool,
+    /// Check OAuth access tokens on every MCP request (see [`auth`](super::auth)): the server
+    /// is then an OAuth resource server, publishing its RFC 9728 metadata. Default: none
+    /// (no authentication; loopback only unless [`HttpOptions::allow_remote`]).
+    pub auth: Option<super::auth::ResourceAuth>,
     /// Answer a request whose handling sends no notification with a plain JSON body rather
     /// than an SSE stream. Default: `false` (SSE, as rmcp does by default).
     pub json_response: bool,
@@ -84,6 +90,7 @@ impl Default for HttpOptions {
                 "http://[::1]:*".into(),
             ],
             allow_remote: false,
+            auth: None,
             json_response: false,
             sse_keep_alive: Some(Duration::from_secs(15)),
             max_request_body_bytes: 4 * 1024 * 1024,
@@ -144,12 +151,19 @@ impl McpServer {
         addr: SocketAddr,
         options: HttpOptions,
     ) -> Result<HttpServer, ServeError> {
-        if !addr.ip().is_loopback() && !options.allow_remote {
+        if !addr.ip().is_loopback() && !options.allow_remote && options.auth.is_none() {
             return Err(ServeError::Address(format!(
-                "{addr} is not a loopback address; the MCP endpoint has no authentication, so \
-                 bind 127.0.0.1 or [::1] (or allow remote clients explicitly)"
+                "{addr} is not a loopback address, and the MCP endpoint checks no access \
+                 tokens: set HttpOptions::auth (tool-host serve: --auth-issuer and \
+                 --resource-url) to require OAuth, or allow unauthenticated remote clients on \
+                 a private network (HttpOptions::allow_remote; tool-host serve: \
+                 --insecure-no-auth), or bind 127.0.0.1 or [::1]"
             )));
         }
+        let door = options
+            .auth
+            .map(|auth| Arc::new(super::auth::Door::new(auth)));
+        let max_body = options.max_request_body_bytes;
         let listener = listen(addr)
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let local_addr = listener
@@ -174,7 +188,7 @@ impl McpServer {
             config,
         );
         let task = tokio::spawn(async move {
-            accept_loop(listener, service, stop_for_loop).await;
+            accept_loop(listener, service, door, max_body, stop_for_loop).await;
             shared.tasks.end_running();
         });
         Ok(HttpServer {
@@ -202,7 +216,13 @@ fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
 
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
 
-async fn accept_loop(listener: TcpListener, service: Endpoint, stop: CancellationToken) {
+async fn accept_loop(
+    listener: TcpListener,
+    service: Endpoint,
+    door: Option<Arc<super::auth::Door>>,
+    max_body: usize,
+    stop: CancellationToken,
+) {
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
     loop {
@@ -225,12 +245,28 @@ async fn accept_loop(listener: TcpListener, service: Endpoint, stop: Cancellatio
         };
         let service = service.clone();
         let draining = stop.clone();
+        let door = door.clone();
         let route = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mut service = service.clone();
             let draining = draining.is_cancelled();
+            let door = door.clone();
             async move {
+                if let Some(door) = &door
+                    && door
+                        .metadata_paths()
+                        .iter()
+                        .any(|path| path == request.uri().path())
+                {
+                    return Ok(guard::metadata(door));
+                }
                 match request.uri().path() {
-                    MCP_PATH => service.call(request).await,
+                    MCP_PATH => match &door {
+                        None => service.call(request).await,
+                        Some(door) => match guard::admit(door, request, max_body).await {
+                            Ok(request) => service.call(request).await,
+                            Err(refused) => Ok(refused),
+                        },
+                    },
                     LIVE_PATH => Ok::<_, Infallible>(plain(StatusCode::OK, "ok\n")),
                     READY_PATH if draining => Ok(plain(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -274,7 +310,7 @@ fn per_connection(error: &std::io::Error) -> bool {
     )
 }
 
-fn plain(
+pub(super) fn plain(
     status: StatusCode,
     text: &'static str,
 ) -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {

@@ -2,7 +2,7 @@
 //! byte-stable for it, cut into pages with opaque cursors (MCP 2025-11-25, server utilities,
 //! pagination).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rmcp::ErrorData;
@@ -110,11 +110,26 @@ impl Listing {
     /// The page starting at `cursor` (the first page for `None`). A cursor is
     /// `GENERATION:OFFSET`; one from another pool or not made here is refused with `-32602`,
     /// as MCP asks for an invalid cursor. Each page carries its caching hints (SEP-2549):
-    /// fresh for [`LIST_FRESH_FOR_MS`], private.
-    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+    /// fresh for [`LIST_FRESH_FOR_MS`], private. The tools named in `hidden` (those the
+    /// request's access token lacks the scopes for) are left out, and offsets count the
+    /// others.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        hidden: Option<&BTreeSet<String>>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools: Vec<&Tool> = self
+            .tools
+            .iter()
+            .filter(|tool| hidden.is_none_or(|hidden| !hidden.contains(tool.name.as_ref())))
+            .collect();
+        self.page_of(cursor, &tools)
+    }
+
+    fn page_of(&self, cursor: Option<&str>, tools: &[&Tool]) -> Result<ListToolsResult, ErrorData> {
         let start = match cursor {
             None => 0,
-            Some(cursor) => self.offset_of(cursor).ok_or_else(|| {
+            Some(cursor) => self.offset_of(cursor, tools.len()).ok_or_else(|| {
                 ErrorData::invalid_params(
                     format!(
                         "invalid cursor `{cursor}`: pass the nextCursor of the previous \
@@ -125,21 +140,22 @@ impl Listing {
                 )
             })?,
         };
-        let end = (start + self.page_size).min(self.tools.len());
-        let mut result = ListToolsResult::with_all_items(self.tools[start..end].to_vec());
+        let end = (start + self.page_size).min(tools.len());
+        let mut result = ListToolsResult::with_all_items(
+            tools[start..end].iter().map(|&tool| tool.clone()).collect(),
+        );
         result.ttl_ms = Some(LIST_FRESH_FOR_MS);
         result.cache_scope = Some(rmcp::model::CacheScope::Private);
-        if end < self.tools.len() {
+        if end < tools.len() {
             result.next_cursor = Some(format!("{}:{end}", self.generation));
         }
         Ok(result)
     }
 
-    fn offset_of(&self, cursor: &str) -> Option<usize> {
+    fn offset_of(&self, cursor: &str, len: usize) -> Option<usize> {
         let (generation, offset) = cursor.split_once(':')?;
         let offset: usize = offset.parse().ok()?;
-        (generation.parse::<u64>().ok()? == self.generation && offset < self.tools.len())
-            .then_some(offset)
+        (generation.parse::<u64>().ok()? == self.generation && offset < len).then_some(offset)
     }
 }
 

@@ -53,6 +53,7 @@
 
 mod answer;
 mod asking;
+pub mod auth;
 mod beside;
 mod content;
 mod http;

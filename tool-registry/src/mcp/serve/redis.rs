@@ -75,7 +75,7 @@ return 1
 ///
 /// - Each task is one hash, `{prefix}task:{id}`, holding its version and its
 ///   [`TaskRecord`] as JSON; it expires in Redis when the record does (a task still working
-///   at its expiry: [`ORPHAN_GRACE`] later).
+///   at its expiry: a minute later).
 /// - Every change is one Lua script: a compare-and-set on the version, so concurrent writers
 ///   from several replicas never lose each other's edits, and an announcement on
 ///   `{prefix}task-changed` (pub/sub, over RESP3 on the same connection) that wakes the
@@ -244,7 +244,7 @@ impl RedisStore {
     }
 }
 
-/// When Redis should drop a record: at its expiry, or [`ORPHAN_GRACE`] later while it is
+/// When Redis should drop a record: at its expiry, or `ORPHAN_GRACE` later while it is
 /// still working (time for its server to end it).
 fn drop_at_ms(record: &TaskRecord) -> u64 {
     if record.is_terminal() {

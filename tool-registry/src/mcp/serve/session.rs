@@ -161,6 +161,20 @@ impl Session {
             ));
         };
         let canonical = tool.name().to_owned();
+        let admission = admission_of(&context);
+        if let Some(admission) = &admission
+            && admission.hidden.contains(&canonical)
+        {
+            // The HTTP door refuses such a call (403) by the name it carries; this catches a
+            // call by another name of the tool.
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown tool: {name}. tools/list gives the tools this server has for \
+                     your access token's scopes."
+                ),
+                Some(content::unknown_tool_data(name)),
+            ));
+        }
         // A tool that may run as a task, called by a client that follows tasks (SEP-2663).
         let task_support = tool.meta().task;
         let follows_tasks = context
@@ -232,6 +246,9 @@ impl Session {
         extensions.insert(served_call.clone());
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
         extensions.insert(Arc::clone(&store));
+        if let Some(admission) = admission {
+            extensions.insert(admission.principal);
+        }
         // A task outlives its request, so its abort token is its own.
         let abort = if as_task {
             CancellationToken::new()
@@ -381,10 +398,15 @@ impl rmcp::ServerHandler for Session {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
-        self.shared.served().listing.page(cursor)
+        let admission = admission_of(&context);
+        let hidden = admission
+            .as_ref()
+            .map(|admission| &*admission.hidden)
+            .filter(|hidden| !hidden.is_empty());
+        self.shared.served().listing.page(cursor, hidden)
     }
 
     /// The listed definition of `name`: rmcp's HTTP transport checks a `tools/call`'s
@@ -549,4 +571,14 @@ impl rmcp::ServerHandler for Session {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.shared.remember_peer(context.peer);
     }
+}
+
+/// What the HTTP door admitted the request as, when the server checks access tokens.
+fn admission_of(context: &RequestContext<RoleServer>) -> Option<super::auth::Admission> {
+    context
+        .extensions
+        .get::<http::request::Parts>()?
+        .extensions
+        .get::<super::auth::Admission>()
+        .cloned()
 }

@@ -43,11 +43,12 @@
 
 mod run;
 pub(crate) mod store;
+pub(crate) use store::ORPHAN_GRACE;
 mod wire;
 
 pub(crate) use run::{ProgressSwitch, TaskCall};
 pub use store::{
-    MemoryTaskStore, ORPHAN_GRACE, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError,
+    MemoryTaskStore, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
 pub(crate) use wire::{cancel, get, update};
 
@@ -60,7 +61,7 @@ pub const TASK_GRACE: std::time::Duration = std::time::Duration::from_millis(250
 pub const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`): every second.
-pub const DEFAULT_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+pub(crate) const DEFAULT_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long a running task's record stays `working` without word from the server process
 /// running it, unless [`McpServer::with_task_lease`](super::McpServer::with_task_lease) says

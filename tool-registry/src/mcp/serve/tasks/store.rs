@@ -155,7 +155,7 @@ pub trait TaskStore: Send + Sync + 'static {
 /// How long [`MemoryTaskStore`] keeps a record still working past its expiry: time for the
 /// server to stop the call and mark the task failed; after it, the record is dropped whatever
 /// its state (its server is gone).
-pub const ORPHAN_GRACE: Duration = Duration::from_secs(60);
+pub(crate) const ORPHAN_GRACE: Duration = Duration::from_secs(60);
 
 /// How long a running task's watch and its questions wait on [`TaskStore::changed`] before
 /// looking again.
@@ -172,7 +172,7 @@ pub(crate) fn now_ms() -> u64 {
 
 /// The default [`TaskStore`]: records in this process's memory, forgotten when they expire
 /// (checked on every access) and when the process ends. A record still working at its expiry
-/// is kept [`ORPHAN_GRACE`] longer, for its watch to mark it failed.
+/// is kept a minute longer, for its watch to mark it failed.
 #[derive(Debug, Default)]
 pub struct MemoryTaskStore {
     records: Mutex<HashMap<String, Entry>>,

@@ -1,0 +1,335 @@
+//! OAuth 2.1 at the door: the HTTP server as an OAuth resource server (MCP 2025-11-25 and
+//! 2026-07-28, "Authorization"; RFC 9728 protected-resource metadata; RFC 6750 bearer tokens;
+//! RFC 9068 JWT access tokens).
+//!
+//! With [`HttpOptions::auth`](super::HttpOptions::auth) set, every request to the MCP endpoint
+//! needs `Authorization: Bearer TOKEN`, a JWT that:
+//!
+//! - is signed by a key of the authorization server's JWK set (an asymmetric algorithm:
+//!   RS*, PS*, ES256/384 or EdDSA; `alg: none` and HMAC are refused), found by its `kid`
+//!   (the set is fetched again, at most every 30 s, when a `kid` is unknown: key rotation);
+//! - was issued by the configured issuer (`iss`) for this resource (`aud` contains
+//!   [`ResourceAuth`]'s resource URL), and is within `exp` / `nbf`, give or take the leeway
+//!   (default 60 s of clock skew);
+//! - carries every scope [`ResourceAuth::with_required_scopes`] names (the `scope` claim,
+//!   space-separated, or an `scp` array).
+//!
+//! A request without a token is answered `401` with `WWW-Authenticate: Bearer
+//! resource_metadata="…", scope="…"`; an invalid one `401` with `error="invalid_token"` and a
+//! description naming what is wrong; a token without a required scope `403` with
+//! `error="insufficient_scope"` and the scopes needed (step-up). A tool that needs scopes of
+//! its own ([`ResourceAuth::with_tool_scopes`]) is left out of `tools/list` for a principal
+//! without them, and a `tools/call` of it is `403 insufficient_scope` naming them.
+//!
+//! The metadata document (RFC 9728) is served at
+//! `/.well-known/oauth-protected-resource` plus the resource URL's path (and at the bare
+//! well-known path), naming the issuer as the authorization server. The token's
+//! [`Principal`] reaches tools in their context: `ctx.get::<Principal>()`.
+//!
+//! [`Principal`]: tool_sdk::context::Principal
+
+pub(crate) mod guard;
+mod keys;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value, json};
+use tool_sdk::context::Principal;
+
+use keys::Keys;
+
+/// How the HTTP server checks access tokens: this resource's URL, the authorization server
+/// that issues its tokens, and the scopes it asks for.
+#[derive(Debug, Clone)]
+pub struct ResourceAuth {
+    resource: String,
+    issuer: String,
+    jwks_uri: Option<String>,
+    required: Vec<String>,
+    tool_scopes: BTreeMap<String, Vec<String>>,
+    leeway: Duration,
+}
+
+impl ResourceAuth {
+    /// Tokens for `resource` (this MCP endpoint's canonical URL as clients reach it, e.g.
+    /// `https://mcp.example.com/mcp`: the audience a token must name) issued by `issuer`
+    /// (the authorization server's issuer identifier, e.g. `https://auth.example.com`). The
+    /// key set is found through the issuer's metadata (RFC 8414
+    /// `/.well-known/oauth-authorization-server`, else OpenID Connect discovery), whose
+    /// `issuer` must be `issuer` exactly.
+    pub fn new(resource: impl Into<String>, issuer: impl Into<String>) -> Self {
+        Self {
+            resource: resource.into(),
+            issuer: issuer.into().trim_end_matches('/').to_owned(),
+            jwks_uri: None,
+            required: Vec::new(),
+            tool_scopes: BTreeMap::new(),
+            leeway: Duration::from_secs(60),
+        }
+    }
+
+    /// Takes the key set from `jwks_uri` instead of discovering it.
+    #[must_use]
+    pub fn with_jwks_uri(mut self, jwks_uri: impl Into<String>) -> Self {
+        self.jwks_uri = Some(jwks_uri.into());
+        self
+    }
+
+    /// Every request needs these scopes (listed in the metadata and in challenges).
+    #[must_use]
+    pub fn with_required_scopes(
+        mut self,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.required.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// The tool `tool` (its listed name) also needs `scopes`: without them a principal does
+    /// not see it in `tools/list`, and calling it is `403 insufficient_scope`.
+    #[must_use]
+    pub fn with_tool_scopes(
+        mut self,
+        tool: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.tool_scopes
+            .entry(tool.into())
+            .or_default()
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts `exp` and `nbf` this far off (clock skew between the servers); default 60 s.
+    #[must_use]
+    pub fn with_leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The resource URL tokens must name.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+}
+
+/// Why a request is refused: its HTTP status and `WWW-Authenticate` parameters.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// No bearer token: `401`, no error code (RFC 6750 §3.1).
+    NoToken,
+    /// `401 invalid_token`, with what is wrong.
+    Invalid(String),
+    /// `403 insufficient_scope`, with the scopes needed.
+    Scope(Vec<String>),
+    /// The key set could not be read: `503`.
+    Keys(String),
+}
+
+/// A request admitted: who made it, and which tools it may not see or call.
+#[derive(Debug, Clone)]
+pub(crate) struct Admission {
+    pub(crate) principal: Principal,
+    pub(crate) hidden: Arc<BTreeSet<String>>,
+}
+
+/// The running check: the settings and the key set.
+#[derive(Debug)]
+pub(crate) struct Door {
+    pub(crate) auth: ResourceAuth,
+    keys: Keys,
+}
+
+/// Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign.
+const ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+impl Door {
+    pub(crate) fn new(auth: ResourceAuth) -> Self {
+        let keys = Keys::new(auth.issuer.clone(), auth.jwks_uri.clone());
+        Self { auth, keys }
+    }
+
+    /// The URL of the metadata document: the well-known prefix before the resource's path.
+    pub(crate) fn metadata_url(&self) -> String {
+        match url::Url::parse(&self.auth.resource) {
+            Ok(url) => format!(
+                "{}/.well-known/oauth-protected-resource{}",
+                url.origin().ascii_serialization(),
+                url.path().trim_end_matches('/')
+            ),
+            Err(_) => "/.well-known/oauth-protected-resource".to_owned(),
+        }
+    }
+
+    /// The paths the metadata document is served at.
+    pub(crate) fn metadata_paths(&self) -> [String; 2] {
+        let path = url::Url::parse(&self.auth.resource)
+            .map(|url| url.path().trim_end_matches('/').to_owned())
+            .unwrap_or_default();
+        [
+            format!("/.well-known/oauth-protected-resource{path}"),
+            "/.well-known/oauth-protected-resource".to_owned(),
+        ]
+    }
+
+    /// The RFC 9728 metadata document.
+    pub(crate) fn metadata(&self) -> Value {
+        let mut scopes: BTreeSet<&str> = self.auth.required.iter().map(String::as_str).collect();
+        for needed in self.auth.tool_scopes.values() {
+            scopes.extend(needed.iter().map(String::as_str));
+        }
+        json!({
+            "resource": self.auth.resource,
+            "authorization_servers": [self.auth.issuer],
+            "scopes_supported": scopes,
+            "bearer_methods_supported": ["header"],
+        })
+    }
+
+    /// Checks the `Authorization` header's token.
+    pub(crate) async fn admit(&self, authorization: Option<&str>) -> Result<Admission, Refusal> {
+        let token = authorization
+            .and_then(|value| {
+                let (scheme, token) = value.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .filter(|token| !token.is_empty())
+            .ok_or(Refusal::NoToken)?;
+        let principal = self.verify(token).await?;
+        if !principal.has_scopes(&self.auth.required) {
+            return Err(Refusal::Scope(self.auth.required.clone()));
+        }
+        let hidden = self
+            .auth
+            .tool_scopes
+            .iter()
+            .filter(|(_, needed)| !principal.has_scopes(needed))
+            .map(|(tool, _)| tool.clone())
+            .collect();
+        Ok(Admission {
+            principal,
+            hidden: Arc::new(hidden),
+        })
+    }
+
+    /// The scopes `principal` lacks to call `tool`, when it lacks any.
+    pub(crate) fn missing_for(&self, admission: &Admission, tool: &str) -> Option<Vec<String>> {
+        admission.hidden.contains(tool).then(|| {
+            let mut needed = self.auth.required.clone();
+            needed.extend(self.auth.tool_scopes[tool].iter().cloned());
+            needed
+        })
+    }
+
+    async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
+        let header = jsonwebtoken::decode_header(token).map_err(|error| {
+            Refusal::Invalid(format!(
+                "the access token is not a signed JWT this server accepts ({error})"
+            ))
+        })?;
+        if !ALGORITHMS.contains(&header.alg) {
+            return Err(Refusal::Invalid(format!(
+                "the access token is signed with {:?}; this server accepts asymmetric \
+                 signatures only",
+                header.alg
+            )));
+        }
+        let jwk = self
+            .keys
+            .find(header.kid.as_deref())
+            .await
+            .map_err(Refusal::Keys)?
+            .ok_or_else(|| {
+                Refusal::Invalid(match &header.kid {
+                    Some(kid) => format!(
+                        "the access token's key `{kid}` is not in the authorization server's \
+                         key set"
+                    ),
+                    None => "the access token names no key (`kid`)".to_owned(),
+                })
+            })?;
+        let key = DecodingKey::from_jwk(&jwk).map_err(|error| {
+            Refusal::Invalid(format!("the token's key cannot verify it ({error})"))
+        })?;
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[&self.auth.issuer]);
+        validation.set_audience(&[&self.auth.resource]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.validate_nbf = true;
+        validation.leeway = self.auth.leeway.as_secs();
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
+            .map_err(|error| Refusal::Invalid(describe(&error)))?;
+        Ok(Principal::from_claims(data.claims))
+    }
+}
+
+/// What is wrong with a token, for `error_description`.
+fn describe(error: &jsonwebtoken::errors::Error) -> String {
+    use jsonwebtoken::errors::ErrorKind;
+    match error.kind() {
+        ErrorKind::ExpiredSignature => "the access token has expired".to_owned(),
+        ErrorKind::ImmatureSignature => "the access token is not valid yet (nbf)".to_owned(),
+        ErrorKind::InvalidAudience => {
+            "the access token is not for this resource (aud); ask for a token with this \
+             server's resource URL as the resource indicator"
+                .to_owned()
+        }
+        ErrorKind::InvalidIssuer => "the access token was issued by another server".to_owned(),
+        ErrorKind::InvalidSignature => "the access token's signature is not valid".to_owned(),
+        ErrorKind::MissingRequiredClaim(claim) => {
+            format!("the access token has no `{claim}` claim")
+        }
+        _ => format!("the access token was refused ({error})"),
+    }
+}
+
+/// The `WWW-Authenticate` value and status code of `refusal`.
+pub(crate) fn challenge(door: &Door, refusal: &Refusal) -> (u16, String, String) {
+    let quote = |text: &str| text.replace(['"', '\\'], "'");
+    let scope = door.auth.required.join(" ");
+    let mut value = format!(
+        "Bearer resource_metadata=\"{}\"",
+        quote(&door.metadata_url())
+    );
+    let (status, description) = match refusal {
+        Refusal::NoToken => {
+            if !scope.is_empty() {
+                value.push_str(&format!(", scope=\"{}\"", quote(&scope)));
+            }
+            (
+                401,
+                "this MCP server needs an OAuth access token".to_owned(),
+            )
+        }
+        Refusal::Invalid(why) => {
+            value.push_str(&format!(
+                ", error=\"invalid_token\", error_description=\"{}\"",
+                quote(why)
+            ));
+            (401, why.clone())
+        }
+        Refusal::Scope(needed) => {
+            let needed = needed.join(" ");
+            value.push_str(&format!(
+                ", error=\"insufficient_scope\", scope=\"{}\"",
+                quote(&needed)
+            ));
+            (403, format!("the access token lacks the scopes `{needed}`"))
+        }
+        Refusal::Keys(why) => (503, why.clone()),
+    };
+    (status, value, description)
+}

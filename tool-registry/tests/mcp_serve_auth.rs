@@ -1,0 +1,388 @@
+//! The HTTP server as an OAuth resource server (`HttpOptions::auth`), over real HTTP: an
+//! authorization server's metadata and key set served by a small HTTP server of the test,
+//! access tokens signed here with its Ed25519 key (and forged ones), requests made by reqwest
+//! and by rmcp's client. The end-to-end test with a real authorization server is
+//! `examples/tests/serve_auth.rs`.
+#![cfg(feature = "mcp-server")]
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tool_registry::mcp::serve::auth::ResourceAuth;
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::context::Principal;
+use tool_sdk::prelude::*;
+
+/// The test authorization server's signing key (made for this test only).
+const PRIVATE_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MC4CAQAwBQYDK2VwBCIEIBbLwfb9INwyhQ9Hb/XHv0jONDPyF3e7sKV2Amon5c8N
+-----END PRIVATE KEY-----
+";
+/// Its public half, as a JWK `x`.
+const PUBLIC_X: &str = "EB8gU7MffHDAitrmpoZAs0BekMn5bk3VD-LZZJEWQbg";
+
+/// Says who called it.
+#[tool(
+    name = "whoami",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct WhoAmI {}
+
+#[tool]
+impl Tool for WhoAmI {
+    type Output = String;
+    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        let principal = ctx
+            .get::<Principal>()
+            .ok_or_else(|| ToolError::new("no principal"))?;
+        Ok(ToolResult::new(format!(
+            "{} via {} with {:?}",
+            principal.subject.as_deref().unwrap_or("?"),
+            principal.client_id.as_deref().unwrap_or("?"),
+            principal.scopes
+        )))
+    }
+}
+
+/// Needs the `admin` scope.
+#[tool(
+    name = "secret",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Secret {}
+
+#[tool]
+impl Tool for Secret {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("the secret".to_owned()))
+    }
+}
+
+/// Serves the issuer's RFC 8414 metadata and its key set, until the test ends.
+async fn authorization_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let metadata = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
+    let keys = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": PUBLIC_X, "kid": "test-key", "alg": "EdDSA", "use": "sig"}]});
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let (metadata, keys) = (metadata.clone(), keys.clone());
+            tokio::spawn(async move {
+                let mut request = vec![0u8; 4096];
+                let read = stream.read(&mut request).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&request[..read]);
+                let path = request.split_whitespace().nth(1).unwrap_or("/");
+                let (status, body) = match path {
+                    "/.well-known/oauth-authorization-server" => ("200 OK", metadata.to_string()),
+                    "/jwks" => ("200 OK", keys.to_string()),
+                    _ => ("404 Not Found", "{}".to_owned()),
+                };
+                let response = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    issuer
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+struct World {
+    issuer: String,
+    resource: String,
+    http: HttpServer,
+}
+
+impl World {
+    async fn start() -> Self {
+        let issuer = authorization_server().await;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        let resource = format!("http://{addr}/mcp");
+        let tools = [
+            tool_sdk::dyn_tool::<WhoAmI>(),
+            tool_sdk::dyn_tool::<Secret>(),
+        ];
+        let server = McpServer::new(
+            Orchestrator::new(&tools, OrchestratorConfig::default()),
+            "t",
+            "1",
+        )
+        .unwrap();
+        let auth = ResourceAuth::new(&resource, &issuer)
+            .with_required_scopes(["mcp:tools"])
+            .with_tool_scopes("secret", ["admin"]);
+        let http = server
+            .serve_http(
+                addr,
+                HttpOptions {
+                    auth: Some(auth),
+                    json_response: true,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        Self {
+            issuer,
+            resource,
+            http,
+        }
+    }
+
+    /// A token signed by the authorization server's key, with `claims` over the defaults.
+    fn token(&self, claims: Value) -> String {
+        let mut all = json!({
+            "iss": self.issuer, "aud": self.resource, "sub": "ada", "client_id": "cli",
+            "scope": "mcp:tools", "iat": now(), "exp": now() + 300,
+        });
+        for (name, value) in claims.as_object().unwrap() {
+            all[name] = value.clone();
+        }
+        let mut header = Header::new(Algorithm::EdDSA);
+        header.kid = Some("test-key".to_owned());
+        let key = EncodingKey::from_ed_pem(PRIVATE_KEY.as_bytes()).unwrap();
+        jsonwebtoken::encode(&header, &all, &key).unwrap()
+    }
+
+    /// A `tools/list` POST with `authorization`; its status, `WWW-Authenticate` and body.
+    async fn post(&self, authorization: Option<&str>, body: Value) -> (u16, String, Value) {
+        let mut request = reqwest::Client::new()
+            .post(&self.resource)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", body["method"].as_str().unwrap());
+        if let Some(name) = body["params"]["name"].as_str() {
+            request = request.header("mcp-name", name);
+        }
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let response = request.body(body.to_string()).send().await.unwrap();
+        let status = response.status().as_u16();
+        let challenge = response
+            .headers()
+            .get("www-authenticate")
+            .map(|value| value.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        let body = response.json().await.unwrap_or(Value::Null);
+        (status, challenge, body)
+    }
+}
+
+fn list() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+fn b64(value: &Value) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
+    let world = World::start().await;
+    let metadata_url = format!(
+        "http://{}/.well-known/oauth-protected-resource/mcp",
+        world.http.local_addr()
+    );
+
+    // No token: 401 pointing at the metadata, which names the issuer.
+    let (status, challenge, _) = world.post(None, list()).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{metadata_url}\", scope=\"mcp:tools\"")
+    );
+    let metadata: Value = reqwest::get(&metadata_url)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        metadata,
+        json!({"resource": world.resource, "authorization_servers": [world.issuer],
+               "scopes_supported": ["admin", "mcp:tools"], "bearer_methods_supported": ["header"]})
+    );
+
+    let valid = world.token(json!({}));
+    let mut bad_signature = valid.clone();
+    let last = bad_signature.pop().unwrap();
+    bad_signature.push(if last == 'A' { 'B' } else { 'A' });
+    let forged_header = |header: Value| {
+        let parts: Vec<&str> = valid.split('.').collect();
+        format!("{}.{}.{}", b64(&header), parts[1], parts[2])
+    };
+    let cases = [
+        (
+            world.token(json!({"aud": "http://elsewhere/mcp"})),
+            "not for this resource",
+        ),
+        (
+            world.token(json!({"iss": "http://evil"})),
+            "issued by another server",
+        ),
+        (world.token(json!({"exp": now() - 120})), "expired"),
+        (world.token(json!({"nbf": now() + 600})), "not valid yet"),
+        (bad_signature, "signature is not valid"),
+        (
+            forged_header(json!({"alg": "EdDSA", "kid": "rotated-away"})),
+            "key `rotated-away` is not in",
+        ),
+        (forged_header(json!({"alg": "none"})), "not a signed JWT"),
+        (
+            forged_header(json!({"alg": "HS256", "kid": "test-key"})),
+            "asymmetric signatures only",
+        ),
+        ("not-a-jwt".to_owned(), "not a signed JWT"),
+    ];
+    for (token, why) in cases {
+        let (status, challenge, body) = world.post(Some(&format!("Bearer {token}")), list()).await;
+        assert_eq!(status, 401, "{why}: {challenge}");
+        assert!(
+            challenge.starts_with(&format!(
+                "Bearer resource_metadata=\"{metadata_url}\", error=\"invalid_token\""
+            )) && challenge.contains(why),
+            "{why}: {challenge}"
+        );
+        assert_eq!(body["error"], "invalid_token", "{body}");
+    }
+
+    // A token without the required scope: 403, naming it.
+    let (status, challenge, _) = world
+        .post(
+            Some(&format!(
+                "Bearer {}",
+                world.token(json!({"scope": "other"}))
+            )),
+            list(),
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\", scope=\"mcp:tools\""),
+        "{challenge}"
+    );
+    world.http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_needing_a_scope_is_hidden_and_refused_and_tools_see_the_principal() {
+    let world = World::start().await;
+    let connect = |token: String| {
+        let config = StreamableHttpClientTransportConfig::with_uri(world.resource.clone())
+            .auth_header(token);
+        ().serve(StreamableHttpClientTransport::from_config(config))
+    };
+
+    // Without `admin`: `secret` is not listed, and calling it is 403 naming the scope.
+    let basic = world.token(json!({}));
+    let client = connect(basic.clone()).await.unwrap();
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(names, ["whoami"]);
+    let me = client
+        .call_tool(CallToolRequestParams::new("whoami"))
+        .await
+        .unwrap();
+    assert_eq!(
+        me.content[0].as_text().unwrap().text,
+        "ada via cli with {\"mcp:tools\"}"
+    );
+    client.cancel().await.unwrap();
+    let (status, challenge, _) = world
+        .post(
+            Some(&format!("Bearer {basic}")),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "secret", "arguments": {},
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                          "io.modelcontextprotocol/clientCapabilities": {}}}}),
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\", scope=\"mcp:tools admin\""),
+        "{challenge}"
+    );
+
+    // With it: listed and answered.
+    let admin = world.token(json!({"scope": "mcp:tools admin", "sub": "grace"}));
+    let client = connect(admin).await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    let secret = client
+        .call_tool(CallToolRequestParams::new("secret"))
+        .await
+        .unwrap();
+    assert_eq!(secret.content[0].as_text().unwrap().text, "the secret");
+    client.cancel().await.unwrap();
+    world.http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_remote_address_needs_auth_or_an_explicit_opt_out() {
+    let tools = [tool_sdk::dyn_tool::<WhoAmI>()];
+    let server = McpServer::new(
+        Orchestrator::new(&tools, OrchestratorConfig::default()),
+        "t",
+        "1",
+    )
+    .unwrap();
+    let error = server
+        .serve_http("0.0.0.0:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("checks no access tokens") && error.contains("--insecure-no-auth"),
+        "{error}"
+    );
+    let with_auth = HttpOptions {
+        auth: Some(ResourceAuth::new(
+            "http://mcp.example/mcp",
+            "http://auth.example",
+        )),
+        ..Default::default()
+    };
+    let http = server
+        .serve_http("0.0.0.0:0".parse().unwrap(), with_auth)
+        .await
+        .unwrap();
+    http.shutdown().await;
+}
