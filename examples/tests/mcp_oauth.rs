@@ -12,7 +12,6 @@ mod common;
 mod oauth_support;
 mod tmux_support;
 
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -20,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use common::peers;
-use oauth_support::{ProtectedResource, start_authorization_server};
+use oauth_support::{ProtectedResource, browser, login, start_authorization_server};
 
 /// Access tokens live this long, so the test sees one near its end: rmcp refreshes a token
 /// once less than half its life (at most 30 s) remains.
@@ -56,66 +55,6 @@ fn stored(file: &Path) -> (String, Option<String>, String) {
         tokens["refresh_token"].as_str().map(str::to_owned),
         credentials["client_id"].as_str().unwrap().to_owned(),
     )
-}
-
-/// `tool-host mcp login NAME`: reads the authorization URL it prints, follows it as a browser
-/// would (the authorization server logs the test user in and grants at once), and waits for
-/// it to exit.
-fn login(name: &str, url: &str, config_dir: &str) -> (bool, String) {
-    let spec = format!("{name}={url}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tool-host"))
-        .args([
-            "mcp",
-            "login",
-            name,
-            "--mcp-url",
-            &spec,
-            "--config-dir",
-            config_dir,
-        ])
-        .args(["--wait", "30"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tool-host runs");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut printed = String::new();
-    let mut line = String::new();
-    let mut authorization_url = None;
-    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
-        printed.push_str(&line);
-        if line.starts_with("http") {
-            authorization_url = Some(line.trim().to_owned());
-            break;
-        }
-        line.clear();
-    }
-    if let Some(authorization_url) = authorization_url {
-        let browser = browser();
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        let landed = runtime.block_on(async { browser.get(&authorization_url).send().await });
-        let landed = landed.expect("the browser follows the authorization URL");
-        assert!(
-            landed.status().is_success(),
-            "the redirect reached tool-host: {}",
-            landed.status()
-        );
-    }
-    let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
-    printed.push_str(&rest);
-    let output = child.wait_with_output().unwrap();
-    printed.push_str(&String::from_utf8_lossy(&output.stderr));
-    (output.status.success(), printed)
-}
-
-/// An HTTP client that keeps cookies and follows redirects, as a browser does.
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap()
 }
 
 /// The authorization server and the protected `tool-host serve --http` behind its token

@@ -5,11 +5,14 @@
 // - Dynamic client registration is open (the MCP client registers itself, a public native
 //   client with PKCE).
 // - Resource indicators (RFC 8707): access tokens for RESOURCE_URL are RS256 JWTs with
-//   `aud` = RESOURCE_URL and scope `mcp:tools`, living ACCESS_TOKEN_TTL_SECONDS.
+//   `aud` = RESOURCE_URL and scopes out of `mcp:tools shell:run`, living
+//   ACCESS_TOKEN_TTL_SECONDS. RESOURCE_URL + `-other` is a second resource (a token for it is
+//   not for RESOURCE_URL).
 // - Refresh tokens are issued to every client allowed the `refresh_token` grant; revocation
 //   (RFC 7009) is on.
-// - One client is pre-registered for the client-credentials grant of a headless host:
-//   `headless`, secret `headless-secret`, `client_secret_post`.
+// - Two clients are pre-registered for the client-credentials grant of a headless host:
+//   `headless`, secret `headless-secret`, and `short-lived` (secret `short-lived-secret`),
+//   whose access tokens live 2 seconds; both `client_secret_post`.
 // - Interactions complete themselves: the user `test-user` is logged in and every requested
 //   scope granted, so a test follows the authorization URL with an HTTP client and no browser.
 //
@@ -34,11 +37,19 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
-  scopes: ['openid', 'offline_access', 'mcp:tools'],
+  scopes: ['openid', 'offline_access', 'mcp:tools', 'shell:run'],
   clients: [
     {
       client_id: 'headless',
       client_secret: 'headless-secret',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_post',
+    },
+    {
+      client_id: 'short-lived',
+      client_secret: 'short-lived-secret',
       grant_types: ['client_credentials'],
       response_types: [],
       redirect_uris: [],
@@ -56,14 +67,14 @@ const provider = new Provider(issuer, {
       // No default: a token is for the resource only when the client names it (RFC 8707).
       defaultResource: async () => undefined,
       useGrantedResource: async () => true,
-      getResourceServerInfo: async (_ctx, indicator) => {
-        if (indicator !== resource) {
+      getResourceServerInfo: async (_ctx, indicator, client) => {
+        if (indicator !== resource && indicator !== `${resource}-other`) {
           throw new errors.InvalidTarget(`unknown resource ${indicator}`);
         }
         return {
-          scope: 'mcp:tools',
-          audience: resource,
-          accessTokenTTL,
+          scope: 'mcp:tools shell:run',
+          audience: indicator,
+          accessTokenTTL: client.clientId === 'short-lived' ? 2 : accessTokenTTL,
           accessTokenFormat: 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         };

@@ -7,6 +7,8 @@
 //!
 //! A second resource, `/wrong/mcp`, names an authorization server whose metadata carries
 //! another issuer (RFC 8414 §3.3): the client must refuse it.
+// Shared by tests that use different parts of it.
+#![allow(dead_code)]
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -337,4 +339,64 @@ impl State {
             .map_err(std::io::Error::other);
         response.body(StreamBody::new(stream).boxed()).unwrap()
     }
+}
+
+/// `tool-host mcp login NAME`: reads the authorization URL it prints, follows it as a browser
+/// would (the authorization server logs the test user in and grants at once), and waits for
+/// it to exit.
+pub fn login(name: &str, url: &str, config_dir: &str) -> (bool, String) {
+    let spec = format!("{name}={url}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tool-host"))
+        .args([
+            "mcp",
+            "login",
+            name,
+            "--mcp-url",
+            &spec,
+            "--config-dir",
+            config_dir,
+        ])
+        .args(["--wait", "30"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tool-host runs");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = String::new();
+    let mut line = String::new();
+    let mut authorization_url = None;
+    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
+        printed.push_str(&line);
+        if line.starts_with("http") {
+            authorization_url = Some(line.trim().to_owned());
+            break;
+        }
+        line.clear();
+    }
+    if let Some(authorization_url) = authorization_url {
+        let browser = browser();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let landed = runtime.block_on(async { browser.get(&authorization_url).send().await });
+        let landed = landed.expect("the browser follows the authorization URL");
+        assert!(
+            landed.status().is_success(),
+            "the redirect reached tool-host: {}",
+            landed.status()
+        );
+    }
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
+    printed.push_str(&rest);
+    let output = child.wait_with_output().unwrap();
+    printed.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), printed)
+}
+
+/// An HTTP client that keeps cookies and follows redirects, as a browser does.
+pub fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap()
 }

@@ -47,9 +47,7 @@ pub(crate) use store::ORPHAN_GRACE;
 mod wire;
 
 pub(crate) use run::{ProgressSwitch, TaskCall};
-pub use store::{
-    MemoryTaskStore, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError,
-};
+pub use store::{MemoryTaskStore, TaskEdit, TaskRecord, TaskState, TaskStore, TaskStoreError};
 pub(crate) use wire::{cancel, get, update};
 
 /// How long a call of a `task = "optional"` tool may run before it becomes a task (and a
