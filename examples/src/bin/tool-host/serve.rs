@@ -53,6 +53,13 @@ pub struct ServeArgs {
     /// The largest request body accepted over HTTP, in bytes (larger: 413).
     #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_request_bytes: usize,
+    /// Requests one client (its access token's subject, else its IP address) may have
+    /// running at once; more are answered 429.
+    #[arg(long, value_name = "N")]
+    pub max_concurrent_per_client: Option<usize>,
+    /// Requests one client may make per second; more are answered 429 with Retry-After.
+    #[arg(long, value_name = "N")]
+    pub max_requests_per_second_per_client: Option<u32>,
     /// Require OAuth access tokens (JWTs) issued by this authorization server (its issuer
     /// URL; keys found through its metadata). Needs --resource-url.
     #[arg(long, value_name = "URL", requires_all = ["http", "resource_url"])]
@@ -155,6 +162,8 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                     max_request_body_bytes: args.max_request_bytes,
                     session_store: store.map(|store| store as Arc<dyn SessionStore>),
                     allow_remote: args.insecure_no_auth,
+                    max_concurrent_per_client: args.max_concurrent_per_client,
+                    max_requests_per_second_per_client: args.max_requests_per_second_per_client,
                     auth: resource_auth(args)?,
                     ..HttpOptions::default()
                 };

@@ -43,6 +43,9 @@ const LISTEN_BACKLOG: u32 = 1024;
 /// (out of file descriptors, out of memory) before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
+/// How long a client may take to send a request's headers before it is disconnected.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long [`HttpServer::shutdown`] lets open connections finish before closing them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -73,6 +76,14 @@ pub struct HttpOptions {
     /// The largest request body accepted, in bytes; a larger one is refused with
     /// `413 Payload Too Large` before it is read further. Default: 4 MiB (rmcp's).
     pub max_request_body_bytes: usize,
+    /// Requests one client may have running at once (a `tools/call` answered by an SSE
+    /// stream runs until the stream ends); more get `429 Too Many Requests`. A client is its
+    /// access token's principal with [`HttpOptions::auth`], else its IP address (behind a
+    /// proxy without auth: the proxy's). Default: no limit.
+    pub max_concurrent_per_client: Option<usize>,
+    /// Requests one client may make per second (as a burst too); more get `429` with
+    /// `Retry-After`. Default: no limit.
+    pub max_requests_per_second_per_client: Option<u32>,
     /// Where MCP 2025-11-25 sessions are also kept (rmcp's `SessionStore`), so that a
     /// session made on one replica is served by another sharing the store, e.g.
     /// [`RedisStore`](super::RedisStore). Default: none (sessions live in this process).
@@ -94,6 +105,8 @@ impl Default for HttpOptions {
             json_response: false,
             sse_keep_alive: Some(Duration::from_secs(15)),
             max_request_body_bytes: 4 * 1024 * 1024,
+            max_concurrent_per_client: None,
+            max_requests_per_second_per_client: None,
             session_store: None,
         }
     }
@@ -163,7 +176,10 @@ impl McpServer {
         let door = options
             .auth
             .map(|auth| Arc::new(super::auth::Door::new(auth)));
-        let max_body = options.max_request_body_bytes;
+        let limits = super::limits::Limits::new(
+            options.max_concurrent_per_client,
+            options.max_requests_per_second_per_client,
+        );
         let listener = listen(addr)
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let local_addr = listener
@@ -187,8 +203,15 @@ impl McpServer {
             Arc::new(LocalSessionManager::default()),
             config,
         );
+        let route = Arc::new(Route {
+            service,
+            door,
+            limits,
+            max_body: options.max_request_body_bytes,
+            draining: stop.clone(),
+        });
         let task = tokio::spawn(async move {
-            accept_loop(listener, service, door, max_body, stop_for_loop).await;
+            accept_loop(listener, route, stop_for_loop).await;
             shared.tasks.end_running();
         });
         Ok(HttpServer {
@@ -216,19 +239,106 @@ fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
 
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
 
-async fn accept_loop(
-    listener: TcpListener,
+type Answer = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
+
+/// What answers each request of one HTTP server.
+struct Route {
     service: Endpoint,
     door: Option<Arc<super::auth::Door>>,
+    limits: Option<super::limits::Limits>,
     max_body: usize,
-    stop: CancellationToken,
-) {
+    draining: CancellationToken,
+}
+
+impl Route {
+    async fn answer(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
+        let path = request.uri().path();
+        if let Some(door) = &self.door
+            && door.metadata_paths().iter().any(|known| known == path)
+        {
+            return guard::metadata(door);
+        }
+        match path {
+            MCP_PATH => self.mcp(request, peer).await,
+            LIVE_PATH => plain(StatusCode::OK, "ok\n"),
+            READY_PATH if self.draining.is_cancelled() => plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "draining: the server is shutting down\n",
+            ),
+            READY_PATH => plain(StatusCode::OK, "ready\n"),
+            _ => plain(
+                StatusCode::NOT_FOUND,
+                "Not Found: the MCP endpoint is /mcp\n",
+            ),
+        }
+    }
+
+    /// The MCP endpoint: the token check, the client's limits, then rmcp.
+    async fn mcp(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
+        let mut service = self.service.clone();
+        let Some(door) = &self.door else {
+            let permit = match self.permit(&peer.to_string()) {
+                Ok(permit) => permit,
+                Err(busy) => return too_many(&busy),
+            };
+            let Ok(response) = service.call(request).await;
+            return response.map(|body| super::limits::hold(body, permit));
+        };
+        let request = match guard::admit(door, request, self.max_body).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        };
+        let client = request
+            .extensions()
+            .get::<super::auth::Admission>()
+            .map(|admission| admission.client_key())
+            .unwrap_or_default();
+        let permit = match self.permit(&client) {
+            Ok(permit) => permit,
+            Err(busy) => return too_many(&busy),
+        };
+        let Ok(response) = service.call(request).await;
+        response.map(|body| super::limits::hold(body, permit))
+    }
+
+    /// The client's permit to run a request (none without a limit on running requests).
+    fn permit(
+        &self,
+        client: &str,
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, super::limits::Busy> {
+        match &self.limits {
+            Some(limits) => limits.admit(client),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The `429` that turns a busy client away.
+fn too_many(busy: &super::limits::Busy) -> Answer {
+    let mut response = plain_owned(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!("Too Many Requests: {}; try again later\n", busy.why),
+    );
+    if let Ok(value) = hyper::header::HeaderValue::from_str(&busy.retry_after_secs.to_string()) {
+        response
+            .headers_mut()
+            .insert(hyper::header::RETRY_AFTER, value);
+    }
+    response
+}
+
+async fn accept_loop(listener: TcpListener, route: Arc<Route>, stop: CancellationToken) {
     let graceful = GracefulShutdown::new();
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // A client that never finishes its request headers (slow loris) is disconnected.
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 // A connection that failed before it was accepted concerns that client only.
                 Err(error) if per_connection(&error) => continue,
                 // Out of file descriptors or memory: the pending connection stays queued and
@@ -243,42 +353,10 @@ async fn accept_loop(
             },
             () = stop.cancelled() => break,
         };
-        let service = service.clone();
-        let draining = stop.clone();
-        let door = door.clone();
+        let route = Arc::clone(&route);
         let route = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let mut service = service.clone();
-            let draining = draining.is_cancelled();
-            let door = door.clone();
-            async move {
-                if let Some(door) = &door
-                    && door
-                        .metadata_paths()
-                        .iter()
-                        .any(|path| path == request.uri().path())
-                {
-                    return Ok(guard::metadata(door));
-                }
-                match request.uri().path() {
-                    MCP_PATH => match &door {
-                        None => service.call(request).await,
-                        Some(door) => match guard::admit(door, request, max_body).await {
-                            Ok(request) => service.call(request).await,
-                            Err(refused) => Ok(refused),
-                        },
-                    },
-                    LIVE_PATH => Ok::<_, Infallible>(plain(StatusCode::OK, "ok\n")),
-                    READY_PATH if draining => Ok(plain(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "draining: the server is shutting down\n",
-                    )),
-                    READY_PATH => Ok(plain(StatusCode::OK, "ready\n")),
-                    _ => Ok(plain(
-                        StatusCode::NOT_FOUND,
-                        "Not Found: the MCP endpoint is /mcp\n",
-                    )),
-                }
-            }
+            let route = Arc::clone(&route);
+            async move { Ok::<_, Infallible>(route.answer(request, peer.ip()).await) }
         });
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), route)
@@ -310,11 +388,14 @@ fn per_connection(error: &std::io::Error) -> bool {
     )
 }
 
-pub(super) fn plain(
-    status: StatusCode,
-    text: &'static str,
-) -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+fn plain(status: StatusCode, text: &'static str) -> Answer {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn plain_owned(status: StatusCode, text: String) -> Answer {
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
     *response.status_mut() = status;
     response
 }

@@ -58,6 +58,7 @@ mod beside;
 mod content;
 mod http;
 mod input;
+mod limits;
 mod listing;
 mod progress;
 #[cfg(feature = "redis")]

@@ -136,6 +136,18 @@ pub(crate) struct Admission {
     pub(crate) hidden: Arc<BTreeSet<String>>,
 }
 
+impl Admission {
+    /// Who the client is, for per-client limits: the token's subject, else its client.
+    pub(crate) fn client_key(&self) -> String {
+        let principal = &self.principal;
+        match (&principal.subject, &principal.client_id) {
+            (Some(subject), _) => format!("sub:{subject}"),
+            (None, Some(client)) => format!("client:{client}"),
+            (None, None) => "anonymous".to_owned(),
+        }
+    }
+}
+
 /// The running check: the settings and the key set.
 #[derive(Debug)]
 pub(crate) struct Door {

@@ -1,0 +1,164 @@
+//! Limits that protect a served pool, over real HTTP: requests one client may have running and
+//! make per second (429 with `Retry-After`, other clients unaffected), a client that never
+//! finishes its headers (disconnected), and a flood of `tasks/get` for ids that do not exist
+//! (each refused, the server still serving).
+#![cfg(feature = "mcp-server")]
+
+use std::io::{Read as _, Write as _};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{GetTaskParams, ProtocolVersion};
+use serde_json::{Value, json};
+use tool_registry::mcp::serve::{HttpOptions, HttpServer};
+
+mod mcp_serve_support;
+mod mcp_tasks_support;
+use mcp_tasks_support::*;
+
+async fn serve(options: HttpOptions) -> HttpServer {
+    server(None)
+        .serve_http("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap()
+}
+
+/// A stateless `tools/call` of `sleepy` for `millis`; its status and `Retry-After`.
+async fn call_sleepy(http: &HttpServer, millis: u64) -> (u16, Option<String>) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "sleepy", "arguments": {"millis": millis},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let response = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "sleepy")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_owned());
+    // Read to the end: the permit is held until the body ends.
+    let _ = response.bytes().await;
+    (status, retry)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_over_its_running_limit_gets_429_until_a_request_ends() {
+    let http = serve(HttpOptions {
+        max_concurrent_per_client: Some(2),
+        ..Default::default()
+    })
+    .await;
+    let long = || call_sleepy(&http, 800);
+    let started = Instant::now();
+    let (first, second, third) = tokio::join!(long(), long(), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        call_sleepy(&http, 1).await
+    });
+    assert_eq!(first.0, 200);
+    assert_eq!(second.0, 200);
+    assert_eq!(third, (429, Some("1".to_owned())));
+    assert!(started.elapsed() >= Duration::from_millis(800));
+    // Once they ended, the client runs again.
+    assert_eq!(call_sleepy(&http, 1).await.0, 200);
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_over_its_rate_gets_429_with_retry_after() {
+    let http = serve(HttpOptions {
+        max_requests_per_second_per_client: Some(5),
+        ..Default::default()
+    })
+    .await;
+    let mut statuses = Vec::new();
+    for _ in 0..12 {
+        statuses.push(call_sleepy(&http, 1).await);
+    }
+    let ok = statuses.iter().filter(|(status, _)| *status == 200).count();
+    let limited: Vec<_> = statuses
+        .iter()
+        .filter(|(status, _)| *status == 429)
+        .collect();
+    assert!((5..=7).contains(&ok), "{statuses:?}");
+    assert_eq!(ok + limited.len(), 12, "{statuses:?}");
+    assert!(
+        limited
+            .iter()
+            .all(|(_, retry)| retry.as_deref() == Some("1")),
+        "{statuses:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(call_sleepy(&http, 1).await.0, 200);
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_finishes_its_headers_is_disconnected() {
+    let http = serve(HttpOptions::default()).await;
+    let addr = http.local_addr();
+    let cut = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let started = Instant::now();
+        let mut buffer = Vec::new();
+        let _ = stream.read_to_end(&mut buffer);
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&buffer).into_owned(),
+        )
+    });
+    // Meanwhile the server serves others.
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    let (after, answer) = cut.await.unwrap();
+    assert!(
+        after >= Duration::from_secs(9) && after < Duration::from_secs(20),
+        "{after:?} {answer}"
+    );
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_tasks_get_for_unknown_ids_is_refused_and_the_server_serves_on() {
+    let http = serve(HttpOptions::default()).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+    let gets = (0..2000).map(|n| {
+        let client = &client;
+        async move {
+            client
+                .get_task(GetTaskParams::new(format!("no-such-task-{n}")))
+                .await
+        }
+    });
+    let answers = futures::future::join_all(gets).await;
+    for answer in &answers {
+        let error = answer.as_ref().unwrap_err().to_string();
+        assert!(error.contains("Unknown task"), "{error}");
+    }
+    // The server still calls tools.
+    let id = task_id(
+        client
+            .call_tool_once(call("sleepy", json!({"millis": 300})))
+            .await
+            .unwrap(),
+    );
+    let done: Value = settled(&client, &id, rmcp::model::TaskStatus::Completed).await;
+    assert_eq!(done["status"], "completed");
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
