@@ -73,6 +73,25 @@ impl Tool for Secret {
     }
 }
 
+/// Declares the scope it needs.
+#[tool(
+    name = "vault",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe,
+    scopes = "vault:read"
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Vault {}
+
+#[tool]
+impl Tool for Vault {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new("the vault".to_owned()))
+    }
+}
+
 /// Serves the issuer's RFC 8414 metadata and its key set, until the test ends.
 async fn authorization_server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -129,6 +148,7 @@ impl World {
         let tools = [
             tool_sdk::dyn_tool::<WhoAmI>(),
             tool_sdk::dyn_tool::<Secret>(),
+            tool_sdk::dyn_tool::<Vault>(),
         ];
         let server = McpServer::new(
             Orchestrator::new(&tools, OrchestratorConfig::default()),
@@ -233,13 +253,17 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
     assert_eq!(
         metadata,
         json!({"resource": world.resource, "authorization_servers": [world.issuer],
-               "scopes_supported": ["admin", "mcp:tools"], "bearer_methods_supported": ["header"]})
+               "scopes_supported": ["admin", "mcp:tools", "vault:read"], "bearer_methods_supported": ["header"]})
     );
 
     let valid = world.token(json!({}));
-    let mut bad_signature = valid.clone();
-    let last = bad_signature.pop().unwrap();
-    bad_signature.push(if last == 'A' { 'B' } else { 'A' });
+    let bad_signature = {
+        let parts: Vec<&str> = valid.split('.').collect();
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let mut signature = engine.decode(parts[2]).unwrap();
+        signature[0] ^= 1;
+        format!("{}.{}.{}", parts[0], parts[1], engine.encode(signature))
+    };
     let forged_header = |header: Value| {
         let parts: Vec<&str> = valid.split('.').collect();
         format!("{}.{}.{}", b64(&header), parts[1], parts[2])
@@ -266,6 +290,7 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
             "asymmetric signatures only",
         ),
         ("not-a-jwt".to_owned(), "not a signed JWT"),
+        (format!("{valid}x"), "malformed"),
     ];
     for (token, why) in cases {
         let (status, challenge, body) = world.post(Some(&format!("Bearer {token}")), list()).await;
@@ -341,11 +366,32 @@ async fn a_tool_needing_a_scope_is_hidden_and_refused_and_tools_see_the_principa
         challenge.contains("error=\"insufficient_scope\", scope=\"mcp:tools admin\""),
         "{challenge}"
     );
+    // A scope the tool declares itself (`#[tool(scopes = "vault:read")]`) works the same.
+    let (status, challenge, _) = world
+        .post(
+            Some(&format!("Bearer {basic}")),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                "name": "vault", "arguments": {},
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                          "io.modelcontextprotocol/clientCapabilities": {}}}}),
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\", scope=\"mcp:tools vault:read\""),
+        "{challenge}"
+    );
 
-    // With it: listed and answered.
-    let admin = world.token(json!({"scope": "mcp:tools admin", "sub": "grace"}));
+    // With them: listed and answered.
+    let admin = world.token(json!({"scope": "mcp:tools admin vault:read", "sub": "grace"}));
     let client = connect(admin).await.unwrap();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 3);
+    let vault = client
+        .call_tool(CallToolRequestParams::new("vault"))
+        .await
+        .unwrap();
+    assert_eq!(vault.content[0].as_text().unwrap().text, "the vault");
     let secret = client
         .call_tool(CallToolRequestParams::new("secret"))
         .await

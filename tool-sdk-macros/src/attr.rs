@@ -31,6 +31,8 @@ pub(crate) struct ToolArgs {
     pub title: Option<SpannedValue<String>>,
     /// `task = "optional"` or `task = "required"`: the call may (must) run as an MCP task.
     pub task: Option<SpannedValue<String>>,
+    /// `scopes = "files:read files:write"`: the OAuth scopes a call needs, space-separated.
+    pub scopes: Option<SpannedValue<String>>,
     /// `example = r#"{"pattern": "*.rs"}"#`, the one key that may repeat: one per example.
     #[darling(multiple)]
     pub example: Vec<syn::LitStr>,
@@ -56,6 +58,7 @@ pub(crate) const KEYS: &[&str] = &[
     "idempotent",
     "title",
     "task",
+    "scopes",
     "example",
 ];
 

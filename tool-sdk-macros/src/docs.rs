@@ -60,6 +60,17 @@ pub(crate) fn tool_section(model: &Model<'_>) -> String {
             }
         ));
     }
+    if !model.scopes.is_empty() {
+        let scopes: Vec<String> = model
+            .scopes
+            .iter()
+            .map(|scope| format!("`{scope}`"))
+            .collect();
+        lines.push(format!(
+            "| OAuth scopes a call needs | {} |",
+            scopes.join(" ")
+        ));
+    }
     if model.always_load {
         lines.push("| always load | yes |".to_owned());
     }

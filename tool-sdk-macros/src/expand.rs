@@ -322,6 +322,12 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
         let task = syn::Ident::new(task, Span::call_site());
         out.extend(quote!(const TASK: #Private::TaskSupport = #Private::TaskSupport::#task;));
     }
+    if !model.scopes.is_empty() {
+        let scopes = &model.scopes;
+        out.extend(quote!(
+            const SCOPES: &'static [&'static #Private::str] = &[#(#scopes),*];
+        ));
+    }
     for (name, flag) in [
         ("READ_ONLY", model.read_only.as_ref()),
         ("CONCURRENCY_SAFE", model.concurrency_safe.as_ref()),

@@ -94,6 +94,7 @@ use proc_macro::TokenStream;
 /// | `idempotent` | no | calling twice with one input has no further effect (MCP `idempotentHint`); undeclared, exports say `true` only for read-only tools |
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
 /// | `task = "optional"` / `"required"` | no | the call may (`optional`: when still running after a moment) or must (`required`) run as a task, started now and followed by the client (MCP tasks extension, SEP-2663; read by `tool_registry`'s MCP server, ignored by hosts that run calls in the request) |
+/// | `scopes = "files:read files:write"` | no | the OAuth scopes a call needs, space-separated (`ToolSpec::SCOPES`): a server that checks access tokens (`tool_registry`'s `mcp::serve::auth`) hides the tool from a client whose token lacks one, and refuses its call with `403 insufficient_scope` |
 /// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
 ///
 /// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world` and `idempotent` are

@@ -33,6 +33,8 @@ pub(crate) struct Model<'a> {
     /// `task`: `Some("Optional")` or `Some("Required")` (the `TaskSupport` variant); `None`
     /// when undeclared.
     pub task: Option<&'static str>,
+    /// `scopes`, split at whitespace, each a valid OAuth scope token.
+    pub scopes: Vec<String>,
     /// `example` values, each checked to be a JSON object, in declaration order.
     pub examples: Vec<syn::LitStr>,
 }
@@ -58,6 +60,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let idempotent = declared_flag(&mut errors, "idempotent", args.idempotent.as_ref());
     let title = check_title(&args, &mut errors);
     let task = check_task(&args, &mut errors);
+    let scopes = check_scopes(&args, &mut errors);
     check_examples(&args, &mut errors);
 
     errors.finish_with(Model {
@@ -79,6 +82,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         idempotent,
         title,
         task,
+        scopes,
         examples: args.example,
         enabled_if: args.enabled_if.map(|path| (*path).clone()),
     })
@@ -268,6 +272,41 @@ fn check_task(args: &ToolArgs, errors: &mut Errors) -> Option<&'static str> {
             None
         }
     }
+}
+
+/// `scopes`: OAuth scope tokens (RFC 6749 §3.3: printable ASCII but space, `"` and `\`; a
+/// comma, allowed there, is refused here as the likely slip of a comma-separated list),
+/// separated by spaces; at least one.
+fn check_scopes(args: &ToolArgs, errors: &mut Errors) -> Vec<String> {
+    let Some(scopes) = args.scopes.as_ref() else {
+        return Vec::new();
+    };
+    let tokens: Vec<String> = scopes.split_whitespace().map(str::to_owned).collect();
+    let bad = tokens.iter().find(|token| {
+        !token
+            .chars()
+            .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\' && c != ',')
+    });
+    if tokens.is_empty() || bad.is_some() {
+        let why = match bad {
+            Some(token) if token.contains(',') => {
+                format!("`{token}` has a comma, but OAuth scopes are separated by spaces")
+            }
+            Some(token) => {
+                format!("`{token}` is not an OAuth scope (printable ASCII without `\"` or `\\`)")
+            }
+            None => "no scope is named".to_owned(),
+        };
+        errors.push(
+            darling::Error::custom(format!(
+                "`scopes`: {why}; write the scopes a call needs separated by spaces, as an \
+                 OAuth scope string: `scopes = \"files:read files:write\"`"
+            ))
+            .with_span(&scopes.span()),
+        );
+        return Vec::new();
+    }
+    tokens
 }
 
 /// The value of a key that is fixed per tool: a bare word or a bool, never a method;

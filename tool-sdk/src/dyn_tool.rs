@@ -87,6 +87,9 @@ pub struct ToolMeta {
     /// Whether a call may run as a task (the MCP tasks extension, SEP-2663); default
     /// [`TaskSupport::Forbidden`].
     pub task: TaskSupport,
+    /// The OAuth scopes a call needs, from a server that checks access tokens (see
+    /// [`crate::ToolSpec::SCOPES`]); default none.
+    pub scopes: Vec<Cow<'static, str>>,
     /// Example inputs, each a JSON object as text, in declaration order: exported as the
     /// Anthropic tool definition's `input_examples` ("tool use examples", beta header
     /// `advanced-tool-use-2025-11-20`) and shown in generated docs. Kept as text so that a
@@ -121,6 +124,7 @@ impl ToolMeta {
             idempotent: DeclaredFlag::Default,
             title: None,
             task: TaskSupport::Forbidden,
+            scopes: Vec::new(),
             examples: Vec::new(),
             input_type: None,
         }

@@ -194,6 +194,10 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// Whether a call may run as a task (`#[tool(task = "optional" | "required")]`; MCP tasks
     /// extension, SEP-2663).
     const TASK: TaskSupport = TaskSupport::Forbidden;
+    /// The OAuth scopes a call needs (`#[tool(scopes = "files:read files:write")]`), read by a
+    /// server that checks access tokens (tool-registry's `mcp::serve::auth`): a client whose
+    /// token lacks one does not see the tool and cannot call it. Default: none.
+    const SCOPES: &'static [&'static str] = &[];
     /// Example inputs, each a JSON object as text, shown to the model next to the schema
     /// (Anthropic "tool use examples": the tool definition's `input_examples`, beta header
     /// `advanced-tool-use-2025-11-20`) and in generated docs. `#[tool(example = r#"{...}"#)]`

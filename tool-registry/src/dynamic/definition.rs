@@ -85,6 +85,10 @@ pub struct ToolDefinition {
     /// default `"forbidden"`), as `#[tool(task = ...)]` says for a Rust tool.
     #[serde(default)]
     pub task: TaskSupport,
+    /// The OAuth scopes a call needs when served by a server that checks access tokens
+    /// (`["files:write"]`), as `#[tool(scopes = ...)]` says for a Rust tool.
+    #[serde(default)]
+    pub scopes: Vec<String>,
     /// MCP-style hints, used for flags not given explicitly.
     #[serde(default)]
     pub annotations: Option<ToolAnnotations>,
@@ -259,6 +263,7 @@ impl DynamicTool {
         meta.open_world = declared(open_world);
         meta.idempotent = declared(idempotent);
         meta.task = definition.task;
+        meta.scopes = definition.scopes.iter().cloned().map(Cow::Owned).collect();
         meta.title = definition
             .title
             .clone()

@@ -173,9 +173,10 @@ impl McpServer {
                  --insecure-no-auth), or bind 127.0.0.1 or [::1]"
             )));
         }
-        let door = options
-            .auth
-            .map(|auth| Arc::new(super::auth::Door::new(auth)));
+        let door = options.auth.map(|auth| {
+            let declared = Box::new(PoolScopes(Arc::clone(&self.shared)));
+            Arc::new(super::auth::Door::new(auth, declared))
+        });
         let limits = super::limits::Limits::new(
             options.max_concurrent_per_client,
             options.max_requests_per_second_per_client,
@@ -238,6 +239,22 @@ fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
 }
 
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
+
+/// The scopes the tools of the pool served now declare.
+struct PoolScopes(Arc<super::Shared>);
+
+impl super::auth::DeclaredScopes for PoolScopes {
+    fn of(&self, name: &str) -> Option<(String, Vec<String>)> {
+        let served = self.0.served();
+        let listed = served.orchestrator.find_tool(name)?.name().to_owned();
+        let scopes = served.listing.scopes(&listed).to_vec();
+        Some((listed, scopes))
+    }
+
+    fn all(&self) -> std::collections::BTreeSet<String> {
+        self.0.served().listing.all_scopes()
+    }
+}
 
 type Answer = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
 

@@ -2,7 +2,7 @@
 //! byte-stable for it, cut into pages with opaque cursors (MCP 2025-11-25, server utilities,
 //! pagination).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rmcp::ErrorData;
@@ -37,6 +37,8 @@ pub(crate) struct Listing {
     page_size: usize,
     /// Tool name → its index in `tools`.
     index: HashMap<String, usize>,
+    /// The OAuth scopes each tool declares (`#[tool(scopes = ...)]`), by index.
+    scopes: Vec<Vec<String>>,
 }
 
 impl Listing {
@@ -61,7 +63,15 @@ impl Listing {
     ) -> Result<Self, String> {
         let mut listed = Vec::with_capacity(tools.len());
         let mut index = HashMap::with_capacity(tools.len());
+        let mut scopes = Vec::with_capacity(tools.len());
         for tool in tools {
+            scopes.push(
+                tool.meta()
+                    .scopes
+                    .iter()
+                    .map(|scope| scope.to_string())
+                    .collect(),
+            );
             let lenient = request.lenient_input.contains(tool.name());
             let definition = mcp_tool(tool.as_ref(), lenient);
             if index.insert(tool.name().to_owned(), listed.len()).is_some() {
@@ -78,6 +88,7 @@ impl Listing {
             tools: listed,
             page_size: page_size.max(1),
             index,
+            scopes,
         })
     }
 
@@ -101,6 +112,19 @@ impl Listing {
         self.index.get(name).map(|&at| &self.tools[at])
     }
 
+    /// The OAuth scopes the tool `name` (its primary name) declares.
+    pub(crate) fn scopes(&self, name: &str) -> &[String] {
+        self.index
+            .get(name)
+            .map(|&at| self.scopes[at].as_slice())
+            .unwrap_or_default()
+    }
+
+    /// Every scope some tool declares.
+    pub(crate) fn all_scopes(&self) -> std::collections::BTreeSet<String> {
+        self.scopes.iter().flatten().cloned().collect()
+    }
+
     /// Whether `name` declares an output schema (so its results carry `structuredContent`).
     pub(crate) fn has_output_schema(&self, name: &str) -> bool {
         self.tool(name)
@@ -110,18 +134,22 @@ impl Listing {
     /// The page starting at `cursor` (the first page for `None`). A cursor is
     /// `GENERATION:OFFSET`; one from another pool or not made here is refused with `-32602`,
     /// as MCP asks for an invalid cursor. Each page carries its caching hints (SEP-2549):
-    /// fresh for [`LIST_FRESH_FOR_MS`], private. The tools named in `hidden` (those the
-    /// request's access token lacks the scopes for) are left out, and offsets count the
-    /// others.
+    /// fresh for [`LIST_FRESH_FOR_MS`], private. With an `admission` (the server checks
+    /// access tokens), the tools its token lacks the scopes for are left out, and offsets
+    /// count the others.
     pub(crate) fn page(
         &self,
         cursor: Option<&str>,
-        hidden: Option<&BTreeSet<String>>,
+        admission: Option<&super::auth::Admission>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools: Vec<&Tool> = self
             .tools
             .iter()
-            .filter(|tool| hidden.is_none_or(|hidden| !hidden.contains(tool.name.as_ref())))
+            .zip(&self.scopes)
+            .filter(|(tool, scopes)| {
+                admission.is_none_or(|admission| admission.missing(&tool.name, scopes).is_none())
+            })
+            .map(|(tool, _)| tool)
             .collect();
         self.page_of(cursor, &tools)
     }

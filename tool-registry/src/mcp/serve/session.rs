@@ -163,7 +163,9 @@ impl Session {
         let canonical = tool.name().to_owned();
         let admission = admission_of(&context);
         if let Some(admission) = &admission
-            && admission.hidden.contains(&canonical)
+            && admission
+                .missing(&canonical, served.listing.scopes(&canonical))
+                .is_some()
         {
             // The HTTP door refuses such a call (403) by the name it carries; this catches a
             // call by another name of the tool.
@@ -402,11 +404,10 @@ impl rmcp::ServerHandler for Session {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
         let admission = admission_of(&context);
-        let hidden = admission
-            .as_ref()
-            .map(|admission| &*admission.hidden)
-            .filter(|hidden| !hidden.is_empty());
-        self.shared.served().listing.page(cursor, hidden)
+        self.shared
+            .served()
+            .listing
+            .page(cursor, admission.as_ref())
     }
 
     /// The listed definition of `name`: rmcp's HTTP transport checks a `tools/call`'s

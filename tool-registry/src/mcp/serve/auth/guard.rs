@@ -53,8 +53,8 @@ fn refused(door: &Door, refusal: &Refusal) -> Answer {
     response
 }
 
-/// Admits `request` or answers it. A `POST` by a principal some tools are hidden from is read
-/// (up to `max_body` bytes) to refuse a `tools/call` of one of them with `403`.
+/// Admits `request` or answers it. A `POST` is read (up to `max_body` bytes) to refuse a
+/// `tools/call` of a tool whose scopes the principal lacks with `403`.
 pub(crate) async fn admit(
     door: &Door,
     request: Request<Incoming>,
@@ -69,7 +69,7 @@ pub(crate) async fn admit(
         .await
         .map_err(|refusal| refused(door, &refusal))?;
     let (mut parts, body) = request.into_parts();
-    let body = if admission.hidden.is_empty() || parts.method != Method::POST {
+    let body = if parts.method != Method::POST {
         Either::Left(body)
     } else {
         let bytes = match Limited::new(body, max_body).collect().await {

@@ -129,14 +129,38 @@ pub(crate) enum Refusal {
     Keys(String),
 }
 
-/// A request admitted: who made it, and which tools it may not see or call.
+/// A request admitted: who made it, and what the server asks of tokens.
 #[derive(Debug, Clone)]
 pub(crate) struct Admission {
     pub(crate) principal: Principal,
-    pub(crate) hidden: Arc<BTreeSet<String>>,
+    /// Scopes every request needs.
+    required: Arc<[String]>,
+    /// Scopes the server's settings add per tool ([`ResourceAuth::with_tool_scopes`]).
+    tool_scopes: Arc<BTreeMap<String, Vec<String>>>,
 }
 
 impl Admission {
+    /// The scopes a call of `tool` (its listed name) needs, when the principal lacks any of
+    /// them: the required ones, the settings' for the tool, and those the tool declares
+    /// (`#[tool(scopes = ...)]`).
+    pub(crate) fn missing(&self, tool: &str, declared: &[String]) -> Option<Vec<String>> {
+        let configured = self
+            .tool_scopes
+            .get(tool)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if self.principal.has_scopes(configured) && self.principal.has_scopes(declared) {
+            return None;
+        }
+        let mut needed: Vec<String> = self.required.to_vec();
+        for scope in configured.iter().chain(declared) {
+            if !needed.contains(scope) {
+                needed.push(scope.clone());
+            }
+        }
+        Some(needed)
+    }
+
     /// Who the client is, for per-client limits: the token's subject, else its client.
     pub(crate) fn client_key(&self) -> String {
         let principal = &self.principal;
@@ -148,11 +172,31 @@ impl Admission {
     }
 }
 
-/// The running check: the settings and the key set.
-#[derive(Debug)]
+/// The scopes the served tools declare (`#[tool(scopes = ...)]`), as the pool served now has
+/// them.
+pub(crate) trait DeclaredScopes: Send + Sync {
+    /// The listed name of the tool `name` (a listed name or an alias) and the scopes it
+    /// declares; `None` for a tool the server does not have.
+    fn of(&self, name: &str) -> Option<(String, Vec<String>)>;
+    /// Every scope some served tool declares.
+    fn all(&self) -> BTreeSet<String>;
+}
+
+/// The running check: the settings, the key set, and the served tools' declared scopes.
 pub(crate) struct Door {
     pub(crate) auth: ResourceAuth,
     keys: Keys,
+    required: Arc<[String]>,
+    tool_scopes: Arc<BTreeMap<String, Vec<String>>>,
+    declared: Box<dyn DeclaredScopes>,
+}
+
+impl std::fmt::Debug for Door {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Door")
+            .field("auth", &self.auth)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign.
@@ -169,9 +213,15 @@ const ALGORITHMS: [Algorithm; 9] = [
 ];
 
 impl Door {
-    pub(crate) fn new(auth: ResourceAuth) -> Self {
+    pub(crate) fn new(auth: ResourceAuth, declared: Box<dyn DeclaredScopes>) -> Self {
         let keys = Keys::new(auth.issuer.clone(), auth.jwks_uri.clone());
-        Self { auth, keys }
+        Self {
+            required: auth.required.clone().into(),
+            tool_scopes: Arc::new(auth.tool_scopes.clone()),
+            auth,
+            keys,
+            declared,
+        }
     }
 
     /// The URL of the metadata document: the well-known prefix before the resource's path.
@@ -199,9 +249,10 @@ impl Door {
 
     /// The RFC 9728 metadata document.
     pub(crate) fn metadata(&self) -> Value {
-        let mut scopes: BTreeSet<&str> = self.auth.required.iter().map(String::as_str).collect();
+        let mut scopes = self.declared.all();
+        scopes.extend(self.auth.required.iter().cloned());
         for needed in self.auth.tool_scopes.values() {
-            scopes.extend(needed.iter().map(String::as_str));
+            scopes.extend(needed.iter().cloned());
         }
         json!({
             "resource": self.auth.resource,
@@ -224,26 +275,17 @@ impl Door {
         if !principal.has_scopes(&self.auth.required) {
             return Err(Refusal::Scope(self.auth.required.clone()));
         }
-        let hidden = self
-            .auth
-            .tool_scopes
-            .iter()
-            .filter(|(_, needed)| !principal.has_scopes(needed))
-            .map(|(tool, _)| tool.clone())
-            .collect();
         Ok(Admission {
             principal,
-            hidden: Arc::new(hidden),
+            required: Arc::clone(&self.required),
+            tool_scopes: Arc::clone(&self.tool_scopes),
         })
     }
 
-    /// The scopes `principal` lacks to call `tool`, when it lacks any.
+    /// The scopes `admission`'s principal lacks to call `tool`, when it lacks any.
     pub(crate) fn missing_for(&self, admission: &Admission, tool: &str) -> Option<Vec<String>> {
-        admission.hidden.contains(tool).then(|| {
-            let mut needed = self.auth.required.clone();
-            needed.extend(self.auth.tool_scopes[tool].iter().cloned());
-            needed
-        })
+        let (listed, declared) = self.declared.of(tool)?;
+        admission.missing(&listed, &declared)
     }
 
     async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
@@ -301,6 +343,9 @@ fn describe(error: &jsonwebtoken::errors::Error) -> String {
         }
         ErrorKind::InvalidIssuer => "the access token was issued by another server".to_owned(),
         ErrorKind::InvalidSignature => "the access token's signature is not valid".to_owned(),
+        ErrorKind::Base64(_) | ErrorKind::Json(_) | ErrorKind::Utf8(_) => {
+            format!("the access token is malformed ({error})")
+        }
         ErrorKind::MissingRequiredClaim(claim) => {
             format!("the access token has no `{claim}` claim")
         }
