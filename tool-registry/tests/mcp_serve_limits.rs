@@ -1,7 +1,8 @@
 //! Limits that protect a served pool, over real HTTP: requests one client may have running and
 //! make per second (429 with `Retry-After`, other clients unaffected), a client that never
-//! finishes its headers (disconnected), and a flood of `tasks/get` for ids that do not exist
-//! (each refused, the server still serving).
+//! finishes its headers (disconnected), a flood of `tasks/get` for ids that do not exist
+//! (each refused, the server still serving), and JSON bodies that are no JSON-RPC message
+//! (400).
 #![cfg(feature = "mcp-server")]
 
 use std::io::{Read as _, Write as _};
@@ -160,5 +161,39 @@ async fn a_flood_of_tasks_get_for_unknown_ids_is_refused_and_the_server_serves_o
     let done: Value = settled(&client, &id, rmcp::model::TaskStatus::Completed).await;
     assert_eq!(done["status"], "completed");
     client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
+    let http = serve(HttpOptions::default()).await;
+    for body in [
+        "\u{0}not json",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
+        "42",
+    ] {
+        let response = reqwest::Client::new()
+            .post(http.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 400, "{body}");
+    }
+    // A body of another media type is still 415.
+    let response = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "text/plain")
+        .header("accept", "application/json, text/event-stream")
+        .body("hello")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 415);
+    assert_eq!(call_sleepy(&http, 1).await.0, 200);
     http.shutdown().await;
 }

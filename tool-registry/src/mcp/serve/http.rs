@@ -292,6 +292,22 @@ impl Route {
 
     /// The MCP endpoint: the token check, the client's limits, then rmcp.
     async fn mcp(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
+        let json = request
+            .headers()
+            .get(hyper::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/json"));
+        let mut response = self.admitted(request, peer).await;
+        // rmcp answers a JSON body it cannot read as a JSON-RPC message `415 Unsupported
+        // Media Type`; the media type was right, the body was not: `400 Bad Request` (MCP
+        // streamable HTTP), rmcp's message kept.
+        if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            *response.status_mut() = StatusCode::BAD_REQUEST;
+        }
+        response
+    }
+
+    async fn admitted(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
         let mut service = self.service.clone();
         let Some(door) = &self.door else {
             let permit = match self.permit(&peer.to_string()) {
