@@ -17,26 +17,27 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) struct Keys {
     issuer: String,
     jwks_uri: Option<String>,
+    /// The set as last fetched: read without waiting on a fetch.
+    set: std::sync::RwLock<Option<JwkSet>>,
+    /// Held while fetching, so one fetch runs at a time.
     state: tokio::sync::Mutex<State>,
     http: reqwest::Client,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    set: Option<JwkSet>,
     jwks_uri: Option<String>,
     fetched_at: Option<Instant>,
 }
 
-impl State {
-    fn find(&self, kid: Option<&str>) -> Option<Jwk> {
-        let set = self.set.as_ref()?;
-        match kid {
-            Some(kid) => set.find(kid).cloned(),
-            // A set of one key: a token without `kid` can only mean it.
-            None if set.keys.len() == 1 => set.keys.first().cloned(),
-            None => None,
-        }
+/// The key `kid` of `set` (or its only key, for none).
+fn find_in(set: Option<&JwkSet>, kid: Option<&str>) -> Option<Jwk> {
+    let set = set?;
+    match kid {
+        Some(kid) => set.find(kid).cloned(),
+        // A set of one key: a token without `kid` can only mean it.
+        None if set.keys.len() == 1 => set.keys.first().cloned(),
+        None => None,
     }
 }
 
@@ -50,19 +51,31 @@ impl Keys {
         Self {
             issuer,
             jwks_uri,
+            set: std::sync::RwLock::default(),
             state: tokio::sync::Mutex::default(),
             http,
         }
     }
 
+    fn cached(&self, kid: Option<&str>) -> Option<Jwk> {
+        find_in(
+            self.set.read().unwrap_or_else(|e| e.into_inner()).as_ref(),
+            kid,
+        )
+    }
+
     /// The key `kid` (or the only key, for none). `Ok(None)`: not in the set, even after
-    /// fetching it again when allowed.
+    /// fetching it again when allowed. A token whose key is known never waits on a fetch.
     ///
     /// # Errors
     /// The set was never read and cannot be now: the message says why.
     pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<Jwk>, String> {
+        if let Some(key) = self.cached(kid) {
+            return Ok(Some(key));
+        }
         let mut state = self.state.lock().await;
-        if let Some(key) = state.find(kid) {
+        // Another request may have fetched while this one waited.
+        if let Some(key) = self.cached(kid) {
             return Ok(Some(key));
         }
         let may_fetch = state
@@ -73,11 +86,17 @@ impl Keys {
         }
         state.fetched_at = Some(Instant::now());
         match self.fetch(&mut state).await {
-            Ok(set) => state.set = Some(set),
-            Err(error) if state.set.is_none() => return Err(error),
-            Err(error) => tracing::warn!("the authorization server's key set: {error}"),
+            Ok(set) => *self.set.write().unwrap_or_else(|e| e.into_inner()) = Some(set),
+            Err(error) if self.cached_any() => {
+                tracing::warn!("the authorization server's key set: {error}");
+            }
+            Err(error) => return Err(error),
         }
-        Ok(state.find(kid))
+        Ok(self.cached(kid))
+    }
+
+    fn cached_any(&self) -> bool {
+        self.set.read().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     async fn fetch(&self, state: &mut State) -> Result<JwkSet, String> {
