@@ -7,6 +7,7 @@
 #                              [--tool-host PATH] [-- SERVE_ARGS..]
 #   scripts/fleet.sh stop DIR
 #   scripts/fleet.sh kill-replica DIR I     (SIGKILL replica I, 1-based)
+#   scripts/fleet.sh stop-replica DIR I     (SIGTERM replica I and wait until it exits)
 #   scripts/fleet.sh restart-redis DIR      (SIGKILL Redis, then start it again on its files)
 # `start` writes everything (configs, logs, pids, Redis's append-only file) under DIR, waits
 # until every part answers, and prints the MCP URL (`http://127.0.0.1:P/mcp`) on its last line.
@@ -14,7 +15,9 @@
 # (built when missing), round robin with no affinity (--session-affinity pins each MCP
 # 2025-11-25 session to one replica; see deploy/nginx.conf.in). SERVE_ARGS go to every
 # replica (e.g. --root DIR --task-lease 5).
-# Needs: redis-server and nginx (Debian packages redis-server, nginx-light), curl.
+# A start whose ports are taken, or any part of which does not come up, stops what it started
+# and fails.
+# Needs: redis-server and nginx (Debian packages redis-server, nginx-light), curl, python3.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -46,7 +49,7 @@ stop_pid() {
 wait_http() {
     local url="$1" what="$2"
     for _ in $(seq 1 200); do
-        if curl -fsS -o /dev/null --max-time 1 "$url"; then
+        if curl -fs -o /dev/null --max-time 1 "$url"; then
             return 0
         fi
         sleep 0.05
@@ -66,6 +69,22 @@ start_redis() {
     done
     echo "fleet: Redis did not answer on port $redis_port; see $dir/redis.log" >&2
     return 1
+}
+
+# Fails when something already listens on 127.0.0.1:$1.
+port_free() {
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+        echo "fleet: port $1 is taken (another fleet running? scripts/fleet.sh stop DIR)" >&2
+        return 1
+    fi
+}
+
+# Fails unless the process of pidfile $1 is alive.
+alive() {
+    if ! kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; then
+        echo "fleet: $(basename "$1" .pid) is not running; see $dir/*.log" >&2
+        return 1
+    fi
 }
 
 case "$command" in
@@ -95,9 +114,13 @@ start)
     if [ ! -x "$tool_host" ]; then
         (cd "$repo" && cargo build -q -p tool-examples --bin tool-host)
     fi
-    for needed in redis-server nginx curl; do
+    for needed in redis-server nginx curl python3; do
         command -v "$needed" >/dev/null || { echo "fleet: $needed is not installed" >&2; exit 1; }
     done
+    for taken in "$port" "$redis_port" $ports; do
+        port_free "$taken"
+    done
+    trap 'echo "fleet: the start failed; stopping what started" >&2; "$0" stop "$dir"' ERR
 
     echo "$redis_port" > "$dir/redis.port"
     start_redis
@@ -115,6 +138,9 @@ start)
     for replica_port in $ports; do
         wait_http "http://127.0.0.1:$replica_port/readyz" "replica on port $replica_port"
     done
+    for pidfile in "$dir"/replica-*.pid "$dir/redis.pid"; do
+        alive "$pidfile"
+    done
 
     mkdir -p "$dir/nginx-body" "$dir/nginx-proxy" "$dir/nginx-fastcgi" "$dir/nginx-uwsgi" "$dir/nginx-scgi"
     python3 - "$repo/deploy/nginx.conf.in" "$dir/nginx.conf" "$dir" "127.0.0.1:$port" "$upstreams" "$affinity" <<'PY'
@@ -129,6 +155,8 @@ PY
     nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/nginx-error.log" > "$dir/nginx.log" 2>&1 &
     echo $! > "$dir/nginx.pid.launcher"
     wait_http "http://127.0.0.1:$port/readyz" "nginx"
+    alive "$dir/nginx.pid"
+    trap - ERR
     echo "http://127.0.0.1:$port/mcp"
     ;;
 stop)
@@ -142,6 +170,10 @@ stop)
 kill-replica)
     index="${1:?replica number}"
     stop_pid "$dir/replica-$index.pid" KILL
+    ;;
+stop-replica)
+    index="${1:?replica number}"
+    stop_pid "$dir/replica-$index.pid" TERM
     ;;
 restart-redis)
     stop_pid "$dir/redis.pid" KILL

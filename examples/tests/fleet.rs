@@ -9,7 +9,9 @@
 //! - replica 2 is killed with SIGKILL while calls run through nginx: every call that got an
 //!   answer got its own, every other call got an error (none lost, none run twice), and a
 //!   task replica 2 was running ends as `failed` within its lease;
-//! - Redis is killed and restarted: the finished task's result is still read.
+//! - Redis is killed and restarted: the finished task's result is still read;
+//! - replica 3 is stopped with SIGTERM while it runs a task: the task is read as `failed`
+//!   (the server shut down) at once, before any lease could run out.
 //!
 //! Needs redis-server, nginx, curl and the pinned peers (`scripts/install-mcp-peers.sh`); it
 //! says SKIPPED and passes without them, unless `TOOL_SDK_REQUIRE_PEERS` is set (CI).
@@ -284,6 +286,14 @@ fn three_replicas_behind_nginx_share_tasks_and_sessions_and_survive_a_killed_rep
     std::thread::sleep(Duration::from_millis(900));
     fleet.run("kill-replica", &["2"]);
     let killed = Instant::now();
+    // The dead replica's task, followed from the kill on (through nginx: any live replica).
+    let orphan_ended = {
+        let (python, url, orphan) = (python.clone(), fleet.url.clone(), orphan.clone());
+        std::thread::spawn(move || {
+            let ended = settled(&python, &url, &orphan, Duration::from_secs(LEASE_SECS + 10));
+            (ended, killed.elapsed())
+        })
+    };
     let load = load.join().unwrap();
     let log = std::fs::read_to_string(root.path().join("calls.log")).unwrap_or_default();
     let mut runs: HashMap<u64, usize> = HashMap::new();
@@ -326,14 +336,8 @@ fn three_replicas_behind_nginx_share_tasks_and_sessions_and_survive_a_killed_rep
         "killed replica 2 under load: {answered} of 30 calls answered; a failed one: {failed:?}"
     );
 
-    // The dead replica's task ends within the lease (read through nginx: any live replica).
-    let ended = settled(
-        &python,
-        &fleet.url,
-        &orphan,
-        Duration::from_secs(LEASE_SECS + 10),
-    );
-    let waited = killed.elapsed();
+    // The dead replica's task ended within the lease (renewed every third of it).
+    let (ended, waited) = orphan_ended.join().unwrap();
     assert_eq!(ended["status"], "failed", "{ended}");
     assert!(
         ended["error"]["message"]
@@ -342,7 +346,7 @@ fn three_replicas_behind_nginx_share_tasks_and_sessions_and_survive_a_killed_rep
         "{ended}"
     );
     assert!(
-        waited <= Duration::from_secs(LEASE_SECS + 4),
+        waited <= Duration::from_secs(LEASE_SECS + 2),
         "the orphaned task ended {waited:?} after the kill"
     );
 
@@ -367,4 +371,26 @@ fn three_replicas_behind_nginx_share_tasks_and_sessions_and_survive_a_killed_rep
     }
     assert_eq!(kept["status"], "completed", "{kept}");
     assert_eq!(kept["text"], "fleet-task", "{kept}");
+
+    // Replica 3 stopped with SIGTERM while it runs a task: the task's end is written before
+    // the replica exits.
+    let running = python_client(
+        &python,
+        &[
+            "start",
+            &fleet.replica_urls[2],
+            "Bash",
+            r#"{"command": "sleep 120", "description": "a task at shutdown"}"#,
+        ],
+    );
+    let running = running["task_id"].as_str().expect("a task").to_owned();
+    fleet.run("stop-replica", &["3"]);
+    let ended = python_client(&python, &["get", &fleet.replica_urls[0], &running]);
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert!(
+        ended["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("the server shut down")),
+        "{ended}"
+    );
 }

@@ -92,6 +92,26 @@ impl Tool for Vault {
     }
 }
 
+/// Works a second, as a task.
+#[tool(
+    name = "slow",
+    max_result_size_chars = 10_000,
+    read_only,
+    concurrency_safe,
+    task = "optional"
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct Slow {}
+
+#[tool]
+impl Tool for Slow {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+        Ok(ToolResult::new("slow and done".to_owned()))
+    }
+}
+
 /// Serves the issuer's RFC 8414 metadata and its key set, until the test ends.
 async fn authorization_server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -149,6 +169,7 @@ impl World {
             tool_sdk::dyn_tool::<WhoAmI>(),
             tool_sdk::dyn_tool::<Secret>(),
             tool_sdk::dyn_tool::<Vault>(),
+            tool_sdk::dyn_tool::<Slow>(),
         ];
         let server = McpServer::new(
             Orchestrator::new(&tools, OrchestratorConfig::default()),
@@ -200,7 +221,10 @@ impl World {
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", body["method"].as_str().unwrap());
-        if let Some(name) = body["params"]["name"].as_str() {
+        if let Some(name) = body["params"]["name"]
+            .as_str()
+            .or(body["params"]["taskId"].as_str())
+        {
             request = request.header("mcp-name", name);
         }
         if let Some(authorization) = authorization {
@@ -216,6 +240,60 @@ impl World {
         let body = response.json().await.unwrap_or(Value::Null);
         (status, challenge, body)
     }
+}
+
+/// A 2026-07-28 request's params with `_meta` (declaring the tasks extension).
+fn with_meta(mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    params
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_followed_only_by_the_principal_who_started_it() {
+    let world = World::start().await;
+    let ada = format!("Bearer {}", world.token(json!({})));
+    let grace = format!("Bearer {}", world.token(json!({"sub": "grace"})));
+    let (status, _, created) = world
+        .post(
+            Some(&ada),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": with_meta(json!({"name": "slow", "arguments": {}}))}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    let get = |id: &str| {
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+               "params": with_meta(json!({"taskId": id}))})
+    };
+    let cancel = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel",
+                        "params": with_meta(json!({"taskId": id}))});
+    // Another principal: no such task, for reading or cancelling.
+    let (_, _, theirs) = world.post(Some(&grace), get(&id)).await;
+    assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
+    let (_, _, cancelled) = world.post(Some(&grace), cancel).await;
+    assert_eq!(cancelled["error"]["code"], -32602, "{cancelled}");
+    // Its owner follows it to its result.
+    let mut done = Value::Null;
+    for _ in 0..60 {
+        let (_, _, read) = world.post(Some(&ada), get(&id)).await;
+        if read["result"]["status"] == "completed" {
+            done = read;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "slow and done",
+        "{done}"
+    );
+    world.http.shutdown().await;
 }
 
 fn list() -> Value {
@@ -341,7 +419,7 @@ async fn a_tool_needing_a_scope_is_hidden_and_refused_and_tools_see_the_principa
         .into_iter()
         .map(|tool| tool.name.into_owned())
         .collect();
-    assert_eq!(names, ["whoami"]);
+    assert_eq!(names, ["whoami", "slow"]);
     let me = client
         .call_tool(CallToolRequestParams::new("whoami"))
         .await
@@ -386,7 +464,7 @@ async fn a_tool_needing_a_scope_is_hidden_and_refused_and_tools_see_the_principa
     // With them: listed and answered.
     let admin = world.token(json!({"scope": "mcp:tools admin vault:read", "sub": "grace"}));
     let client = connect(admin).await.unwrap();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 3);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
     let vault = client
         .call_tool(CallToolRequestParams::new("vault"))
         .await
@@ -431,4 +509,21 @@ async fn a_remote_address_needs_auth_or_an_explicit_opt_out() {
         .await
         .unwrap();
     http.shutdown().await;
+    // Scopes for a tool the pool does not have would protect nothing: refused at the start.
+    let misnamed = HttpOptions {
+        auth: Some(
+            ResourceAuth::new("http://mcp.example/mcp", "http://auth.example")
+                .with_tool_scopes("WhoAmI", ["admin"]),
+        ),
+        ..Default::default()
+    };
+    let error = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), misnamed)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("the tool `WhoAmI`") && error.contains("case-sensitive"),
+        "{error}"
+    );
 }

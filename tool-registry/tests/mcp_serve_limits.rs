@@ -80,16 +80,15 @@ async fn a_client_over_its_rate_gets_429_with_retry_after() {
         ..Default::default()
     })
     .await;
-    let mut statuses = Vec::new();
-    for _ in 0..12 {
-        statuses.push(call_sleepy(&http, 1).await);
-    }
+    // Twelve at once: a burst of five passes, the rest are turned away (a refill every
+    // 200 ms may let one or two more through on a slow machine).
+    let statuses = futures::future::join_all((0..12).map(|_| call_sleepy(&http, 1))).await;
     let ok = statuses.iter().filter(|(status, _)| *status == 200).count();
     let limited: Vec<_> = statuses
         .iter()
         .filter(|(status, _)| *status == 429)
         .collect();
-    assert!((5..=7).contains(&ok), "{statuses:?}");
+    assert!(ok >= 5 && limited.len() >= 4, "{statuses:?}");
     assert_eq!(ok + limited.len(), 12, "{statuses:?}");
     assert!(
         limited

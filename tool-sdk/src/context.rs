@@ -395,15 +395,22 @@ pub struct Principal {
 
 impl Principal {
     /// The principal of a verified token's `claims`: `sub`, `client_id` (else `azp`), and
-    /// the scopes of `scope` (space-separated) and `scp` (an array).
+    /// the scopes of `scope` (space-separated) and `scp` (an array, or space-separated).
     pub fn from_claims(claims: Map<String, Value>) -> Self {
         let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
         let mut scopes = BTreeSet::new();
         if let Some(scope) = claims.get("scope").and_then(Value::as_str) {
             scopes.extend(scope.split_whitespace().map(str::to_owned));
         }
-        if let Some(scp) = claims.get("scp").and_then(Value::as_array) {
-            scopes.extend(scp.iter().filter_map(Value::as_str).map(str::to_owned));
+        match claims.get("scp") {
+            Some(Value::Array(scp)) => {
+                scopes.extend(scp.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            // Some servers (Microsoft Entra ID) write `scp` as a space-separated string.
+            Some(Value::String(scp)) => {
+                scopes.extend(scp.split_whitespace().map(str::to_owned));
+            }
+            _ => {}
         }
         Self {
             subject: text("sub"),

@@ -199,7 +199,8 @@ impl DynamicTool {
     ///
     /// # Errors
     /// [`DefinitionError::Field`] for a bad name or alias, an `mcp__` name, a schema whose root
-    /// is not an object schema or that does not compile, or a `max_result_size_chars` of 0.
+    /// is not an object schema or that does not compile, a `max_result_size_chars` of 0, or a
+    /// `scopes` entry that is not one OAuth scope.
     pub fn from_definition(
         definition: ToolDefinition,
         handler: ToolHandler,
@@ -220,6 +221,21 @@ impl DynamicTool {
         for alias in &definition.aliases {
             check_name(alias)
                 .map_err(|problem| field_error("aliases", format!("entry `{alias}` {problem}")))?;
+        }
+        for scope in &definition.scopes {
+            if scope.is_empty()
+                || !scope
+                    .chars()
+                    .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\' && c != ',')
+            {
+                return Err(field_error(
+                    "scopes",
+                    format!(
+                        "entry `{scope}` is not one OAuth scope: write each scope as its own \
+                         entry, `[\"files:read\", \"files:write\"]`"
+                    ),
+                ));
+            }
         }
         if definition.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(field_error(

@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// every client is trusted.
     #[arg(long, conflicts_with = "auth_issuer")]
     pub insecure_no_auth: bool,
+    /// A `Host` clients may name besides localhost (repeatable): the name or address they
+    /// reach this server by, e.g. `mcp.internal` or `10.0.0.5:8931` (DNS-rebinding
+    /// protection refuses any other). --resource-url's host is accepted already.
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+    pub allowed_hosts: Vec<String>,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -175,6 +180,9 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 {
                     options.allowed_hosts.push(host);
                 }
+                options
+                    .allowed_hosts
+                    .extend(args.allowed_hosts.iter().cloned());
                 let http = server
                     .serve_http(addr, options)
                     .await

@@ -173,10 +173,15 @@ impl McpServer {
                  --insecure-no-auth), or bind 127.0.0.1 or [::1]"
             )));
         }
-        let door = options.auth.map(|auth| {
-            let declared = Box::new(PoolScopes(Arc::clone(&self.shared)));
-            Arc::new(super::auth::Door::new(auth, declared))
-        });
+        let door = match options.auth {
+            Some(auth) => {
+                let declared = Box::new(PoolScopes(Arc::clone(&self.shared)));
+                Some(Arc::new(
+                    super::auth::Door::new(auth, declared).map_err(ServeError::Address)?,
+                ))
+            }
+            None => None,
+        };
         let limits = super::limits::Limits::new(
             options.max_concurrent_per_client,
             options.max_requests_per_second_per_client,
@@ -188,6 +193,10 @@ impl McpServer {
             .map_err(|error| ServeError::Address(format!("cannot listen on {addr}: {error}")))?;
         let stop = CancellationToken::new();
         let stop_for_loop = stop.clone();
+        // rmcp's own token ends its sessions and streams: cancelled only once open requests
+        // had their grace, so that a call running at the stop still answers.
+        let sessions_stop = CancellationToken::new();
+        let sessions_stop_for_loop = sessions_stop.clone();
         let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(options.allowed_hosts)
             .with_allowed_origins(options.allowed_origins)
@@ -195,7 +204,7 @@ impl McpServer {
             .with_json_response(options.json_response)
             .with_sse_keep_alive(options.sse_keep_alive)
             .with_max_request_body_bytes(options.max_request_body_bytes)
-            .with_cancellation_token(stop.child_token());
+            .with_cancellation_token(sessions_stop);
         config.session_store = options.session_store;
         let shared = Arc::clone(&self.shared);
         let server = self.clone();
@@ -212,8 +221,8 @@ impl McpServer {
             draining: stop.clone(),
         });
         let task = tokio::spawn(async move {
-            accept_loop(listener, route, stop_for_loop).await;
-            shared.tasks.end_running();
+            accept_loop(listener, route, stop_for_loop, sessions_stop_for_loop).await;
+            shared.tasks.end_running().await;
         });
         Ok(HttpServer {
             local_addr,
@@ -310,37 +319,40 @@ impl Route {
     async fn admitted(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
         let mut service = self.service.clone();
         let Some(door) = &self.door else {
-            let permit = match self.permit(&peer.to_string()) {
+            let permit = match self.permit(&peer.to_string(), request.method()) {
                 Ok(permit) => permit,
                 Err(busy) => return too_many(&busy),
             };
             let Ok(response) = service.call(request).await;
             return response.map(|body| super::limits::hold(body, permit));
         };
-        let request = match guard::admit(door, request, self.max_body).await {
-            Ok(request) => request,
+        let admission = match guard::admit(door, request.headers()).await {
+            Ok(admission) => admission,
             Err(refused) => return refused,
         };
-        let client = request
-            .extensions()
-            .get::<super::auth::Admission>()
-            .map(|admission| admission.client_key())
-            .unwrap_or_default();
-        let permit = match self.permit(&client) {
+        // Limits first, so that a client over them is turned away before its body is read.
+        let permit = match self.permit(&admission.client_key(), request.method()) {
             Ok(permit) => permit,
             Err(busy) => return too_many(&busy),
+        };
+        let request = match guard::screen(door, admission, request, self.max_body).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
         };
         let Ok(response) = service.call(request).await;
         response.map(|body| super::limits::hold(body, permit))
     }
 
-    /// The client's permit to run a request (none without a limit on running requests).
+    /// The client's permit to run a request (none without a limit on running requests). A
+    /// `GET` (a 2025-11-25 session's standalone stream, open for as long as the session) and
+    /// a `DELETE` (ending a session) count toward the rate but hold no permit.
     fn permit(
         &self,
         client: &str,
+        method: &hyper::Method,
     ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, super::limits::Busy> {
         match &self.limits {
-            Some(limits) => limits.admit(client),
+            Some(limits) => limits.admit(client, method == hyper::Method::POST),
             None => Ok(None),
         }
     }
@@ -360,7 +372,12 @@ fn too_many(busy: &super::limits::Busy) -> Answer {
     response
 }
 
-async fn accept_loop(listener: TcpListener, route: Arc<Route>, stop: CancellationToken) {
+async fn accept_loop(
+    listener: TcpListener,
+    route: Arc<Route>,
+    stop: CancellationToken,
+    sessions_stop: CancellationToken,
+) {
     let graceful = GracefulShutdown::new();
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // A client that never finishes its request headers (slow loris) is disconnected.
@@ -402,12 +419,23 @@ async fn accept_loop(listener: TcpListener, route: Arc<Route>, stop: Cancellatio
         });
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+    // Open requests finish (a running call answers); idle connections close. Session
+    // streams (a 2025-11-25 client's standalone GET) end with rmcp's token after the grace.
+    let graceful = graceful.shutdown();
+    tokio::pin!(graceful);
+    if tokio::time::timeout(SHUTDOWN_GRACE, &mut graceful)
         .await
         .is_err()
     {
-        tracing::warn!("MCP HTTP server: connections still open after the grace period");
+        sessions_stop.cancel();
+        if tokio::time::timeout(SHUTDOWN_GRACE, graceful)
+            .await
+            .is_err()
+        {
+            tracing::warn!("MCP HTTP server: connections still open after the grace period");
+        }
     }
+    sessions_stop.cancel();
 }
 
 /// Whether an `accept` error concerns only the connection being accepted.

@@ -48,8 +48,12 @@ impl Limits {
     }
 
     /// Admits a request of `client`: the permit to hold while it runs, if running requests
-    /// are limited.
-    pub(crate) fn admit(&self, client: &str) -> Result<Option<OwnedSemaphorePermit>, Busy> {
+    /// are limited and the request `runs` (a call; not a session's stream).
+    pub(crate) fn admit(
+        &self,
+        client: &str,
+        runs: bool,
+    ) -> Result<Option<OwnedSemaphorePermit>, Busy> {
         if let Some(rate) = &self.rate {
             if let Err(not_until) = rate.check_key(&client.to_owned()) {
                 let wait = not_until.wait_time_from(governor::clock::Clock::now(
@@ -64,7 +68,7 @@ impl Limits {
                 rate.retain_recent();
             }
         }
-        let Some(limit) = self.concurrent else {
+        let Some(limit) = self.concurrent.filter(|_| runs) else {
             return Ok(None);
         };
         let semaphore = {

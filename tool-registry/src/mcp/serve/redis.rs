@@ -121,6 +121,16 @@ impl Waiters {
             .subscribe()
     }
 
+    /// Waits on `task_id` until the returned guard is dropped (however the wait ends: a
+    /// `changed` future dropped mid-wait included).
+    fn wait_on<'a>(&'a self, task_id: &'a str) -> Waiting<'a> {
+        Waiting {
+            announced: Some(self.subscribe(task_id)),
+            waiters: self,
+            task_id,
+        }
+    }
+
     /// Forgets `task_id` when no one waits on it any more.
     fn release(&self, task_id: &str) {
         let mut waiters = self.lock();
@@ -143,6 +153,20 @@ impl Waiters {
         for sender in self.lock().values() {
             sender.send_modify(|count| *count = count.wrapping_add(1));
         }
+    }
+}
+
+/// A wait on one task's announcements; leaving it forgets the task when no one else waits.
+struct Waiting<'a> {
+    announced: Option<watch::Receiver<u64>>,
+    waiters: &'a Waiters,
+    task_id: &'a str,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        drop(self.announced.take());
+        self.waiters.release(self.task_id);
     }
 }
 
@@ -212,6 +236,13 @@ impl RedisStore {
             create: Arc::new(Script::new(CREATE)),
             update: Arc::new(Script::new(UPDATE)),
         })
+    }
+
+    /// How many tasks this store's waits are on now (the crate's tests check none is left).
+    #[cfg(feature = "test-support")]
+    #[doc(hidden)]
+    pub fn waits_on(&self) -> usize {
+        self.waiters.lock().len()
     }
 
     fn key(&self, task_id: &str) -> String {
@@ -358,24 +389,21 @@ impl TaskStore for RedisStore {
         Box::pin(async move {
             let deadline = tokio::time::Instant::now() + timeout;
             // Subscribed before the first read, so no announcement falls between.
-            let mut announced = self.waiters.subscribe(task_id);
-            let result = loop {
-                let record = match self.read(task_id).await {
-                    Ok(Some((_, record))) => record,
-                    Ok(None) => break Ok(None),
-                    Err(error) => break Err(error),
+            let mut waiting = self.waiters.wait_on(task_id);
+            loop {
+                let Some((_, record)) = self.read(task_id).await? else {
+                    return Ok(None);
                 };
                 let now = tokio::time::Instant::now();
                 if record.version > seen || now >= deadline {
-                    break Ok(Some(record));
+                    return Ok(Some(record));
                 }
                 let wait = (deadline - now).min(REREAD_EVERY);
-                let _ = tokio::time::timeout(wait, announced.changed()).await;
-                announced.mark_unchanged();
-            };
-            drop(announced);
-            self.waiters.release(task_id);
-            result
+                if let Some(announced) = waiting.announced.as_mut() {
+                    let _ = tokio::time::timeout(wait, announced.changed()).await;
+                    announced.mark_unchanged();
+                }
+            }
         })
     }
 }

@@ -51,6 +51,7 @@ use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::answer::Answered;
 use super::asking::Asking;
+use super::auth::{admission_of, requester_of};
 use super::beside::Beside;
 use super::content;
 use super::input::{self, Rounds};
@@ -162,6 +163,7 @@ impl Session {
         };
         let canonical = tool.name().to_owned();
         let admission = admission_of(&context);
+        let owner = admission.as_ref().map(super::auth::Admission::client_key);
         if let Some(admission) = &admission
             && admission
                 .missing(&canonical, served.listing.scopes(&canonical))
@@ -304,7 +306,8 @@ impl Session {
                 ttl: self.shared.tasks.ttl(),
                 poll_interval: tasks::DEFAULT_POLL_INTERVAL,
                 lease: self.shared.tasks.lease(),
-                stopping: self.shared.tasks.stop_token(),
+                running: self.shared.tasks.running(),
+                owner,
             };
             let response = task
                 .respond(
@@ -428,20 +431,28 @@ impl rmcp::ServerHandler for Session {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        tasks::get(&*self.shared.tasks.store(), &request.task_id).await
+        let requester = requester_of(&context);
+        tasks::get(
+            &*self.shared.tasks.store(),
+            &request.task_id,
+            requester.as_deref(),
+        )
+        .await
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let requester = requester_of(&context);
         tasks::update(
             &*self.shared.tasks.store(),
             &request.task_id,
             &request.input_responses,
+            requester.as_deref(),
         )
         .await
     }
@@ -449,9 +460,15 @@ impl rmcp::ServerHandler for Session {
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        tasks::cancel(&*self.shared.tasks.store(), &request.task_id).await
+        let requester = requester_of(&context);
+        tasks::cancel(
+            &*self.shared.tasks.store(),
+            &request.task_id,
+            requester.as_deref(),
+        )
+        .await
     }
 
     async fn set_level(
@@ -572,14 +589,4 @@ impl rmcp::ServerHandler for Session {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.shared.remember_peer(context.peer);
     }
-}
-
-/// What the HTTP door admitted the request as, when the server checks access tokens.
-fn admission_of(context: &RequestContext<RoleServer>) -> Option<super::auth::Admission> {
-    context
-        .extensions
-        .get::<http::request::Parts>()?
-        .extensions
-        .get::<super::auth::Admission>()
-        .cloned()
 }

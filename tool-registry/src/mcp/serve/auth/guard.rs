@@ -10,7 +10,7 @@ use hyper::{Method, Request, Response, StatusCode, header};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::{Value, json};
 
-use super::{Door, Refusal, challenge};
+use super::{Admission, Door, Refusal, challenge};
 
 type Answer = Response<BoxBody<Bytes, Infallible>>;
 
@@ -53,26 +53,40 @@ fn refused(door: &Door, refusal: &Refusal) -> Answer {
     response
 }
 
-/// Admits `request` or answers it. A `POST` is read (up to `max_body` bytes) to refuse a
-/// `tools/call` of a tool whose scopes the principal lacks with `403`.
-pub(crate) async fn admit(
+/// How long a client may take to send a request body.
+const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Checks the request's access token: who made it, or the answer that refuses it.
+pub(crate) async fn admit(door: &Door, headers: &header::HeaderMap) -> Result<Admission, Answer> {
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok());
+    door.admit(authorization)
+        .await
+        .map_err(|refusal| refused(door, &refusal))
+}
+
+/// Reads an admitted `POST` (up to `max_body` bytes, within 30 s) to refuse a `tools/call`
+/// of a tool whose scopes the principal lacks with `403`; the request, with its
+/// [`Admission`], for rmcp.
+pub(crate) async fn screen(
     door: &Door,
+    admission: Admission,
     request: Request<Incoming>,
     max_body: usize,
 ) -> Result<Admitted, Answer> {
-    let authorization = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok());
-    let admission = door
-        .admit(authorization)
-        .await
-        .map_err(|refusal| refused(door, &refusal))?;
     let (mut parts, body) = request.into_parts();
     let body = if parts.method != Method::POST {
         Either::Left(body)
     } else {
-        let bytes = match Limited::new(body, max_body).collect().await {
+        let read = tokio::time::timeout(BODY_READ_TIMEOUT, Limited::new(body, max_body).collect());
+        let Ok(read) = read.await else {
+            return Err(json_answer(
+                StatusCode::REQUEST_TIMEOUT,
+                &json!({"error": "the request body did not arrive within 30 s"}),
+            ));
+        };
+        let bytes = match read {
             Ok(collected) => collected.to_bytes(),
             Err(error) if error.is::<http_body_util::LengthLimitError>() => {
                 return Err(json_answer(

@@ -82,7 +82,15 @@ impl Keys {
             .fetched_at
             .is_none_or(|at| at.elapsed() >= REFRESH_EVERY);
         if !may_fetch {
-            return Ok(None);
+            return if self.cached_any() {
+                Ok(None)
+            } else {
+                Err(
+                    "the authorization server's key set could not be read; trying again \
+                     every 30 s"
+                        .to_owned(),
+                )
+            };
         }
         state.fetched_at = Some(Instant::now());
         match self.fetch(&mut state).await {
@@ -157,7 +165,8 @@ impl Keys {
                 }
             };
             let named = metadata["issuer"].as_str().unwrap_or_default();
-            if named.trim_end_matches('/') != self.issuer {
+            // RFC 8414 §3.3: identical, a trailing slash included.
+            if named != self.issuer {
                 return Err(format!(
                     "the metadata at {candidate} is for issuer `{named}`, not `{}`",
                     self.issuer

@@ -63,7 +63,7 @@ impl ResourceAuth {
     pub fn new(resource: impl Into<String>, issuer: impl Into<String>) -> Self {
         Self {
             resource: resource.into(),
-            issuer: issuer.into().trim_end_matches('/').to_owned(),
+            issuer: issuer.into(),
             jwks_uri: None,
             required: Vec::new(),
             tool_scopes: BTreeMap::new(),
@@ -213,15 +213,37 @@ const ALGORITHMS: [Algorithm; 9] = [
 ];
 
 impl Door {
-    pub(crate) fn new(auth: ResourceAuth, declared: Box<dyn DeclaredScopes>) -> Self {
+    /// The check of `auth` for the pool `declared` reads.
+    ///
+    /// # Errors
+    /// A tool named in [`ResourceAuth::with_tool_scopes`] that the pool does not have (by its
+    /// name or an alias): its scopes would protect nothing.
+    pub(crate) fn new(
+        auth: ResourceAuth,
+        declared: Box<dyn DeclaredScopes>,
+    ) -> Result<Self, String> {
+        let mut tool_scopes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (tool, scopes) in &auth.tool_scopes {
+            let Some((listed, _)) = declared.of(tool) else {
+                return Err(format!(
+                    "scopes are set for the tool `{tool}`, but the served pool has no tool of \
+                     that name (names are case-sensitive): the scopes would protect nothing; \
+                     name a tool of `tools/list`"
+                ));
+            };
+            tool_scopes
+                .entry(listed)
+                .or_default()
+                .extend(scopes.iter().cloned());
+        }
         let keys = Keys::new(auth.issuer.clone(), auth.jwks_uri.clone());
-        Self {
+        Ok(Self {
             required: auth.required.clone().into(),
-            tool_scopes: Arc::new(auth.tool_scopes.clone()),
+            tool_scopes: Arc::new(tool_scopes),
             auth,
             keys,
             declared,
-        }
+        })
     }
 
     /// The URL of the metadata document: the well-known prefix before the resource's path.
@@ -355,7 +377,16 @@ fn describe(error: &jsonwebtoken::errors::Error) -> String {
 
 /// The `WWW-Authenticate` value and status code of `refusal`.
 pub(crate) fn challenge(door: &Door, refusal: &Refusal) -> (u16, String, String) {
-    let quote = |text: &str| text.replace(['"', '\\'], "'");
+    // A header value is visible ASCII: anything else (a `kid` the client chose, say) is `?`.
+    let quote = |text: &str| -> String {
+        text.chars()
+            .map(|c| match c {
+                '"' | '\\' => '\'',
+                ' '..='~' => c,
+                _ => '?',
+            })
+            .collect()
+    };
     let scope = door.auth.required.join(" ");
     let mut value = format!(
         "Bearer resource_metadata=\"{}\"",
@@ -389,4 +420,23 @@ pub(crate) fn challenge(door: &Door, refusal: &Refusal) -> (u16, String, String)
         Refusal::Keys(why) => (503, why.clone()),
     };
     (status, value, description)
+}
+
+/// Who makes the request, when the server checks access tokens (a task's owner).
+pub(crate) fn requester_of(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<String> {
+    admission_of(context).map(|admission| admission.client_key())
+}
+
+/// What the HTTP door admitted the request as, when the server checks access tokens.
+pub(crate) fn admission_of(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<Admission> {
+    context
+        .extensions
+        .get::<http::request::Parts>()?
+        .extensions
+        .get::<Admission>()
+        .cloned()
 }

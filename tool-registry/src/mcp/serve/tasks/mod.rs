@@ -75,10 +75,20 @@ pub(crate) struct TaskSettings {
     store: std::sync::RwLock<std::sync::Arc<dyn TaskStore>>,
     ttl_ms: std::sync::atomic::AtomicU64,
     lease_ms: std::sync::atomic::AtomicU64,
-    /// The token of the tasks running now, cancelled (and replaced) when an HTTP server of
-    /// the server shuts down: those tasks end.
-    stop: std::sync::Mutex<tokio_util::sync::CancellationToken>,
+    /// The tasks running now, ended (and replaced) when an HTTP server of the server shuts
+    /// down.
+    running: std::sync::Mutex<RunningTasks>,
 }
+
+/// The watches of the tasks running now, and the token that ends them.
+#[derive(Clone, Default)]
+pub(crate) struct RunningTasks {
+    pub(crate) stop: tokio_util::sync::CancellationToken,
+    pub(crate) watches: tokio_util::task::TaskTracker,
+}
+
+/// How long a shutdown waits for the running tasks' ends to be written.
+const END_WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Default for TaskSettings {
     fn default() -> Self {
@@ -86,7 +96,7 @@ impl Default for TaskSettings {
             store: std::sync::RwLock::new(std::sync::Arc::new(MemoryTaskStore::new())),
             ttl_ms: wire::millis(DEFAULT_TASK_TTL).into(),
             lease_ms: wire::millis(DEFAULT_TASK_LEASE).into(),
-            stop: std::sync::Mutex::default(),
+            running: std::sync::Mutex::default(),
         }
     }
 }
@@ -124,14 +134,26 @@ impl TaskSettings {
             .store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// The token that ends the tasks started from now on when the server shuts down.
-    pub(crate) fn stop_token(&self) -> tokio_util::sync::CancellationToken {
-        self.stop.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// Where the watch of a task started now runs, and what ends it when the server shuts
+    /// down.
+    pub(crate) fn running(&self) -> RunningTasks {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
-    /// Ends the tasks running now as `failed` (the server shuts down); tasks started later
-    /// are not affected.
-    pub(crate) fn end_running(&self) {
-        std::mem::take(&mut *self.stop.lock().unwrap_or_else(|e| e.into_inner())).cancel();
+    /// Ends the tasks running now as `failed` (the server shuts down) and waits (up to 5 s)
+    /// until each end is written to the store; tasks started later are not affected.
+    pub(crate) async fn end_running(&self) {
+        let running = std::mem::take(&mut *self.running.lock().unwrap_or_else(|e| e.into_inner()));
+        running.stop.cancel();
+        running.watches.close();
+        if tokio::time::timeout(END_WRITE_GRACE, running.watches.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("shutting down: some tasks' ends could not be stored within 5 s");
+        }
     }
 }

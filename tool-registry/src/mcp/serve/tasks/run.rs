@@ -28,8 +28,10 @@ pub(crate) struct TaskCall {
     /// How long the task's record stays working without word from this process: the watch
     /// renews it every third of this.
     pub(crate) lease: Duration,
-    /// Cancelled when the server shuts down: the task ends as `failed` at once.
-    pub(crate) stopping: CancellationToken,
+    /// Where the task's watch runs, and what ends it as `failed` when the server shuts down.
+    pub(crate) running: super::RunningTasks,
+    /// Who starts the task, when the server checks access tokens: only they follow it.
+    pub(crate) owner: Option<String>,
 }
 
 /// Where a task call's progress goes: the request's own sink until the call becomes a task,
@@ -170,11 +172,11 @@ impl TaskCall {
                     let Some(stop) = stop.0.take() else {
                         unreachable!("the run is stopped only when this returns");
                     };
-                    tokio::spawn(watch_task(
+                    self.running.watches.spawn(watch_task(
                         Arc::clone(&self.store),
                         record,
                         self.lease,
-                        self.stopping.clone(),
+                        self.running.stop.clone(),
                         answer,
                         stop,
                         status,
@@ -196,6 +198,7 @@ impl TaskCall {
             self.poll_interval,
         );
         record.lease_until_ms = now.saturating_add(millis(self.lease));
+        record.owner.clone_from(&self.owner);
         record
     }
 }

@@ -41,6 +41,11 @@ pub struct TaskRecord {
     /// lease, the task is never ended for this.
     #[serde(default)]
     pub lease_until_ms: u64,
+    /// Who started the task, when the server checks access tokens (`sub:SUBJECT`, else
+    /// `client:ID`): only requests of the same principal read, answer or cancel it; for any
+    /// other it does not exist. `None`: anyone holding the id.
+    #[serde(default)]
+    pub owner: Option<String>,
     /// The questions the running call waits on, by key: each an MCP `InputRequest` as JSON
     /// (`{"method": "elicitation/create", "params": {...}}`). Not empty: the task's status is
     /// `input_required`.
@@ -75,6 +80,7 @@ impl TaskRecord {
             expires_at_ms: now_ms.saturating_add(ttl_ms),
             poll_interval_ms: u64::try_from(poll_interval.as_millis()).unwrap_or(u64::MAX),
             lease_until_ms: 0,
+            owner: None,
             input_requests: Map::new(),
             input_responses: Map::new(),
             asked: Vec::new(),

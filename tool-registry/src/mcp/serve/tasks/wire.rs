@@ -90,16 +90,31 @@ fn unknown_task(task_id: &str) -> ErrorData {
     )
 }
 
+/// The record of `task_id` when `requester` may see it (the owner, or anyone for a task
+/// without one); `-32602` as for an unknown task otherwise, so that its existence leaks not.
+async fn owned(
+    store: &dyn TaskStore,
+    task_id: &str,
+    requester: Option<&str>,
+) -> Result<TaskRecord, ErrorData> {
+    store
+        .get(task_id)
+        .await
+        .map_err(store_error)?
+        .filter(|record| record.owner.is_none() || record.owner.as_deref() == requester)
+        .ok_or_else(|| unknown_task(task_id))
+}
+
 /// `tasks/get`: the task as it is now.
 ///
 /// # Errors
 /// `-32602` for an unknown or expired task; an internal error when the store fails.
-pub(crate) async fn get(store: &dyn TaskStore, task_id: &str) -> Result<GetTaskResult, ErrorData> {
-    let mut record = store
-        .get(task_id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| unknown_task(task_id))?;
+pub(crate) async fn get(
+    store: &dyn TaskStore,
+    task_id: &str,
+    requester: Option<&str>,
+) -> Result<GetTaskResult, ErrorData> {
+    let mut record = owned(store, task_id, requester).await?;
     let now = now_ms();
     if lapsed(&record, now) {
         // Written through the store, so every process reads the same end.
@@ -143,7 +158,9 @@ pub(crate) async fn update(
     store: &dyn TaskStore,
     task_id: &str,
     responses: &InputResponses,
+    requester: Option<&str>,
 ) -> Result<(), ErrorData> {
+    owned(store, task_id, requester).await?;
     let responses: Vec<(String, Value)> = responses
         .iter()
         .filter(|(_, answer)| answer.is_object())
@@ -173,7 +190,12 @@ pub(crate) async fn update(
 ///
 /// # Errors
 /// `-32602` for an unknown or expired task; an internal error when the store fails.
-pub(crate) async fn cancel(store: &dyn TaskStore, task_id: &str) -> Result<(), ErrorData> {
+pub(crate) async fn cancel(
+    store: &dyn TaskStore,
+    task_id: &str,
+    requester: Option<&str>,
+) -> Result<(), ErrorData> {
+    owned(store, task_id, requester).await?;
     let now = now_ms();
     store
         .update(task_id, &|record| {
