@@ -22,13 +22,14 @@ pub struct add {
 #[automatically_derived]
 #[diagnostic::do_not_recommend]
 impl ::tool_sdk::__private::ToolInput for add {
+    #[inline(always)]
     fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(
         __deserializer: __D,
     ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
         match <AddArgs as ::tool_sdk::__private::ToolInput>::__deserialize(
             __deserializer,
         ) {
-            ::tool_sdk::__private::Result::Ok(__input) => {
+            ::tool_sdk::__private::Result::Ok(__input @ AddArgs { .. }) => {
                 ::tool_sdk::__private::Result::Ok(Self { __input })
             }
             ::tool_sdk::__private::Result::Err(__error) => {
@@ -36,12 +37,14 @@ impl ::tool_sdk::__private::ToolInput for add {
             }
         }
     }
-    const __SCHEMA: ::tool_sdk::__private::SchemaFns = <AddArgs as ::tool_sdk::__private::ToolInput>::__SCHEMA;
-}
-#[automatically_derived]
-#[doc(hidden)]
-impl ::tool_sdk::__private::ToolImpl for add {
-    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
+    const __SCHEMA: ::tool_sdk::__private::SchemaFns = {
+        #[allow(unused_imports)]
+        use ::tool_sdk::__private::named_fields::*;
+        #[allow(unused_imports, unused_qualifications)]
+        use AddArgs as __ToolInput;
+        ::tool_sdk::__private::assert_named_fields::<AddArgs, _>(&__ToolInput);
+        <AddArgs as ::tool_sdk::__private::ToolInput>::__SCHEMA
+    };
 }
 #[automatically_derived]
 #[doc(hidden)]
@@ -65,13 +68,7 @@ impl ::tool_sdk::__private::Tool for add {
     fn __run(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::BoxFuture<
-        '_,
-        ::tool_sdk::__private::Result<
-            ::tool_sdk::__private::ToolOutput,
-            ::tool_sdk::__private::ToolError,
-        >,
-    > {
+    ) -> ::tool_sdk::__private::RunFuture<'_> {
         ::tool_sdk::__private::Box::pin(
             ::tool_sdk::__private::FinishFn::<
                 Self,
@@ -84,10 +81,7 @@ impl ::tool_sdk::__private::Tool for add {
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
     ) -> impl ::tool_sdk::__private::Future<
-        Output = ::tool_sdk::__private::Result<
-            ::tool_sdk::__private::ToolResult<i64>,
-            ::tool_sdk::__private::ToolError,
-        >,
+        Output = ::tool_sdk::__private::CallResult<i64>,
     > + ::tool_sdk::__private::Send {
         ::tool_sdk::__private::FnCall::<
             Self,
@@ -95,18 +89,6 @@ impl ::tool_sdk::__private::Tool for add {
         >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
     }
 }
-#[allow(unused_qualifications)]
-const _: () = {
-    #[allow(unused_imports)]
-    use ::tool_sdk::__private::named_fields::*;
-    #[allow(unused_imports)]
-    use AddArgs as __ToolInput;
-    #[allow(dead_code, clippy::all)]
-    fn __braced(__input: AddArgs) {
-        let AddArgs { .. } = __input;
-    }
-    ::tool_sdk::__private::assert_named_fields::<AddArgs, _>(&__ToolInput);
-};
 #[automatically_derived]
 impl ::tool_sdk::__private::ToolSpec for add {
     const NAME: &'static ::tool_sdk::__private::str = "Add";
@@ -119,12 +101,10 @@ impl ::tool_sdk::__private::ToolSpec for add {
     #[doc(hidden)]
     const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
-const _: () = {
-    ::tool_sdk::__private::inventory::submit! {
-        ::tool_sdk::__private::ToolRegistration::of:: < add >
-        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
-        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
-        ::tool_sdk::__private::OutputSchemaProbe < add >> ::OUTPUT_SCHEMA })
-    }
-};
+::tool_sdk::__private::inventory::submit! {
+    ::tool_sdk::__private::ToolRegistration::of:: < add >
+    (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+    ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+    #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+    ::tool_sdk::__private::OutputSchemaProbe < add >> ::OUTPUT_SCHEMA })
+}

@@ -22,6 +22,7 @@ struct now {
 #[automatically_derived]
 #[diagnostic::do_not_recommend]
 impl ::tool_sdk::__private::ToolInput for now {
+    #[inline(always)]
     fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(
         __deserializer: __D,
     ) -> ::tool_sdk::__private::Result<Self, __D::Error> {
@@ -37,11 +38,6 @@ impl ::tool_sdk::__private::ToolInput for now {
         }
     }
     const __SCHEMA: ::tool_sdk::__private::SchemaFns = <::tool_sdk::__private::NoInput as ::tool_sdk::__private::ToolInput>::__SCHEMA;
-}
-#[automatically_derived]
-#[doc(hidden)]
-impl ::tool_sdk::__private::ToolImpl for now {
-    const __OVERRIDES: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 #[automatically_derived]
 #[doc(hidden)]
@@ -65,13 +61,7 @@ impl ::tool_sdk::__private::Tool for now {
     fn __run(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::BoxFuture<
-        '_,
-        ::tool_sdk::__private::Result<
-            ::tool_sdk::__private::ToolOutput,
-            ::tool_sdk::__private::ToolError,
-        >,
-    > {
+    ) -> ::tool_sdk::__private::RunFuture<'_> {
         ::tool_sdk::__private::Box::pin(
             ::tool_sdk::__private::FinishFn::<
                 Self,
@@ -84,10 +74,7 @@ impl ::tool_sdk::__private::Tool for now {
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
     ) -> impl ::tool_sdk::__private::Future<
-        Output = ::tool_sdk::__private::Result<
-            ::tool_sdk::__private::ToolResult<String>,
-            ::tool_sdk::__private::ToolError,
-        >,
+        Output = ::tool_sdk::__private::CallResult<String>,
     > + ::tool_sdk::__private::Send {
         ::tool_sdk::__private::FnCall::<
             Self,
@@ -105,12 +92,10 @@ impl ::tool_sdk::__private::ToolSpec for now {
     #[doc(hidden)]
     const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
-const _: () = {
-    ::tool_sdk::__private::inventory::submit! {
-        ::tool_sdk::__private::ToolRegistration::of:: < now >
-        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
-        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
-        ::tool_sdk::__private::OutputSchemaProbe < now >> ::OUTPUT_SCHEMA })
-    }
-};
+::tool_sdk::__private::inventory::submit! {
+    ::tool_sdk::__private::ToolRegistration::of:: < now >
+    (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+    ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+    #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+    ::tool_sdk::__private::OutputSchemaProbe < now >> ::OUTPUT_SCHEMA })
+}

@@ -13,13 +13,7 @@ impl Tool for Glob {
     fn __run(
         self,
         __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::BoxFuture<
-        '_,
-        ::tool_sdk::__private::Result<
-            ::tool_sdk::__private::ToolOutput,
-            ::tool_sdk::__private::ToolError,
-        >,
-    > {
+    ) -> ::tool_sdk::__private::RunFuture<'_> {
         ::tool_sdk::__private::Box::pin(
             ::tool_sdk::__private::Finish::<
                 Self,

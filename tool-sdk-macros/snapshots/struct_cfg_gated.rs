@@ -18,12 +18,10 @@ impl ::tool_sdk::__private::ToolSpec for Gated {
     const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 #[cfg(feature = "gated")]
-const _: () = {
-    ::tool_sdk::__private::inventory::submit! {
-        ::tool_sdk::__private::ToolRegistration::of:: < Gated >
-        (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
-        ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
-        #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
-        ::tool_sdk::__private::OutputSchemaProbe < Gated >> ::OUTPUT_SCHEMA })
-    }
-};
+::tool_sdk::__private::inventory::submit! {
+    ::tool_sdk::__private::ToolRegistration::of:: < Gated >
+    (::tool_sdk::__private::DefinitionSite { file : ::core::file!(), line :
+    ::core::line!(), module_path : ::core::module_path!(), }).output_schema({
+    #[allow(unused_imports)] use ::tool_sdk::__private::OutputSchemaFallback as _; <
+    ::tool_sdk::__private::OutputSchemaProbe < Gated >> ::OUTPUT_SCHEMA })
+}

@@ -408,19 +408,28 @@ fn gen_registration(model: &Model<'_>) -> TokenStream {
             <#private::OutputSchemaProbe<#ident>>::OUTPUT_SCHEMA
         }
     };
-    quote! {
-        const _: () = {
-            #checks
-            #Private::inventory::submit! {
-                #of(#Private::DefinitionSite {
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                    module_path: ::core::module_path!(),
-                })
-                #modifiers
-                .output_schema(#output_schema)
-            }
-        };
+    let submit = quote! {
+        #Private::inventory::submit! {
+            #of(#Private::DefinitionSite {
+                file: ::core::file!(),
+                line: ::core::line!(),
+                module_path: ::core::module_path!(),
+            })
+            #modifiers
+            .output_schema(#output_schema)
+        }
+    };
+    // `submit!` is an anonymous constant of its own; a second one around it only when there
+    // are checks to keep out of the user's namespace (an item less per tool otherwise).
+    if checks.is_empty() {
+        submit
+    } else {
+        quote! {
+            const _: () = {
+                #checks
+                #submit
+            };
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
 use crate::docs::tool_section;
-use crate::input_shape::named_fields_check;
+use crate::input_shape::{NamedFieldsCheck, named_fields_check};
 use crate::paths::{Private, private_at};
 use crate::valid::Model;
 
@@ -38,8 +38,8 @@ pub(crate) fn generate(
         "The tool type of [`{ident}()`](fn@{ident}), registered as `{}`: its input as the model sends it.",
         model.name
     );
-    let input_impl = gen_input_delegation(ident, &input);
-    let named_fields_check = function.input.map(named_fields_check);
+    let check = function.input.and_then(named_fields_check);
+    let input_impl = gen_input_delegation(ident, &input, check.as_ref());
     let tool_impl = gen_tool_impl(function);
     quote! {
         #(#attrs)*
@@ -58,9 +58,6 @@ pub(crate) fn generate(
 
         #(#cfg)*
         #tool_impl
-
-        #(#cfg)*
-        #named_fields_check
     }
 }
 
@@ -126,27 +123,51 @@ fn input_type(function: &ToolFn<'_>) -> TokenStream {
     }
 }
 
-fn gen_input_delegation(ident: &syn::Ident, input: &TokenStream) -> TokenStream {
+fn gen_input_delegation(
+    ident: &syn::Ident,
+    input: &TokenStream,
+    check: Option<&NamedFieldsCheck>,
+) -> TokenStream {
     // Every use goes through `ToolInput` and is spanned on the input type, so a missing derive
     // is reported once, on the parameter, with `ToolInput`'s message naming the fix. The tool
     // type implements `ToolInput` itself (it is neither `Deserialize` nor `JsonSchema`, so the
     // blanket impl does not apply): its schema functions are the input type's own (`__SCHEMA`),
-    // so the tool adds no schema function of its own, and reading it adds no closure.
+    // so the tool adds no schema function of its own, and reading it adds no closure. The
+    // input's named-fields check sits in these two items (the parsed value matched against a
+    // braced pattern, the rest in the constant's block), so it adds no item of its own.
+    // `__deserialize` is `#[inline(always)]`: rustc then compiles it into its caller (the
+    // SDK's generic input parsing, instantiated for the tool), not beside the crate's own
+    // generic code, which an edit of any tool's body compiles again.
     let span = input.span();
     let input = quote_spanned!(span=> <#input as #Private::ToolInput>);
+    let (pattern, schema) = match check {
+        Some(check) => {
+            let pattern = &check.pattern;
+            let statements = &check.statements;
+            (
+                quote!(__input @ #pattern),
+                quote!({
+                    #statements
+                    #input::__SCHEMA
+                }),
+            )
+        }
+        None => (quote!(__input), quote!(#input::__SCHEMA)),
+    };
     quote! {
         #[automatically_derived]
         #[diagnostic::do_not_recommend]
         impl #Private::ToolInput for #ident {
+            #[inline(always)]
             fn __deserialize<'de, __D: #Private::Deserializer<'de>>(
                 __deserializer: __D,
             ) -> #Private::Result<Self, __D::Error> {
                 match #input::__deserialize(__deserializer) {
-                    #Private::Result::Ok(__input) => #Private::Result::Ok(Self { __input }),
+                    #Private::Result::Ok(#pattern) => #Private::Result::Ok(Self { __input }),
                     #Private::Result::Err(__error) => #Private::Result::Err(__error),
                 }
             }
-            const __SCHEMA: #Private::SchemaFns = #input::__SCHEMA;
+            const __SCHEMA: #Private::SchemaFns = #schema;
         }
     }
 }
@@ -180,12 +201,6 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
-        impl #Private::ToolImpl for #ident {
-            const __OVERRIDES: #Private::Overrides = #Private::Overrides::NONE;
-        }
-
-        #[automatically_derived]
-        #[doc(hidden)]
         impl #Private::FnTool for #ident {
             #return_item
 
@@ -206,7 +221,7 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             fn __run(
                 self,
                 #ctx: &#Private::ToolUseContext,
-            ) -> #Private::BoxFuture<'_, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
+            ) -> #Private::RunFuture<'_> {
                 #Private::Box::pin(#Private::FinishFn::<Self, _>::new(
                     <Self as #Private::FnTool>::__call(self, #ctx),
                     #ctx,
@@ -217,9 +232,7 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             fn call(
                 self,
                 #ctx: &#Private::ToolUseContext,
-            ) -> impl #Private::Future<
-                Output = #Private::Result<#Private::ToolResult<#output>, #Private::ToolError>,
-            > + #Private::Send {
+            ) -> impl #Private::Future<Output = #Private::CallResult<#output>> + #Private::Send {
                 #Private::FnCall::<Self, _>::new(<Self as #Private::FnTool>::__call(self, #ctx))
             }
         }

@@ -101,7 +101,7 @@ pub(crate) fn run_method() -> TokenStream {
         fn __run(
             self,
             __ctx: &#Private::ToolUseContext,
-        ) -> #Private::BoxFuture<'_, #Private::Result<#Private::ToolOutput, #Private::ToolError>> {
+        ) -> #Private::RunFuture<'_> {
             #Private::Box::pin(#Private::Finish::<Self, _>::new(
                 <Self as #Private::Tool>::call(self, __ctx),
                 __ctx,

@@ -280,15 +280,24 @@ pub(crate) fn is_context(ty: &Type) -> bool {
     )
 }
 
-/// For an input type that is a plain path (`Args`, `crate::args::Args`, `Wrapper<T>`), a
-/// `const _` that fails to compile unless the path names a struct with named fields, with
-/// every error on the type; nothing for other types (already refused, or not checkable).
-pub(crate) fn named_fields_check(ty: &Type) -> TokenStream {
+/// The two parts of the check that an input type which is a plain path (`Args`,
+/// `crate::args::Args`, `Wrapper<T>`) names a struct with named fields, with every error on the
+/// type: a braced pattern (`Args { .. }`, which refuses an enum) for the tool type's reading of
+/// its input to match the parsed value against, and the statements, for the block of the tool
+/// type's `__SCHEMA` constant, that refuse a tuple struct or a unit struct. `None` for other
+/// types (already refused, or not checkable). Both go in items the tool type has anyway, so
+/// the check adds no item of its own.
+pub(crate) struct NamedFieldsCheck {
+    pub(crate) pattern: TokenStream,
+    pub(crate) statements: TokenStream,
+}
+
+pub(crate) fn named_fields_check(ty: &Type) -> Option<NamedFieldsCheck> {
     let Type::Path(path) = unwrap(ty) else {
-        return TokenStream::new();
+        return None;
     };
     if path.qself.is_some() {
-        return TokenStream::new();
+        return None;
     }
     let mut bare = path.path.clone();
     for segment in &mut bare.segments {
@@ -303,21 +312,16 @@ pub(crate) fn named_fields_check(ty: &Type) -> TokenStream {
     let value_check = quote_spanned! {span=>
         #private::assert_named_fields::<#ty, _>(&#probe);
     };
-    let pattern_check = quote_spanned! {span=>
-        #[allow(dead_code, clippy::all)]
-        fn __braced(__input: #ty) {
-            let #bare { .. } = __input;
-        }
+    let pattern = quote_spanned!(span=> #bare { .. });
+    let statements = quote! {
+        #[allow(unused_imports)]
+        use #Private::named_fields::*;
+        #[allow(unused_imports, unused_qualifications)]
+        use #bare as #probe;
+        #value_check
     };
-    quote! {
-        #[allow(unused_qualifications)]
-        const _: () = {
-            #[allow(unused_imports)]
-            use #Private::named_fields::*;
-            #[allow(unused_imports)]
-            use #bare as #probe;
-            #pattern_check
-            #value_check
-        };
-    }
+    Some(NamedFieldsCheck {
+        pattern,
+        statements,
+    })
 }

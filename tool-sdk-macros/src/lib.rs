@@ -330,6 +330,7 @@ use proc_macro::TokenStream;
 /// are missing: name it once with `use my_tools as _;` (see `tool_sdk::registration`).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let _expansion = paths::Expansion::start();
     expand::tool(args.into(), item.into()).into()
 }
 
@@ -338,6 +339,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro_attribute]
 pub fn __hook_table(args: TokenStream, item: TokenStream) -> TokenStream {
+    let _expansion = paths::Expansion::start();
     hooks::expand(&args.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()

@@ -120,6 +120,11 @@ pub mod __private {
     pub use crate::tool::{
         DeclaredFlag, MaxResultSize, NoInput, TaskSupport, Tool, ToolImpl, ToolInput, ToolSpec,
     };
+
+    /// `Tool::__run`'s return type, named in one path (less for rustc to resolve per tool).
+    pub type RunFuture<'a> = BoxFuture<'a, Result<ToolOutput, ToolError>>;
+    /// `Tool::call`'s output, named in one path.
+    pub type CallResult<O> = Result<ToolResult<O>, ToolError>;
 }
 
 /// The README's examples, run as doctests.

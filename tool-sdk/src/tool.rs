@@ -294,8 +294,8 @@ impl<T: ToolInput> JsonSchema for InputOf<T> {
     }
 }
 
-/// What `#[tool]` on `impl Tool for X` (and the function form) writes beside the block: which
-/// optional hooks the block overrides. Never written by hand; an `impl Tool`
+/// What `#[tool]` on `impl Tool for X` writes beside the block: which optional hooks the block
+/// overrides (a function-form tool has it through one blanket impl over `FnTool`: none). Never written by hand; an `impl Tool`
 /// without the attribute fails to compile with a message saying to add it.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
