@@ -54,7 +54,7 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
 
 /// What a state is bound to: the method, the tool and its arguments (keys sorted, so the
 /// client's key order does not matter).
-pub(crate) fn binding(tool: &str, arguments: &serde_json::Map<String, Value>) -> Vec<u8> {
+pub(crate) fn binding(tool: &str, arguments: &Value) -> Vec<u8> {
     fn canonical(value: &Value) -> Value {
         match value {
             Value::Object(map) => {
@@ -68,7 +68,7 @@ pub(crate) fn binding(tool: &str, arguments: &serde_json::Map<String, Value>) ->
             other => other.clone(),
         }
     }
-    let arguments = canonical(&Value::Object(arguments.clone()));
+    let arguments = canonical(arguments);
     format!("tools/call\n{tool}\n{arguments}").into_bytes()
 }
 
@@ -94,7 +94,8 @@ pub(crate) struct Rounds {
 impl Rounds {
     /// The answers of earlier rounds (from the verified `state`) and of this one
     /// (`responses`; an answer that is not a JSON object counts as none, so its question is
-    /// asked again).
+    /// asked again). `binding` makes what the state is bound to, called only when there is a
+    /// state.
     ///
     /// # Errors
     /// `-32602` when `state` fails verification (changed, or made for another call).
@@ -102,10 +103,10 @@ impl Rounds {
         codec: &RequestStateCodec,
         state: Option<&str>,
         responses: Option<&InputResponses>,
-        binding: &[u8],
+        binding: impl FnOnce() -> Vec<u8>,
     ) -> Result<Self, ErrorData> {
         let State { mut answers, open } = match state {
-            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|error| {
+            Some(sealed) => codec.open_json_with(sealed, &binding()).map_err(|error| {
                 let why = match error {
                     RequestStateError::Expired => {
                         "requestState has expired (it is kept for an hour): make the call \

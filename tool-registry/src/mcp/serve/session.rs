@@ -190,24 +190,25 @@ impl Session {
             ));
         }
         let as_task = follows_tasks && task_support != TaskSupport::Forbidden;
-        let arguments = request.arguments.unwrap_or_default();
+        let block = ToolUseBlock {
+            id: self.shared.next_call_id(),
+            name: name.to_owned(),
+            input: Value::Object(request.arguments.unwrap_or_default()),
+        };
         let stateless = is_stateless(&context);
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
-        // is bound to the call.
-        let binding = stateless.then(|| input::binding(&canonical, &arguments));
-        let rounds = match &binding {
-            Some(binding) => Some(Arc::new(Rounds::open(
+        // is bound to the call (the binding is made only when a state is opened or sealed:
+        // most calls have neither).
+        let binding = || input::binding(tool.name(), &block.input);
+        let rounds = if stateless {
+            Some(Arc::new(Rounds::open(
                 &self.shared.request_state(),
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
                 binding,
-            )?)),
-            None => None,
-        };
-        let block = ToolUseBlock {
-            id: self.shared.next_call_id(),
-            name: name.to_owned(),
-            input: Value::Object(arguments),
+            )?))
+        } else {
+            None
         };
         let prepared = served.orchestrator.prepare(&block);
         let safe = prepared.is_concurrency_safe();
@@ -277,10 +278,7 @@ impl Session {
                 return Err(error);
             }
             rounds
-                .input_required(
-                    &self.shared.request_state(),
-                    binding.as_deref().unwrap_or_default(),
-                )
+                .input_required(&self.shared.request_state(), &binding())
                 .map(CallToolResponse::from)
         };
 
@@ -425,7 +423,10 @@ impl rmcp::ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await
+        // Boxed: rmcp spawns every request's handler future as a task, moving it whole, and
+        // the call's state (the orchestrator's run, the task path) is far larger than the
+        // other handlers'; behind a box each move is a pointer's.
+        Box::pin(self.call(request, context)).await
     }
 
     async fn get_task(
