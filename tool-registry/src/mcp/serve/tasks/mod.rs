@@ -43,6 +43,7 @@
 
 mod run;
 pub(crate) mod store;
+#[cfg(feature = "redis")]
 pub(crate) use store::ORPHAN_GRACE;
 mod wire;
 
