@@ -163,15 +163,6 @@ pub trait FnTool: crate::Tool {
     fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
 }
 
-/// A function-form tool overrides no hook: its [`ToolImpl`](crate::tool::ToolImpl) is this one
-/// impl, not one that `#[tool]` writes per tool. `do_not_recommend`, so that an `impl Tool`
-/// without `#[tool]` is still reported as `ToolImpl`'s own message says, not as a missing
-/// `FnTool`.
-#[diagnostic::do_not_recommend]
-impl<T: FnTool> crate::tool::ToolImpl for T {
-    const __OVERRIDES: crate::overrides::Overrides = crate::overrides::Overrides::NONE;
-}
-
 /// A function-form tool's result as a call's: the success through `ToolResult::from` (a plain
 /// value, or a [`ToolResult`] as it is), the error through `Into<ToolError>`. Implemented for
 /// every such `Result`, generic over its three types only, so tools that share them share one
