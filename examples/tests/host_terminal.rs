@@ -44,9 +44,11 @@ fn running_calls_show_spinners_on_a_terminal() {
         .filter(|line| line.contains("Bash(command:"))
         .count();
     assert_eq!(spinners, 2, "{running}");
+    // The summary line follows the finished lines: wait for it too, not just for them.
     let finished = tmux.wait_for("both calls finished", |screen| {
         screen.contains("✓ done toolu_slow_a Bash ok in")
             && screen.contains("✓ done toolu_slow_b Bash ok in")
+            && screen.contains("answered 2 tool_use blocks")
     });
     assert!(
         finished.contains("answered 2 tool_use blocks: 2 ok, 0 errors"),
