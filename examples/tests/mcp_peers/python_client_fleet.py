@@ -15,42 +15,13 @@ following it, so that the test can follow it through other replicas.
 
 import json
 import sys
-from typing import Any, Literal
 
 import anyio
 from mcp import Client
 from mcp import types
 from mcp.client.extension import ClientExtension, ResultClaim
-from mcp_types import Request, RequestParams, Result
-from pydantic import ConfigDict
 
-TASKS = "io.modelcontextprotocol/tasks"
-
-
-class TaskParams(RequestParams):
-    task_id: str
-
-
-class GetTask(Request[TaskParams, Literal["tasks/get"]]):
-    method: Literal["tasks/get"] = "tasks/get"
-    name_param = "taskId"
-
-
-class CreatedTask(Result):
-    model_config = ConfigDict(extra="allow")
-    result_type: Literal["task"] = "task"
-    task_id: str
-    status: str
-
-
-class DetailedTask(Result):
-    model_config = ConfigDict(extra="allow")
-    task_id: str
-    status: str
-    status_message: str | None = None
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-
+from tasks_extension import TASKS, CreatedTask, DetailedTask, GetTask, TaskParams
 
 created = {}
 
