@@ -14,7 +14,7 @@ use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
 
-use super::tasks::store::now_ms;
+use super::tasks::store::{millis, now_ms};
 use super::tasks::{ORPHAN_GRACE, TaskEdit, TaskRecord, TaskStore, TaskStoreError};
 
 /// The key prefix [`RedisStore::connect`] uses: a task's record is the hash
@@ -281,9 +281,7 @@ fn drop_at_ms(record: &TaskRecord) -> u64 {
     if record.is_terminal() {
         record.expires_at_ms
     } else {
-        record
-            .expires_at_ms
-            .saturating_add(u64::try_from(ORPHAN_GRACE.as_millis()).unwrap_or(u64::MAX))
+        record.expires_at_ms.saturating_add(millis(ORPHAN_GRACE))
     }
 }
 
@@ -426,7 +424,7 @@ impl SessionStore for RedisStore {
             .arg(self.session_key(session_id))
             .arg(serde_json::to_string(state)?)
             .arg("PX")
-            .arg(u64::try_from(SESSION_KEPT.as_millis()).unwrap_or(u64::MAX))
+            .arg(millis(SESSION_KEPT))
             .query_async(&mut connection)
             .await?;
         Ok(())

@@ -109,11 +109,6 @@ impl ResourceAuth {
         self.leeway = leeway;
         self
     }
-
-    /// The resource URL tokens must name.
-    pub fn resource(&self) -> &str {
-        &self.resource
-    }
 }
 
 /// Why a request is refused: its HTTP status and `WWW-Authenticate` parameters.

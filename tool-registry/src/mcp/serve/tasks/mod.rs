@@ -95,8 +95,8 @@ impl Default for TaskSettings {
     fn default() -> Self {
         Self {
             store: std::sync::RwLock::new(std::sync::Arc::new(MemoryTaskStore::new())),
-            ttl_ms: wire::millis(DEFAULT_TASK_TTL).into(),
-            lease_ms: wire::millis(DEFAULT_TASK_LEASE).into(),
+            ttl_ms: store::millis(DEFAULT_TASK_TTL).into(),
+            lease_ms: store::millis(DEFAULT_TASK_LEASE).into(),
             running: std::sync::Mutex::default(),
         }
     }
@@ -119,7 +119,7 @@ impl TaskSettings {
 
     /// Sets the TTL, at least a second.
     pub(crate) fn set_ttl(&self, ttl: std::time::Duration) {
-        let ms = wire::millis(ttl).max(1000);
+        let ms = store::millis(ttl).max(1000);
         self.ttl_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
@@ -130,7 +130,7 @@ impl TaskSettings {
 
     /// Sets the lease, at least 300 ms.
     pub(crate) fn set_lease(&self, lease: std::time::Duration) {
-        let ms = wire::millis(lease).max(300);
+        let ms = store::millis(lease).max(300);
         self.lease_ms
             .store(ms, std::sync::atomic::Ordering::Relaxed);
     }

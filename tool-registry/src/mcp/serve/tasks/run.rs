@@ -11,8 +11,9 @@ use rmcp::model::{CallToolResponse, CallToolResult, CreateTaskResult};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::store::millis;
 use super::store::{WATCH_TIMEOUT, now_ms};
-use super::wire::{FAILED_KEPT, millis, store_error, task_of, terminal_state};
+use super::wire::{FAILED_KEPT, store_error, task_of, terminal_state};
 use super::{TASK_GRACE, TaskRecord, TaskState, TaskStore};
 use crate::mcp::serve::asking::{Asking, TaskAsker};
 use crate::mcp::serve::input::Rounds;

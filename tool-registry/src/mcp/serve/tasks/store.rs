@@ -68,7 +68,7 @@ impl TaskRecord {
         ttl: Duration,
         poll_interval: Duration,
     ) -> Self {
-        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        let ttl_ms = millis(ttl);
         Self {
             task_id: task_id.into(),
             tool: tool.into(),
@@ -78,7 +78,7 @@ impl TaskRecord {
             last_updated_at_ms: now_ms,
             ttl_ms,
             expires_at_ms: now_ms.saturating_add(ttl_ms),
-            poll_interval_ms: u64::try_from(poll_interval.as_millis()).unwrap_or(u64::MAX),
+            poll_interval_ms: millis(poll_interval),
             lease_until_ms: 0,
             owner: None,
             input_requests: Map::new(),
@@ -167,13 +167,16 @@ pub(crate) const ORPHAN_GRACE: Duration = Duration::from_secs(60);
 /// looking again.
 pub(crate) const WATCH_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// `duration` in whole milliseconds (saturating).
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
+        .map_or(0, millis)
 }
 
 /// The default [`TaskStore`]: records in this process's memory, forgotten when they expire
@@ -201,7 +204,7 @@ impl MemoryTaskStore {
     fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
         let now = now_ms();
-        let grace = u64::try_from(ORPHAN_GRACE.as_millis()).unwrap_or(u64::MAX);
+        let grace = millis(ORPHAN_GRACE);
         records.retain(|_, entry| {
             let kept_until = if entry.record.is_terminal() {
                 entry.record.expires_at_ms

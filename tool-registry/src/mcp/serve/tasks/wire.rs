@@ -10,7 +10,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use super::store::now_ms;
+use super::store::{millis, now_ms};
 use super::{TaskRecord, TaskState, TaskStore};
 
 /// How long a task failed at its `ttlMs`, or because its server stopped, is kept at least, so
@@ -43,11 +43,6 @@ pub(super) fn lapse(record: &mut TaskRecord, now_ms: u64) -> bool {
 /// Whether `record` is still working with its lease run out at `now_ms`.
 fn lapsed(record: &TaskRecord, now_ms: u64) -> bool {
     !record.is_terminal() && record.lease_until_ms != 0 && now_ms > record.lease_until_ms
-}
-
-/// `duration` in whole milliseconds (saturating).
-pub(super) fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The wire `Task` of a record.
