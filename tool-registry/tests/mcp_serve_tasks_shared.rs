@@ -101,6 +101,80 @@ async fn a_task_whose_server_died_fails_once_its_lease_runs_out() {
     assert!(after <= lease + Duration::from_millis(1200), "{after:?}");
 }
 
+/// Now, in milliseconds since the Unix epoch (a record's clock).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// Writers and waiters of one memory store at once, on two worker threads, as a task's call
+/// (asking, answered) and its watch use it: every update and every wait ends. (A waiter once
+/// read the records while still holding the version's watch lock, which an update takes under
+/// the records' lock; the two threads then stopped for good, and the server with them.)
+#[test]
+fn a_memory_stores_writers_and_waiters_never_block_each_other() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let store = Arc::new(MemoryTaskStore::new());
+            let mut record = tool_registry::mcp::serve::tasks::TaskRecord::new(
+                "busy",
+                "sleepy",
+                1,
+                Duration::from_secs(3600),
+                Duration::from_secs(1),
+            );
+            record.created_at_ms = now_ms();
+            record.expires_at_ms = record.created_at_ms + 3_600_000;
+            store.create(record).await.unwrap();
+            const UPDATES: u64 = 50_000;
+            let writers = (0..2).map(|_| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    for n in 0..UPDATES / 2 {
+                        let key = n.to_string();
+                        store
+                            .update("busy", &|record| {
+                                record.status_message = Some(key.clone());
+                            })
+                            .await
+                            .unwrap();
+                    }
+                })
+            });
+            let waiters = (0..2).map(|_| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    let mut seen = 0;
+                    while seen < UPDATES {
+                        let now = store
+                            .changed("busy", seen, Duration::from_secs(5))
+                            .await
+                            .unwrap()
+                            .expect("the record is kept");
+                        seen = now.version;
+                    }
+                })
+            });
+            let all: Vec<_> = writers.chain(waiters).collect();
+            for joined in futures::future::join_all(all).await {
+                joined.unwrap();
+            }
+        });
+        let _ = done.send(());
+    });
+    finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("an update and a wait on one memory store blocked each other for good");
+}
+
 #[cfg(feature = "redis")]
 mod through_redis {
     use super::redis_support::Redis;
@@ -302,12 +376,5 @@ mod through_redis {
         assert!(dropped.is_err(), "the wait was cut short");
         assert_eq!(concrete.waits_on(), 0);
         assert!(first.get("nope").await.unwrap().is_none());
-    }
-
-    fn now_ms() -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64
     }
 }

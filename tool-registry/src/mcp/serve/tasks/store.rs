@@ -276,10 +276,13 @@ impl TaskStore for MemoryTaskStore {
                 return Ok(None);
             };
             // `wait_for` returns at once when the version is already past `seen`; an error
-            // means the record was removed.
-            let waited =
-                tokio::time::timeout(timeout, receiver.wait_for(|version| *version > seen)).await;
-            if matches!(waited, Ok(Err(_))) {
+            // means the record was removed. Its guard holds the watch's lock, which `update`
+            // takes under the records' lock: it is released before the records are read.
+            let removed = matches!(
+                tokio::time::timeout(timeout, receiver.wait_for(|version| *version > seen)).await,
+                Ok(Err(_))
+            );
+            if removed {
                 return Ok(None);
             }
             Ok(self
