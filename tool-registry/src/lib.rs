@@ -53,6 +53,8 @@ mod pool;
 pub mod providers;
 mod registry;
 pub mod search;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 

@@ -1,5 +1,8 @@
-//! Every call runs in a `tool_call` span naming the tool and the `tool_use` id, and recording
-//! the outcome and the duration when it ends.
+//! Every call runs in an `execute_tool` span of the OpenTelemetry GenAI semantic conventions:
+//! named `execute_tool {gen_ai.tool.name}` (the `otel.name` field `tracing-opentelemetry`
+//! reads), with the tool's canonical name, the `tool_use` id and the tool type, and on failure
+//! `error.type` (`tool_error` for an error the tool answered, the refusing step otherwise) and
+//! the `ERROR` status; the input and result only when the host opts in.
 
 mod common;
 
@@ -11,7 +14,7 @@ use common::{all_tools, blocks};
 use serde_json::json;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 
-/// The fields of every `tool_call` span, by span id, as `name=value` text.
+/// The fields of every `execute_tool` span, by span id, as `name=value` text.
 #[derive(Default)]
 struct Spans {
     next: AtomicU64,
@@ -22,10 +25,10 @@ struct Fields<'a>(&'a mut BTreeMap<String, String>);
 
 impl tracing::field::Visit for Fields<'_> {
     fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(
-            field.name().to_owned(),
-            format!("{value:?}").replace('"', ""),
-        );
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
     }
 }
 
@@ -39,7 +42,7 @@ impl tracing::Subscriber for Capture {
         tracing::subscriber::Interest::sometimes()
     }
     fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
-        metadata.name() == "tool_call"
+        metadata.name() == "execute_tool"
     }
     fn new_span(&self, attributes: &tracing::span::Attributes<'_>) -> tracing::span::Id {
         let id = self.0.next.fetch_add(1, Ordering::Relaxed) + 1;
@@ -60,42 +63,145 @@ impl tracing::Subscriber for Capture {
     fn exit(&self, _: &tracing::span::Id) {}
 }
 
-#[test]
-fn each_call_records_tool_id_outcome_and_duration() {
+/// Runs `blocks` one by one through an orchestrator with `config`, and returns the fields of
+/// their spans in order.
+fn spans_of(
+    blocks_json: serde_json::Value,
+    config: OrchestratorConfig,
+) -> Vec<BTreeMap<String, String>> {
     let spans = Arc::new(Spans::default());
     let _guard = tracing::subscriber::set_default(Capture(Arc::clone(&spans)));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default());
+    let orchestrator = Orchestrator::new(&all_tools(), config);
     let turn = TurnState::default();
-    for block in blocks(json!([
-        {"id": "toolu_ok", "name": "Sleep", "input": {"ms": 1, "tag": "done"}},
-        {"id": "toolu_missing", "name": "Nope", "input": {}},
-    ])) {
+    for block in blocks(blocks_json) {
         runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(&block), &turn, None));
     }
-    let recorded: Vec<BTreeMap<String, String>> =
-        spans.fields.lock().unwrap().values().cloned().collect();
-    assert_eq!(recorded.len(), 2, "{recorded:?}");
-    let summary: Vec<(&str, &str, &str)> = recorded
+    spans.fields.lock().unwrap().values().cloned().collect()
+}
+
+#[test]
+fn each_call_is_an_execute_tool_span_with_its_error_type() {
+    let recorded = spans_of(
+        json!([
+            {"id": "toolu_ok", "name": "Sleep", "input": {"ms": 1, "tag": "done"}},
+            {"id": "toolu_alias", "name": "Todo", "input": {"todos": []}},
+            {"id": "toolu_missing", "name": "Nope", "input": {}},
+            {"id": "toolu_bad", "name": "Sleep", "input": {"ms": "soon", "tag": "x"}},
+            {"id": "toolu_refused", "name": "Probe", "input": {"mode": "refuse"}},
+            {"id": "toolu_failed", "name": "Sleep", "input": {"ms": 0, "tag": "t", "fail": true}},
+            {"id": "toolu_panicked", "name": "Probe", "input": {"mode": "panic-call"}},
+        ]),
+        OrchestratorConfig::default(),
+    );
+    let field = |fields: &BTreeMap<String, String>, name: &str| {
+        fields.get(name).cloned().unwrap_or_else(|| "-".to_owned())
+    };
+    let summary: Vec<[String; 6]> = recorded
         .iter()
         .map(|fields| {
-            (
-                fields["tool"].as_str(),
-                fields["tool_use_id"].as_str(),
-                fields["outcome"].as_str(),
-            )
+            [
+                field(fields, "otel.name"),
+                field(fields, "gen_ai.tool.name"),
+                field(fields, "gen_ai.tool.call.id"),
+                field(fields, "gen_ai.tool.type"),
+                field(fields, "error.type"),
+                field(fields, "otel.status_code"),
+            ]
         })
         .collect();
+    let row = |cells: [&str; 6]| cells.map(str::to_owned);
     assert_eq!(
         summary,
         [
-            ("Sleep", "toolu_ok", "success"),
-            ("Nope", "toolu_missing", "error")
+            row([
+                "execute_tool Sleep",
+                "Sleep",
+                "toolu_ok",
+                "function",
+                "-",
+                "-"
+            ]),
+            // Called by its alias, named by its name.
+            row([
+                "execute_tool TodoWrite",
+                "TodoWrite",
+                "toolu_alias",
+                "function",
+                "-",
+                "-"
+            ]),
+            row([
+                "execute_tool Nope",
+                "Nope",
+                "toolu_missing",
+                "-",
+                "unknown_tool",
+                "ERROR"
+            ]),
+            row([
+                "execute_tool Sleep",
+                "Sleep",
+                "toolu_bad",
+                "function",
+                "invalid_input",
+                "ERROR"
+            ]),
+            row([
+                "execute_tool Probe",
+                "Probe",
+                "toolu_refused",
+                "function",
+                "validation_failed",
+                "ERROR"
+            ]),
+            row([
+                "execute_tool Sleep",
+                "Sleep",
+                "toolu_failed",
+                "function",
+                "tool_error",
+                "ERROR"
+            ]),
+            row([
+                "execute_tool Probe",
+                "Probe",
+                "toolu_panicked",
+                "function",
+                "panic",
+                "ERROR"
+            ]),
         ]
     );
-    let slept: u64 = recorded[0]["duration_us"].parse().unwrap();
-    assert!(slept >= 1_000, "the 1 ms sleep took {slept} µs");
+    for fields in &recorded {
+        assert_eq!(fields["gen_ai.operation.name"], "execute_tool");
+        assert_eq!(fields["otel.kind"], "internal");
+        assert!(
+            !fields.contains_key("gen_ai.tool.call.arguments")
+                && !fields.contains_key("gen_ai.tool.call.result"),
+            "content is recorded only when asked: {fields:?}"
+        );
+    }
+}
+
+#[test]
+fn input_and_result_are_recorded_only_when_the_host_opts_in() {
+    let config = OrchestratorConfig {
+        capture_tool_content: true,
+        ..OrchestratorConfig::default()
+    };
+    let recorded = spans_of(
+        json!([{"id": "toolu_ok", "name": "Sleep", "input": {"ms": 1, "tag": "secret-ish"}}]),
+        config,
+    );
+    // JSON text: the input as the model sent it, the result's content.
+    let arguments: serde_json::Value =
+        serde_json::from_str(&recorded[0]["gen_ai.tool.call.arguments"]).unwrap();
+    assert_eq!(arguments, json!({"ms": 1, "tag": "secret-ish"}));
+    let result: serde_json::Value =
+        serde_json::from_str(&recorded[0]["gen_ai.tool.call.result"]).unwrap();
+    assert_eq!(result, json!("secret-ish"));
 }

@@ -2,19 +2,19 @@
 //! unknown tool, stopped before start, invalid input (with the schema-not-sent hint),
 //! `validate_input`, PreToolUse observers, permission, the call itself (its error text per
 //! step 7), panics anywhere (step 8), and the large-result processing of SPEC §9 on success.
-//! Each call runs in a `tool_call` tracing span.
+//! Each call runs in an `execute_tool` span of the OpenTelemetry GenAI semantic conventions
+//! ([`super::telemetry`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::FutureExt as _;
 use serde_json::Value;
 use tool_sdk::context::ProgressSink;
 use tool_sdk::result::ContextModifier;
 use tool_sdk::{
-    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseContext,
-    ValidationResult,
+    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseBlock,
+    ToolUseContext, ValidationResult,
 };
 use tracing::Instrument as _;
 
@@ -22,6 +22,7 @@ use super::config::OrchestratorConfig;
 use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
 use super::persistence;
+use super::telemetry::{CallSpan, Failure};
 use super::turn::Signals;
 use crate::ToolPermissionContext;
 use crate::messages;
@@ -84,10 +85,8 @@ impl CallRunner {
         }
     }
 
-    /// Runs a prepared call (SPEC §5.4) in a `tool_call` span recording the tool name as
-    /// sent, the `tool_use` id, the outcome (`success` or `error`) and the duration in
-    /// microseconds; the span is entered while the call runs. Never panics; always one result
-    /// for the id. When no subscriber wants the span, nothing is recorded and no clock is read.
+    /// Runs a prepared call (SPEC §5.4) in its `execute_tool` span ([`CallSpan`]), entered
+    /// while the call runs. Never panics; always one result for the id.
     pub(crate) async fn run(
         &self,
         call: PreparedCall,
@@ -96,19 +95,36 @@ impl CallRunner {
         progress: Option<ProgressSink>,
     ) -> CallOutcome {
         let PreparedCall { block, prepared } = call;
-        let span = tracing::debug_span!(
-            "tool_call",
-            tool = %block.name,
-            tool_use_id = %block.id,
-            outcome = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
-        let timing = CallTiming::start(&span);
+        let tool = match &prepared {
+            Prepared::Unknown => None,
+            Prepared::Invalid { tool, .. }
+            | Prepared::Panicked { tool, .. }
+            | Prepared::Ready { tool, .. } => Some(&**tool),
+        };
+        let span = CallSpan::open(&block, tool, self.config.capture_tool_content);
+        let (outcome, failure) = self
+            .steps(block, prepared, extensions, signals, progress, &span)
+            .await;
+        span.finish(&outcome.result, failure);
+        outcome
+    }
+
+    /// The steps of [`CallRunner::run`], with why the call failed when it did.
+    async fn steps(
+        &self,
+        block: ToolUseBlock,
+        prepared: Prepared,
+        extensions: Arc<Extensions>,
+        signals: &Signals,
+        progress: Option<ProgressSink>,
+        span: &CallSpan,
+    ) -> (CallOutcome, Option<Failure>) {
+        let failed =
+            |text: String, failure: Failure| (CallOutcome::error(&block.id, text), Some(failure));
         // Step 1: the tool.
         let (tool, parsed) = match prepared {
             Prepared::Unknown => {
-                let text = messages::no_such_tool(&block.name);
-                return timing.finish(CallOutcome::error(&block.id, text));
+                return failed(messages::no_such_tool(&block.name), Failure::UnknownTool);
             }
             Prepared::Invalid { tool, error } => (tool, Err(error)),
             Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
@@ -116,19 +132,18 @@ impl CallRunner {
         };
         // Step 2: stopped before the call starts.
         if let Some(text) = signals.stopped_before_start() {
-            return timing.finish(CallOutcome::error(&block.id, text));
+            return failed(text, Failure::Cancelled);
         }
         // Step 3: the input fits the schema.
         let parsed = match parsed {
             Ok(Ok(parsed)) => parsed,
             Err(error) => {
-                let text = self.invalid_input(&*tool, &error);
-                return timing.finish(CallOutcome::error(&block.id, text));
+                return failed(self.invalid_input(&*tool, &error), Failure::InvalidInput);
             }
             Ok(Err(text)) => {
                 let message = format!("parsing the input panicked: {text}");
                 let text = messages::error_calling_tool(tool.name(), &message);
-                return timing.finish(CallOutcome::error(&block.id, text));
+                return failed(text, Failure::Panic);
             }
         };
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
@@ -141,22 +156,22 @@ impl CallRunner {
         // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
         let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input))
             .catch_unwind()
-            .instrument(span);
+            .instrument(span.span().clone());
         let stop = signals.stopped_while_running(behavior);
         // The stop signal goes first: a call that sees the abort through its own token and
         // returns in the same instant still counts as unfinished (SPEC §5.5).
-        let outcome = tokio::select! {
+        tokio::select! {
             biased;
             text = stop => {
                 token.cancel();
-                CallOutcome::error(&block.id, text)
+                (CallOutcome::error(&block.id, text), Some(Failure::Cancelled))
             }
             outcome = work => outcome.unwrap_or_else(|payload| {
                 let message = messages::panicked("the tool", &*payload);
-                CallOutcome::error(&block.id, messages::error_calling_tool(tool.name(), &message))
+                let text = messages::error_calling_tool(tool.name(), &message);
+                (CallOutcome::error(&block.id, text), Some(Failure::Panic))
             }),
-        };
-        timing.finish(outcome)
+        }
     }
 
     /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
@@ -192,12 +207,17 @@ impl CallRunner {
         mut parsed: Box<dyn ToolCall>,
         ctx: ToolUseContext,
         mut input: Value,
-    ) -> CallOutcome {
+    ) -> (CallOutcome, Option<Failure>) {
         let id = ctx.tool_use_id().to_owned();
+        let failed =
+            |text: String, failure: Failure| (CallOutcome::error(&id, text), Some(failure));
         let name = tool.name();
         // Step 4: the tool's own input check.
         if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
-            return CallOutcome::error(&id, messages::tool_use_error(&message));
+            return failed(
+                messages::tool_use_error(&message),
+                Failure::ValidationFailed,
+            );
         }
         // Step 5: PreToolUse observers.
         for observer in &self.observers {
@@ -218,17 +238,17 @@ impl CallRunner {
                         reason,
                         "a PreToolUse observer stopped the call"
                     );
-                    return CallOutcome::error(&id, messages::CANCEL_MESSAGE.to_owned());
+                    return failed(messages::CANCEL_MESSAGE.to_owned(), Failure::HookStopped);
                 }
                 Ok(PreToolUseDecision::ReplaceInput(replacement)) => {
                     match self.reparse(&**tool, replacement.clone()) {
                         Ok(replaced) => (parsed, input) = (replaced, replacement),
-                        Err(text) => return CallOutcome::error(&id, text),
+                        Err(text) => return failed(text, Failure::InvalidInput),
                     }
                 }
                 Err(payload) => {
                     let message = messages::panicked("a PreToolUse observer", &*payload);
-                    return CallOutcome::error(&id, messages::error_calling_tool(name, &message));
+                    return failed(messages::error_calling_tool(name, &message), Failure::Panic);
                 }
             }
         }
@@ -246,9 +266,9 @@ impl CallRunner {
             Ok(None) => {}
             Ok(Some(updated)) => match self.reparse(&**tool, updated.clone()) {
                 Ok(replaced) => (parsed, input) = (replaced, updated),
-                Err(text) => return CallOutcome::error(&id, text),
+                Err(text) => return failed(text, Failure::InvalidInput),
             },
-            Err(message) => return CallOutcome::error(&id, message),
+            Err(message) => return failed(message, Failure::PermissionDenied),
         }
         let observed = if self.observers.is_empty() {
             Value::Null
@@ -257,6 +277,7 @@ impl CallRunner {
         };
         // Steps 7 and 9: the call, and its result.
         let declared = tool.meta().max_result_size_chars;
+        let mut failure = None;
         let mut outcome = match parsed.call(&ctx).await {
             Ok(output) => {
                 let threshold = self.config.persistence_threshold(name, declared);
@@ -274,7 +295,10 @@ impl CallRunner {
                     exempt_from_budget: declared.chars().is_none(),
                 }
             }
-            Err(error) => CallOutcome::error(&id, error.to_model_text()),
+            Err(error) => {
+                failure = Some(Failure::ToolError);
+                CallOutcome::error(&id, error.to_model_text())
+            }
         };
         // PostToolUse observers see the final result.
         if !self.observers.is_empty() {
@@ -290,41 +314,12 @@ impl CallRunner {
                 {
                     let message = messages::panicked("a PostToolUse observer", &*payload);
                     outcome = CallOutcome::error(&id, messages::error_calling_tool(name, &message));
+                    failure = Some(Failure::Panic);
                     break;
                 }
             }
         }
-        outcome
-    }
-}
-
-/// The `tool_call` span of one call and, when a subscriber wants it, when the call started.
-struct CallTiming {
-    span: tracing::Span,
-    started: Option<Instant>,
-}
-
-impl CallTiming {
-    fn start(span: &tracing::Span) -> Self {
-        Self {
-            span: span.clone(),
-            started: (!span.is_disabled()).then(Instant::now),
-        }
-    }
-
-    /// Records the outcome (`success` or `error`) and the duration on the span.
-    fn finish(self, outcome: CallOutcome) -> CallOutcome {
-        if let Some(started) = self.started {
-            let label = if outcome.result.is_error {
-                "error"
-            } else {
-                "success"
-            };
-            self.span.record("outcome", label);
-            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-            self.span.record("duration_us", micros);
-        }
-        outcome
+        (outcome, failure)
     }
 }
 

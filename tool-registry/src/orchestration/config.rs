@@ -18,6 +18,10 @@ pub(crate) const MAX_CONCURRENCY_ENV: &str = "CLAUDE_CODE_MAX_TOOL_USE_CONCURREN
 /// `DEFAULT_MAX_RESULT_SIZE_CHARS`).
 pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
 
+/// The variable that turns on [`OrchestratorConfig::capture_tool_content`] in
+/// [`OrchestratorConfig::from_env`] (the OpenTelemetry GenAI conventions' opt-in for content).
+const CAPTURE_CONTENT_ENV: &str = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
+
 /// How the orchestrator runs a turn's calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrchestratorConfig {
@@ -53,6 +57,11 @@ pub struct OrchestratorConfig {
     pub coerce_input_tools: BTreeSet<String>,
     /// The coercion mode for every tool of this orchestrator. Default `false`.
     pub coerce_every_input: bool,
+    /// Record each call's input and result on its `execute_tool` span, as the OpenTelemetry
+    /// GenAI attributes `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` (JSON
+    /// text). Off by default, as the conventions ask: inputs and results can hold secrets.
+    /// `tool-host` turns it on with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+    pub capture_tool_content: bool,
 }
 
 impl Default for OrchestratorConfig {
@@ -66,17 +75,23 @@ impl Default for OrchestratorConfig {
             lenient_input_tools: BTreeSet::new(),
             coerce_input_tools: BTreeSet::new(),
             coerce_every_input: false,
+            capture_tool_content: false,
         }
     }
 }
 
 impl OrchestratorConfig {
     /// The defaults, with the cap read from `MAX_CONCURRENCY_ENV` by
-    /// `parse_max_concurrency`. Nothing else is read from the environment.
+    /// `parse_max_concurrency`, and [`OrchestratorConfig::capture_tool_content`] on when
+    /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true` (any case; the opt-in
+    /// variable the OpenTelemetry GenAI conventions name). Nothing else is read from the
+    /// environment.
     pub fn from_env() -> Self {
         let value = std::env::var(MAX_CONCURRENCY_ENV).ok();
+        let capture = std::env::var(CAPTURE_CONTENT_ENV).ok();
         Self {
             max_concurrency: parse_max_concurrency(value.as_deref()),
+            capture_tool_content: capture.is_some_and(|value| value.eq_ignore_ascii_case("true")),
             ..Self::default()
         }
     }

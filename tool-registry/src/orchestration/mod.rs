@@ -58,6 +58,7 @@ pub(crate) mod partition;
 pub(crate) mod persistence;
 mod run;
 pub(crate) mod streaming;
+mod telemetry;
 pub(crate) mod turn;
 
 pub use call::CallOutcome;

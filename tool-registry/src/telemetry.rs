@@ -1,0 +1,150 @@
+//! OpenTelemetry export (feature `otel`): the spans every call already makes (`execute_tool`,
+//! the MCP spans) and the duration histograms, sent over OTLP (HTTP/protobuf) by the standard
+//! crates (`tracing-opentelemetry`, `opentelemetry-otlp`), configured by the standard
+//! variables.
+//!
+//! Nothing is exported unless asked: [`Telemetry::from_env`] is `None` when neither
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` nor `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set.
+//!
+//! ```no_run
+//! use tracing_subscriber::layer::SubscriberExt as _;
+//! use tracing_subscriber::util::SubscriberInitExt as _;
+//!
+//! // OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_SERVICE_NAME=my-agent
+//! let telemetry = tool_registry::telemetry::Telemetry::from_env().expect("a valid setup");
+//! tracing_subscriber::registry()
+//!     .with(telemetry.as_ref().map(|telemetry| telemetry.layer()))
+//!     .init();
+//! // ... run tool calls ...
+//! if let Some(telemetry) = telemetry {
+//!     telemetry.shutdown().expect("the last spans are sent");
+//! }
+//! ```
+//!
+//! What is exported, after the OpenTelemetry GenAI semantic conventions
+//! (open-telemetry/semantic-conventions-genai, Development status, November 2026):
+//! - every call through `Orchestrator`: an `execute_tool {gen_ai.tool.name}` span (kind
+//!   `INTERNAL`; `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
+//!   `gen_ai.tool.type`; on failure `error.type` and status `ERROR`; opt-in arguments and
+//!   result, see `OrchestratorConfig::capture_tool_content`) and the
+//!   `gen_ai.execute_tool.duration` histogram (seconds; `gen_ai.operation.name`,
+//!   `gen_ai.tool.name`, `error.type`). `error.type` is `tool_error` when the tool answered
+//!   with an error, otherwise why the call was refused: `unknown_tool`, `cancelled`,
+//!   `invalid_input`, `validation_failed`, `hook_stopped`, `permission_denied`, `panic`.
+
+use std::sync::OnceLock;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::Histogram;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+/// The instrumentation scope of everything this crate exports.
+const SCOPE: &str = "tool-registry";
+
+/// An OTLP export pipeline: a tracer provider for spans and a meter provider for the duration
+/// histograms, both batching in the background. [`Telemetry::shutdown`] sends what is left;
+/// dropping it without shutting down may lose the last batch.
+#[derive(Debug)]
+pub struct Telemetry {
+    tracer: SdkTracerProvider,
+    meter: SdkMeterProvider,
+}
+
+/// The export could not be set up or shut down: the message says what and why.
+#[derive(Debug, thiserror::Error)]
+#[error("OpenTelemetry export: {0}")]
+pub struct TelemetryError(String);
+
+impl Telemetry {
+    /// The pipeline the standard variables ask for, or `None` when none is asked for.
+    ///
+    /// Read (the OpenTelemetry SDK environment specification): `OTEL_EXPORTER_OTLP_ENDPOINT`
+    /// (e.g. `http://127.0.0.1:4318`; spans go to `/v1/traces`, metrics to `/v1/metrics`) or
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `..._METRICS_ENDPOINT` (full URLs),
+    /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_SERVICE_NAME`,
+    /// `OTEL_RESOURCE_ATTRIBUTES`. Only HTTP/protobuf is spoken. Also makes W3C trace
+    /// context (`traceparent`) the global propagator and this meter provider the global one.
+    ///
+    /// # Errors
+    /// [`TelemetryError`] when an exporter cannot be built (a malformed endpoint or header).
+    pub fn from_env() -> Result<Option<Self>, TelemetryError> {
+        let asked = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        ]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
+        if !asked {
+            return Ok(None);
+        }
+        let resource = Resource::builder().build();
+        let spans = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|error| TelemetryError(format!("the span exporter: {error}")))?;
+        let tracer = SdkTracerProvider::builder()
+            .with_batch_exporter(spans)
+            .with_resource(resource.clone())
+            .build();
+        let metrics = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|error| TelemetryError(format!("the metric exporter: {error}")))?;
+        let meter = SdkMeterProvider::builder()
+            .with_periodic_exporter(metrics)
+            .with_resource(resource)
+            .build();
+        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+        opentelemetry::global::set_meter_provider(meter.clone());
+        Ok(Some(Self { tracer, meter }))
+    }
+
+    /// The `tracing` layer that turns spans into OpenTelemetry spans of this pipeline (the
+    /// `otel.name`, `otel.kind` and `otel.status_code` fields name them, set their kind and
+    /// status, as `tracing-opentelemetry` reads them).
+    pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + use<S>
+    where
+        S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+    {
+        tracing_opentelemetry::layer().with_tracer(self.tracer.tracer(SCOPE))
+    }
+
+    /// Sends every span and metric not sent yet, then stops the pipeline.
+    ///
+    /// # Errors
+    /// [`TelemetryError`] when the backend could not be reached or refused the last batch.
+    pub fn shutdown(self) -> Result<(), TelemetryError> {
+        let spans = self.tracer.shutdown();
+        let metrics = self.meter.shutdown();
+        spans.map_err(|error| TelemetryError(format!("sending the last spans: {error}")))?;
+        metrics.map_err(|error| TelemetryError(format!("sending the last metrics: {error}")))
+    }
+}
+
+/// The `gen_ai.execute_tool.duration` histogram of the global meter provider.
+fn tool_duration() -> &'static Histogram<f64> {
+    static HISTOGRAM: OnceLock<Histogram<f64>> = OnceLock::new();
+    HISTOGRAM.get_or_init(|| {
+        opentelemetry::global::meter(SCOPE)
+            .f64_histogram("gen_ai.execute_tool.duration")
+            .with_unit("s")
+            .with_description("Duration of tool execution")
+            .build()
+    })
+}
+
+/// Records one call of `tool` that took `seconds`, failed with `error_type` when `Some`.
+pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<&'static str>) {
+    let mut attributes = vec![
+        KeyValue::new("gen_ai.operation.name", "execute_tool"),
+        KeyValue::new("gen_ai.tool.name", tool.to_owned()),
+    ];
+    if let Some(error_type) = error_type {
+        attributes.push(KeyValue::new("error.type", error_type));
+    }
+    tool_duration().record(seconds, &attributes);
+}
