@@ -66,7 +66,8 @@ impl Telemetry {
     /// (e.g. `http://127.0.0.1:4318`; spans go to `/v1/traces`, metrics to `/v1/metrics`) or
     /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `..._METRICS_ENDPOINT` (full URLs),
     /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_SERVICE_NAME`,
-    /// `OTEL_RESOURCE_ATTRIBUTES`. Only HTTP/protobuf is spoken. Also makes W3C trace
+    /// `OTEL_RESOURCE_ATTRIBUTES`, and `OTEL_METRICS_EXPORTER` (`none`: spans only). Only
+    /// HTTP/protobuf is spoken. Also makes W3C trace
     /// context (`traceparent`) the global propagator and this meter provider the global one.
     ///
     /// # Errors
@@ -81,6 +82,10 @@ impl Telemetry {
         if !asked {
             return Ok(None);
         }
+        // `OTEL_METRICS_EXPORTER=none` keeps metrics home (a backend that takes only traces
+        // answers their POSTs 404 or 405); `otlp`, the default, is the only other choice.
+        let export_metrics = std::env::var("OTEL_METRICS_EXPORTER")
+            .map_or(true, |value| !value.trim().eq_ignore_ascii_case("none"));
         let resource = Resource::builder().build();
         let spans = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
@@ -90,14 +95,15 @@ impl Telemetry {
             .with_batch_exporter(spans)
             .with_resource(resource.clone())
             .build();
-        let metrics = opentelemetry_otlp::MetricExporter::builder()
-            .with_http()
-            .build()
-            .map_err(|error| TelemetryError(format!("the metric exporter: {error}")))?;
-        let meter = SdkMeterProvider::builder()
-            .with_periodic_exporter(metrics)
-            .with_resource(resource)
-            .build();
+        let mut meter = SdkMeterProvider::builder().with_resource(resource);
+        if export_metrics {
+            let metrics = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .build()
+                .map_err(|error| TelemetryError(format!("the metric exporter: {error}")))?;
+            meter = meter.with_periodic_exporter(metrics);
+        }
+        let meter = meter.build();
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         opentelemetry::global::set_meter_provider(meter.clone());
         Ok(Some(Self { tracer, meter }))

@@ -150,6 +150,9 @@ impl ToolUseStream {
         blocks: Vec<ToolUseBlock>,
         extensions: Extensions,
     ) -> Self {
+        // The calls' spans are children of the span current now (the host's turn), wherever
+        // and whenever the driver runs.
+        let driver: BoxFuture<'static, ()> = Box::pin(tracing::Instrument::in_current_span(driver));
         // Start at once inside a runtime; otherwise on the first poll.
         let (start, driver) = match tokio::runtime::Handle::try_current() {
             Ok(handle) => (None, Some(AbortOnDrop(handle.spawn(driver)))),
@@ -364,9 +367,9 @@ pub(crate) fn spawn_call(
         signals.clone(),
         Arc::clone(sink),
     );
-    let task = AbortOnDrop(tokio::spawn(async move {
-        runner.run(call, extensions, &signals, Some(sink)).await
-    }));
+    let task = AbortOnDrop(tokio::spawn(tracing::Instrument::in_current_span(
+        async move { runner.run(call, extensions, &signals, Some(sink)).await },
+    )));
     async move {
         let outcome = match task.join().await {
             Ok(outcome) => outcome,

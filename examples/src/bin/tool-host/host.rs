@@ -61,8 +61,20 @@ impl Host {
             extensions: self.extensions.clone(),
             ..TurnState::default()
         };
-        let stream = self.orchestrator.run_tools(blocks.to_vec(), turn);
-        let outcome = self.runtime.block_on(stream.collect_results());
+        // The turn's span, parent of its calls' `execute_tool` spans (OpenTelemetry GenAI
+        // conventions: an agent's run is `invoke_agent {gen_ai.agent.name}`).
+        let span = tracing::info_span!(
+            "invoke_agent",
+            otel.name = "invoke_agent tool-host",
+            otel.kind = "internal",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = "tool-host",
+        );
+        let stream = span.in_scope(|| self.orchestrator.run_tools(blocks.to_vec(), turn));
+        let outcome = self.runtime.block_on(tracing::Instrument::instrument(
+            stream.collect_results(),
+            span,
+        ));
         self.extensions = outcome.extensions;
         self.progress.finish_unfinished(&outcome.results);
         outcome.results

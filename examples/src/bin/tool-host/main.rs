@@ -20,6 +20,13 @@
 //!
 //! Logs go to stderr, filtered by `RUST_LOG` (`RUST_LOG=tool_registry=debug`); the default
 //! shows errors only (the commands print their own warnings).
+//!
+//! Traces and metrics go to an OpenTelemetry backend over OTLP (HTTP/protobuf) when
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, named by
+//! `OTEL_SERVICE_NAME` (`tool_registry::telemetry`): every call's `execute_tool` span, the MCP
+//! spans, and `chat`'s `invoke_agent` / `chat {model}` spans. Tool inputs and results are
+//! recorded only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. Whatever is
+//! left is sent before the command exits.
 
 mod chat;
 mod demo;
@@ -130,7 +137,24 @@ enum McpCommand {
 
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
-    init_tracing();
+    let telemetry = match init_tracing() {
+        Ok(telemetry) => telemetry,
+        Err(error) => {
+            eprintln!("tool-host: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = run_command();
+    if let Some(telemetry) = telemetry
+        && let Err(error) = telemetry.shutdown()
+    {
+        eprintln!("tool-host: {error}");
+    }
+    code
+}
+
+/// Parses the command line and runs the command.
+fn run_command() -> ExitCode {
     let cli = Cli::parse();
     let registry = match ToolRegistry::collect() {
         Ok(registry) => registry,
@@ -189,8 +213,13 @@ fn main() -> ExitCode {
 }
 
 /// Logs on stderr, filtered by `RUST_LOG` (default `error`: the commands print their own
-/// warnings).
-fn init_tracing() {
+/// warnings), and the OpenTelemetry export the `OTEL_*` variables ask for (spans of this
+/// crate and of `tool_registry` at INFO and above), returned to be shut down at exit.
+fn init_tracing() -> Result<Option<tool_registry::telemetry::Telemetry>, String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"))
         // rmcp's OAuth logs authorization codes and token responses at debug level: never
@@ -200,11 +229,24 @@ fn init_tracing() {
                 .parse()
                 .expect("a valid directive"),
         );
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_filter(filter);
+    let telemetry =
+        tool_registry::telemetry::Telemetry::from_env().map_err(|error| error.to_string())?;
+    let exported = telemetry.as_ref().map(|telemetry| {
+        telemetry.layer().with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target("tool_registry", tracing::Level::INFO)
+                .with_target("tool_host", tracing::Level::INFO),
+        )
+    });
+    tracing_subscriber::registry()
+        .with(logs)
+        .with(exported)
         .init();
+    Ok(telemetry)
 }
 
 /// Ends the process quietly, with success, when stdout is closed early (`tool-host
