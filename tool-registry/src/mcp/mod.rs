@@ -40,6 +40,7 @@ mod oauth;
 mod results;
 #[cfg(feature = "mcp-server")]
 pub mod serve;
+mod trace;
 
 pub use config::{McpConfigError, McpServerConfig, McpTransportConfig};
 pub use manager::{McpManager, McpServerSnapshot, McpServerStatus};

@@ -423,10 +423,15 @@ impl rmcp::ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let traced = crate::mcp::trace::Served::start(&request.name, &context);
         // Boxed: rmcp spawns every request's handler future as a task, moving it whole, and
         // the call's state (the orchestrator's run, the task path) is far larger than the
         // other handlers'; behind a box each move is a pointer's.
-        Box::pin(self.call(request, context)).await
+        let response =
+            tracing::Instrument::instrument(Box::pin(self.call(request, context)), traced.span())
+                .await;
+        traced.finish(&response);
+        response
     }
 
     async fn get_task(

@@ -1,0 +1,308 @@
+//! Traces in a real OpenTelemetry backend: Arize Phoenix (PyPI `arize-phoenix` 20.26.1,
+//! installed by `scripts/install-mcp-peers.sh`, `phoenix serve` on loopback) receives what
+//! `tool-host` exports over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and the test
+//! reads it back through Phoenix's REST API (`GET /v1/projects/{project}/spans`):
+//!
+//! - `tool-host run` over a turn of three parallel calls, one failing: an `invoke_agent
+//!   tool-host` span, parent of three `execute_tool {tool}` spans with the GenAI attributes,
+//!   the failed one with `error.type` `tool_error` and status `ERROR`;
+//! - `tool-host serve --http` called by the official MCP Python SDK client with a
+//!   `traceparent` in `_meta`: the served `tools/call Glob` span continues the client's trace
+//!   (its trace id, the client's span as parent), and the call's `execute_tool` is its child;
+//! - `tool-host run` calling a tool of an imported server (`tool-host serve --stdio`, its
+//!   child process, exporting too): one trace from the turn through our client span into the
+//!   server's spans, the trace context sent in `_meta`.
+//!
+//! Without the peers the test says so and passes.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::peers::peer;
+use serde_json::{Value, json};
+
+/// A `phoenix serve` on free loopback ports, killed when dropped.
+struct Phoenix {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Phoenix {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Phoenix {
+    fn start(binary: &Path) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = Command::new(binary)
+            .arg("serve")
+            .env("PHOENIX_HOST", "127.0.0.1")
+            .env("PHOENIX_PORT", port.to_string())
+            .env("PHOENIX_GRPC_PORT", free_port().to_string())
+            .env("PHOENIX_WORKING_DIR", dir.path())
+            .env("PHOENIX_TELEMETRY_ENABLED", "false")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("phoenix starts");
+        let phoenix = Self {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(180);
+        while phoenix.get("/healthz").is_none() {
+            assert!(Instant::now() < deadline, "Phoenix did not start in 180 s");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        phoenix
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The body of `GET path`, or `None` when Phoenix does not answer 200.
+    fn get(&self, path: &str) -> Option<String> {
+        let out = Command::new("curl")
+            .args(["-sf", "-m", "10", &format!("{}{path}", self.endpoint())])
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The spans of `project`, once there are at least `count` (waiting up to 60 s).
+    fn spans(&self, project: &str, count: usize) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let spans: Vec<Value> = self
+                .get(&format!("/v1/projects/{project}/spans?limit=1000"))
+                .and_then(|body| serde_json::from_str::<Value>(&body).ok())
+                .and_then(|body| body["data"].as_array().cloned())
+                .unwrap_or_default();
+            if spans.len() >= count {
+                return spans;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{project}: {} spans after 60 s, expected {count}: {spans:#?}",
+                spans.len()
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+}
+
+/// The OTLP settings of a `tool-host` exporting to `phoenix` into `project`.
+fn exporting<'a>(command: &'a mut Command, phoenix: &Phoenix, project: &str) -> &'a mut Command {
+    command
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", phoenix.endpoint())
+        .env("OTEL_SERVICE_NAME", "tool-host")
+        .env(
+            "OTEL_RESOURCE_ATTRIBUTES",
+            format!("openinference.project.name={project}"),
+        )
+        // Phoenix takes traces only.
+        .env("OTEL_METRICS_EXPORTER", "none")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+}
+
+fn named<'a>(spans: &'a [Value], name: &str) -> Vec<&'a Value> {
+    spans.iter().filter(|span| span["name"] == name).collect()
+}
+
+fn one<'a>(spans: &'a [Value], name: &str) -> &'a Value {
+    let found = named(spans, name);
+    assert_eq!(found.len(), 1, "one `{name}` span expected: {spans:#?}");
+    found[0]
+}
+
+fn trace_id(span: &Value) -> &str {
+    span["context"]["trace_id"].as_str().unwrap()
+}
+
+fn span_id(span: &Value) -> &str {
+    span["context"]["span_id"].as_str().unwrap()
+}
+
+fn workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("notes.txt"), "hello from the root\n").unwrap();
+    root
+}
+
+#[test]
+fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_trace_each() {
+    let (Some(phoenix), Some(python)) = (peer("phoenix/bin/phoenix"), peer("venv/bin/python"))
+    else {
+        return;
+    };
+    let phoenix = Phoenix::start(&phoenix);
+    let tool_host = env!("CARGO_BIN_EXE_tool-host");
+    let root = workspace();
+    let root_text = root.path().to_str().unwrap();
+
+    // 1. A turn of three parallel calls, one failing.
+    let turn = root.path().join("turn.json");
+    std::fs::write(
+        &turn,
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_glob", "name": "Glob", "input": {"pattern": "*.txt"}},
+            {"type": "tool_use", "id": "toolu_grep", "name": "Grep", "input": {"pattern": "hello"}},
+            {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "missing.txt"}}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = exporting(&mut Command::new(tool_host), &phoenix, "run")
+        .args(["run", turn.to_str().unwrap(), "--root", root_text])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = phoenix.spans("run", 4);
+    let agent = one(&spans, "invoke_agent tool-host");
+    assert_eq!(agent["parent_id"], Value::Null);
+    assert_eq!(agent["attributes"]["gen_ai.operation.name"], "invoke_agent");
+    for (name, id, failed) in [
+        ("execute_tool Glob", "toolu_glob", false),
+        ("execute_tool Grep", "toolu_grep", false),
+        ("execute_tool Read", "toolu_read", true),
+    ] {
+        let span = one(&spans, name);
+        assert_eq!(trace_id(span), trace_id(agent), "{name}");
+        assert_eq!(
+            span["parent_id"],
+            span_id(agent),
+            "{name}: a child of the turn"
+        );
+        let attributes = &span["attributes"];
+        assert_eq!(attributes["gen_ai.operation.name"], "execute_tool");
+        assert_eq!(
+            attributes["gen_ai.tool.name"],
+            &name["execute_tool ".len()..]
+        );
+        assert_eq!(attributes["gen_ai.tool.call.id"], id);
+        assert_eq!(attributes["gen_ai.tool.type"], "function");
+        assert!(
+            attributes.get("gen_ai.tool.call.arguments").is_none(),
+            "content only on opt-in: {span:#}"
+        );
+        if failed {
+            assert_eq!(span["status_code"], "ERROR", "{span:#}");
+            assert_eq!(attributes["error.type"], "tool_error", "{span:#}");
+        } else {
+            assert_ne!(span["status_code"], "ERROR", "{span:#}");
+            assert!(attributes.get("error.type").is_none(), "{span:#}");
+        }
+    }
+
+    // 2. A served call continues the trace of the client's `traceparent`.
+    let mut server = exporting(&mut Command::new(tool_host), &phoenix, "served")
+        .args(["serve", "--http", "127.0.0.1:0", "--root", root_text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let url = {
+        use std::io::BufRead as _;
+        let mut line = String::new();
+        std::io::BufReader::new(server.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().rsplit(' ').next().unwrap().to_owned()
+    };
+    let (client_trace, client_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let out = Command::new(&python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_traced.py"))
+        .args([&url, &format!("00-{client_trace}-{client_span}-01")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["is_error"], false, "{report}");
+    // SIGTERM: the server stops and sends what is left.
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let _ = server.wait();
+    let spans = phoenix.spans("served", 2);
+    let served = one(&spans, "tools/call Glob");
+    assert_eq!(trace_id(served), client_trace, "{served:#}");
+    assert_eq!(served["parent_id"], client_span, "{served:#}");
+    assert_eq!(served["attributes"]["mcp.method.name"], "tools/call");
+    assert_eq!(served["attributes"]["gen_ai.tool.name"], "Glob");
+    let call = one(&spans, "execute_tool Glob");
+    assert_eq!(trace_id(call), client_trace);
+    assert_eq!(call["parent_id"], span_id(served));
+
+    // 3. An imported server's call joins the turn's trace through `_meta`.
+    let imported = root.path().join("imported.json");
+    std::fs::write(
+        &imported,
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_remote", "name": "mcp__inner__Glob", "input": {"pattern": "*.txt"}}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let spec = format!("inner={tool_host} serve --stdio --root {root_text}");
+    let out = exporting(&mut Command::new(tool_host), &phoenix, "imported")
+        .args(["run", imported.to_str().unwrap(), "--root", root_text])
+        .args(["--mcp-server", &spec, "--allow", "mcp__inner"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = phoenix.spans("imported", 5);
+    let agent = one(&spans, "invoke_agent tool-host");
+    let local = one(&spans, "execute_tool mcp__inner__Glob");
+    let sent = named(&spans, "tools/call Glob");
+    assert_eq!(
+        sent.len(),
+        2,
+        "the client's and the server's span: {spans:#?}"
+    );
+    let client = sent
+        .iter()
+        .find(|span| span["parent_id"] == span_id(local))
+        .expect("our client span, a child of the local call");
+    let server = sent
+        .iter()
+        .find(|span| span["parent_id"] == span_id(client))
+        .expect("the server's span, a child of our client span");
+    let remote = one(&spans, "execute_tool Glob");
+    assert_eq!(remote["parent_id"], span_id(server));
+    for span in [local, *client, *server, remote] {
+        assert_eq!(trace_id(span), trace_id(agent), "one trace: {span:#}");
+    }
+}

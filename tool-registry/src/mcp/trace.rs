@@ -1,0 +1,181 @@
+//! MCP spans, after the OpenTelemetry semantic conventions for MCP (`docs/gen-ai/mcp.md`,
+//! open-telemetry/semantic-conventions-genai, Development status, November 2026), and the
+//! trace context carried in a request's `_meta` (`traceparent` / `tracestate`, W3C Trace
+//! Context, MCP SEP-414).
+//!
+//! A served `tools/call` is a `tools/call {gen_ai.tool.name}` span of kind `SERVER`, the
+//! `execute_tool` span of the call its child; a call to an imported server's tool is a
+//! `tools/call {gen_ai.tool.name}` span of kind `CLIENT`. Both carry `mcp.method.name`,
+//! `gen_ai.tool.name`, `gen_ai.operation.name` (`execute_tool`), `jsonrpc.request.id` (served
+//! side), `mcp.protocol.version` when known, and on failure `error.type` (`tool_error` for an
+//! `isError` result, the JSON-RPC error code otherwise) with status `ERROR`. With the `otel`
+//! feature, a served call whose `_meta` has a `traceparent` continues that trace, and every
+//! call to an imported server sends the trace context of its span in `_meta`; the durations
+//! go to the `mcp.server.operation.duration` / `mcp.client.operation.duration` histograms.
+
+use std::time::Instant;
+
+use rmcp::model::{CallToolResponse, ErrorData, MetaObject};
+use rmcp::service::{RequestContext, RoleServer};
+
+/// A served `tools/call`'s span and when it started.
+pub(crate) struct Served {
+    span: tracing::Span,
+    tool: String,
+    started: Instant,
+}
+
+impl Served {
+    /// The span of the served call of `tool` that `context` carries.
+    pub(crate) fn start(tool: &str, context: &RequestContext<RoleServer>) -> Self {
+        let version = context.protocol_version();
+        Self {
+            span: server_span(
+                "tools/call",
+                Some(tool),
+                &context.id,
+                version.as_ref().map(rmcp::model::ProtocolVersion::as_str),
+                &context.meta,
+            ),
+            tool: tool.to_owned(),
+            started: Instant::now(),
+        }
+    }
+
+    /// The span, to run the call in.
+    pub(crate) fn span(&self) -> tracing::Span {
+        self.span.clone()
+    }
+
+    /// Records how the call ended: `tool_error` for an `isError` result, the JSON-RPC error's
+    /// code for an error.
+    pub(crate) fn finish(self, response: &Result<CallToolResponse, ErrorData>) {
+        let code;
+        let error_type = match response {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                Some("tool_error")
+            }
+            Ok(_) => None,
+            Err(error) => {
+                code = error.code.0.to_string();
+                Some(code.as_str())
+            }
+        };
+        finish(
+            &self.span,
+            Side::Server,
+            &self.tool,
+            self.started,
+            error_type,
+        );
+    }
+}
+
+/// A served request's span: `{method} {target}` (kind `SERVER`), continuing the trace of the
+/// `traceparent` in its `_meta` (with the `otel` feature).
+fn server_span(
+    method: &'static str,
+    tool: Option<&str>,
+    request_id: &rmcp::model::RequestId,
+    protocol_version: Option<&str>,
+    meta: &MetaObject,
+) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: "tool_registry::mcp",
+        "mcp.server",
+        otel.name = %SpanName(method, tool),
+        otel.kind = "server",
+        mcp.method.name = method,
+        gen_ai.tool.name = tool,
+        gen_ai.operation.name = tool.map(|_| "execute_tool"),
+        jsonrpc.request.id = %request_id,
+        mcp.protocol.version = protocol_version,
+        error.type = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    );
+    #[cfg(feature = "otel")]
+    if !span.is_disabled() {
+        crate::telemetry::continue_trace(&span, meta.get_traceparent(), meta.get_tracestate());
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = meta;
+    span
+}
+
+/// The span of a `tools/call` to the imported server `server` (kind `CLIENT`).
+pub(crate) fn client_span(server: &str, tool: &str) -> tracing::Span {
+    tracing::info_span!(
+        target: "tool_registry::mcp",
+        "mcp.client",
+        otel.name = %SpanName("tools/call", Some(tool)),
+        otel.kind = "client",
+        mcp.method.name = "tools/call",
+        gen_ai.tool.name = tool,
+        gen_ai.operation.name = "execute_tool",
+        server.address = server,
+        error.type = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    )
+}
+
+/// Writes `span`'s trace context into `meta` (`traceparent`, and `tracestate` when there is
+/// one), with the `otel` feature and when the span is exported; leaves `meta` as it is
+/// otherwise.
+pub(crate) fn inject(span: &tracing::Span, meta: &mut MetaObject) {
+    #[cfg(feature = "otel")]
+    if !span.is_disabled()
+        && let Some((traceparent, tracestate)) = crate::telemetry::trace_context_of(span)
+    {
+        meta.set_traceparent(traceparent);
+        if let Some(tracestate) = tracestate {
+            meta.set_tracestate(tracestate);
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, meta);
+}
+
+/// Which end of a request a span is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Side {
+    /// A request this process serves.
+    Server,
+    /// A request this process sends.
+    Client,
+}
+
+/// Records on `span` how the `tools/call` of `tool` that started at `started` ended
+/// (`error_type`; `None`: it succeeded), and with the `otel` feature its duration.
+pub(crate) fn finish(
+    span: &tracing::Span,
+    side: Side,
+    tool: &str,
+    started: Instant,
+    error_type: Option<&str>,
+) {
+    if let Some(error_type) = error_type {
+        span.record("error.type", error_type);
+        span.record("otel.status_code", "ERROR");
+    }
+    #[cfg(feature = "otel")]
+    crate::telemetry::record_mcp_duration(
+        matches!(side, Side::Server),
+        tool,
+        started.elapsed().as_secs_f64(),
+        error_type,
+    );
+    #[cfg(not(feature = "otel"))]
+    let _ = (side, tool, started);
+}
+
+/// `method` alone, or `method target`.
+struct SpanName<'a>(&'static str, Option<&'a str>);
+
+impl std::fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(target) => write!(f, "{} {target}", self.0),
+            None => f.write_str(self.0),
+        }
+    }
+}
