@@ -11,11 +11,15 @@
 //!   (its trace id, the client's span as parent), and the call's `execute_tool` is its child;
 //! - `tool-host run` calling a tool of an imported server (`tool-host serve --stdio`, its
 //!   child process, exporting too): one trace from the turn through our client span into the
-//!   server's spans, the trace context sent in `_meta`.
+//!   server's spans, the trace context sent in `_meta`;
+//! - a `tool-host chat` turn against the local replay server of the chat tests: an
+//!   `invoke_agent` span whose children are two `chat {model}` spans with the token counts
+//!   the stream reported and the `execute_tool` span of the call between them.
 //!
 //! Without the peers the test says so and passes.
 
 mod common;
+mod model_server;
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -23,6 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::peers::peer;
+use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream};
 use serde_json::{Value, json};
 
 /// A `phoenix serve` on free loopback ports, killed when dropped.
@@ -305,4 +310,71 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
     for span in [local, *client, *server, remote] {
         assert_eq!(trace_id(span), trace_id(agent), "one trace: {span:#}");
     }
+
+    // 4. A chat turn: the model asks for a call, then answers.
+    let server = ModelServer::start(vec![
+        Reply::Stream(anthropic_stream(
+            &[
+                json!({"type": "tool_use", "id": "toolu_chat", "name": "Glob", "input": {"pattern": "*.txt"}}),
+            ],
+            &[],
+            None,
+        )),
+        Reply::Stream(anthropic_stream(
+            &[json!({"type": "text", "text": "One file."})],
+            &[],
+            None,
+        )),
+    ]);
+    let endpoint = phoenix.endpoint();
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            root_text,
+            "--model",
+            "replay-model",
+            "-p",
+            "list the text files",
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-test"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            (
+                "OTEL_RESOURCE_ATTRIBUTES",
+                "openinference.project.name=chat",
+            ),
+            ("OTEL_METRICS_EXPORTER", "none"),
+        ],
+    );
+    let (status, stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout, "One file.\n");
+    let spans = phoenix.spans("chat", 4);
+    let agent = one(&spans, "invoke_agent tool-host");
+    assert_eq!(agent["attributes"]["gen_ai.request.model"], "replay-model");
+    let requests = named(&spans, "chat replay-model");
+    assert_eq!(requests.len(), 2, "{spans:#?}");
+    for request in &requests {
+        assert_eq!(request["parent_id"], span_id(agent));
+        let attributes = &request["attributes"];
+        assert_eq!(attributes["gen_ai.operation.name"], "chat");
+        assert_eq!(attributes["gen_ai.provider.name"], "anthropic");
+        assert!(
+            attributes["gen_ai.usage.input_tokens"].as_u64().is_some(),
+            "{request:#}"
+        );
+        assert!(
+            attributes["gen_ai.usage.output_tokens"].as_u64().is_some(),
+            "{request:#}"
+        );
+    }
+    let call = one(&spans, "execute_tool Glob");
+    assert_eq!(
+        call["parent_id"],
+        span_id(agent),
+        "the call is the turn's child"
+    );
+    assert_eq!(call["attributes"]["gen_ai.tool.call.id"], "toolu_chat");
 }

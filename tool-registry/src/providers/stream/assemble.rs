@@ -34,6 +34,51 @@ pub(crate) struct Found {
     pub(crate) error: Option<StreamedError>,
     /// The stream said it was complete.
     pub(crate) ended: bool,
+    /// The tokens of the prompt and of the response, as the API last reported them.
+    pub(crate) input_tokens: Option<u64>,
+    pub(crate) output_tokens: Option<u64>,
+}
+
+impl Found {
+    /// Keeps the token counts `event` reports, wherever its API puts them: Anthropic's
+    /// `message_start.message.usage` and `message_delta.usage` (`input_tokens`,
+    /// `output_tokens`; the cached input counted in), OpenAI Chat's last chunk `usage`
+    /// (`prompt_tokens`, `completion_tokens`, sent when the request asks for it with
+    /// `stream_options.include_usage`), OpenAI Responses' `response.completed`
+    /// `response.usage` (`input_tokens`, `output_tokens`), Gemini's `usageMetadata`
+    /// (`promptTokenCount`, `candidatesTokenCount`). A later count replaces an earlier one.
+    pub(crate) fn read_usage(&mut self, event: &Value) {
+        let usage = [
+            &event["usage"],
+            &event["message"]["usage"],
+            &event["response"]["usage"],
+            &event["usageMetadata"],
+        ]
+        .into_iter()
+        .find(|usage| usage.is_object());
+        let Some(usage) = usage else {
+            return;
+        };
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+        let input = count("input_tokens")
+            .map(|input| {
+                // Anthropic counts cache reads and writes apart from `input_tokens`.
+                input
+                    + count("cache_read_input_tokens").unwrap_or(0)
+                    + count("cache_creation_input_tokens").unwrap_or(0)
+            })
+            .or_else(|| count("prompt_tokens"))
+            .or_else(|| count("promptTokenCount"));
+        let output = count("output_tokens")
+            .or_else(|| count("completion_tokens"))
+            .or_else(|| count("candidatesTokenCount"));
+        if input.is_some() {
+            self.input_tokens = input;
+        }
+        if output.is_some() {
+            self.output_tokens = output;
+        }
+    }
 }
 
 /// Appends `piece` to the text at `key` of `object` (a missing or non-text value becomes

@@ -91,6 +91,14 @@ pub struct StreamedResponse {
     /// or OpenAI Chat's `data: [DONE]`. `false` when the body ended before (the connection
     /// was cut): the message is what came.
     pub ended: bool,
+    /// The prompt's tokens as the API reported them (cache reads and writes included), if it
+    /// did: Anthropic `input_tokens`, OpenAI Chat `prompt_tokens` (only when the request set
+    /// `stream_options.include_usage`), OpenAI Responses `input_tokens`, Gemini
+    /// `promptTokenCount`.
+    pub input_tokens: Option<u64>,
+    /// The response's tokens as the API reported them, if it did (`output_tokens`,
+    /// `completion_tokens`, `candidatesTokenCount`).
+    pub output_tokens: Option<u64>,
 }
 
 impl ResponseStream {
@@ -180,6 +188,7 @@ impl ResponseStream {
             self.found.error = Some(error);
             return;
         }
+        self.found.read_usage(event);
         for call in self.api.push(event, &mut self.found) {
             self.hand_over(call, sink);
         }
@@ -233,6 +242,8 @@ impl ResponseStream {
             stop_reason: self.found.stop_reason,
             error: self.found.error,
             ended: self.found.ended,
+            input_tokens: self.found.input_tokens,
+            output_tokens: self.found.output_tokens,
         }
     }
 }

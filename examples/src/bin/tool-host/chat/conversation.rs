@@ -245,6 +245,8 @@ impl Conversation {
                 "model": settings.model,
                 "messages": messages,
                 "stream": true,
+                // The last chunk then carries the token counts (for the `chat` span).
+                "stream_options": {"include_usage": true},
             });
             if let Some(max_tokens) = settings.max_tokens {
                 body["max_tokens"] = json!(max_tokens);

@@ -203,7 +203,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         .unwrap_or_else(|| endpoint.default_model.to_owned());
     let conversation = Conversation::new(RequestSettings {
         provider,
-        model,
+        model: model.clone(),
         system: format!(
             "{}\n\nThe workspace root, where Bash runs and below which the file tools work (give them absolute paths): {}",
             args.system.as_deref().unwrap_or(DEFAULT_SYSTEM),
@@ -219,6 +219,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     let mut agent = Agent {
         provider,
+        model,
         client,
         conversation,
         orchestrator,
@@ -263,6 +264,8 @@ enum Ending {
 
 struct Agent {
     provider: ModelApi,
+    /// The model asked for (`gen_ai.request.model` of the `chat` spans).
+    model: String,
     client: ApiClient,
     conversation: Conversation,
     orchestrator: Orchestrator,
@@ -306,8 +309,24 @@ impl Agent {
     }
 
     /// Runs one user prompt to the end: requests and tool rounds until the model answers
-    /// without a tool call, the user cancels, or an error stops it.
+    /// without a tool call, the user cancels, or an error stops it. The turn is one
+    /// `invoke_agent tool-host` span (OpenTelemetry GenAI conventions), parent of its `chat
+    /// {model}` and `execute_tool {tool}` spans.
     async fn prompt(&mut self, text: &str) -> Result<Ending, String> {
+        let span = tracing::info_span!(
+            "invoke_agent",
+            otel.name = "invoke_agent tool-host",
+            otel.kind = "internal",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = "tool-host",
+            gen_ai.provider.name = provider_name(self.provider),
+            gen_ai.request.model = self.model.as_str(),
+        );
+        tracing::Instrument::instrument(self.turn(text), span).await
+    }
+
+    /// The work of [`Agent::prompt`].
+    async fn turn(&mut self, text: &str) -> Result<Ending, String> {
         self.conversation.push_user_text(text);
         // The tries of the current request, HTTP failures and failed streams together.
         let mut attempts = 0;
@@ -368,14 +387,36 @@ impl Agent {
             self.client.set_header("anthropic-beta", beta.to_owned());
         }
         let progress = self.progress.clone();
+        // The request and its streamed response (the calls it starts are the turn's
+        // children, beside it).
+        let chat = tracing::info_span!(
+            "chat",
+            otel.name = %format_args!("chat {}", self.model),
+            otel.kind = "client",
+            gen_ai.operation.name = "chat",
+            gen_ai.provider.name = provider_name(self.provider),
+            gen_ai.request.model = self.model.as_str(),
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            gen_ai.response.finish_reasons = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        let send = self.client.send(&request.body, attempts, |line| {
+            progress.println(&format!("tool-host: {line}"));
+        });
         let sent = tokio::select! {
-            sent = self.client.send(&request.body, attempts, |line| progress.println(&format!("tool-host: {line}"))) => sent,
+            sent = tracing::Instrument::instrument(send, chat.clone()) => sent,
             () = cancel.cancelled() => {
                 self.conversation.push_user_text(INTERRUPTED);
                 return Ok(Step::Interrupted);
             }
         };
-        let response = sent.map_err(|error| error.to_string())?;
+        let response = sent.map_err(|error| {
+            chat.record("error.type", "request_failed");
+            chat.record("otel.status_code", "ERROR");
+            error.to_string()
+        })?;
         let turn = TurnState {
             extensions: self.extensions.clone(),
             abort: cancel.clone(),
@@ -408,6 +449,8 @@ impl Agent {
             }
         }
         let read = reader.finish(&mut executor, &mut on_text);
+        record_response(&chat, &read);
+        drop(chat);
         let stream_error = read
             .error
             .as_ref()
@@ -448,6 +491,43 @@ impl Agent {
             return Ok(Step::Done(read.text));
         }
         Ok(Step::Again)
+    }
+}
+
+/// The `gen_ai.provider.name` of `api` (the conventions' well-known values).
+fn provider_name(api: ModelApi) -> &'static str {
+    match api {
+        ModelApi::Anthropic => "anthropic",
+        ModelApi::Gemini => "gcp.gemini",
+        _ => "openai",
+    }
+}
+
+/// Records on a `chat` span what the response said of itself: token counts, why it
+/// stopped, and an error sent inside the stream.
+fn record_response(
+    span: &tracing::Span,
+    read: &tool_registry::providers::stream::StreamedResponse,
+) {
+    // As i64: `tracing-opentelemetry` sends a recorded u64 as text.
+    let count = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
+    if let Some(tokens) = read.input_tokens {
+        span.record("gen_ai.usage.input_tokens", count(tokens));
+    }
+    if let Some(tokens) = read.output_tokens {
+        span.record("gen_ai.usage.output_tokens", count(tokens));
+    }
+    if let Some(reason) = &read.stop_reason {
+        span.record("gen_ai.response.finish_reasons", reason.as_str());
+    }
+    if read.error.is_some() || !read.ended {
+        let kind = if read.error.is_some() {
+            "stream_error"
+        } else {
+            "stream_cut"
+        };
+        span.record("error.type", kind);
+        span.record("otel.status_code", "ERROR");
     }
 }
 
