@@ -155,6 +155,7 @@ pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<
     tool_duration().record(seconds, &attributes);
 }
 
+#[cfg(feature = "mcp")]
 /// The `mcp.server.operation.duration` or `mcp.client.operation.duration` histogram.
 fn mcp_duration(server: bool) -> &'static Histogram<f64> {
     static SERVER: OnceLock<Histogram<f64>> = OnceLock::new();
@@ -181,6 +182,7 @@ fn mcp_duration(server: bool) -> &'static Histogram<f64> {
     })
 }
 
+#[cfg(feature = "mcp")]
 /// Records one `tools/call` of `tool`, served (`server`) or sent, that took `seconds`.
 pub(crate) fn record_mcp_duration(
     server: bool,
@@ -199,6 +201,7 @@ pub(crate) fn record_mcp_duration(
     mcp_duration(server).record(seconds, &attributes);
 }
 
+#[cfg(feature = "mcp")]
 /// Makes `span` continue the trace of a W3C `traceparent` (and `tracestate`) received in an
 /// MCP request's `_meta` (SEP-414); a missing or malformed `traceparent` leaves it a root.
 pub(crate) fn continue_trace(
@@ -224,6 +227,7 @@ pub(crate) fn continue_trace(
     }
 }
 
+#[cfg(feature = "mcp")]
 /// The W3C `traceparent` (and `tracestate`, when not empty) of `span`, when it is exported.
 pub(crate) fn trace_context_of(span: &tracing::Span) -> Option<(String, Option<String>)> {
     use opentelemetry::propagation::TextMapPropagator as _;

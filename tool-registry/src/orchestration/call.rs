@@ -94,37 +94,70 @@ impl CallRunner {
         signals: &Signals,
         progress: Option<ProgressSink>,
     ) -> CallOutcome {
+        let span = CallSpan::open(
+            call.block(),
+            call.tool().map(|tool| &**tool),
+            self.config.capture_tool_content,
+        );
         let PreparedCall { block, prepared } = call;
-        let tool = match &prepared {
-            Prepared::Unknown => None,
-            Prepared::Invalid { tool, .. }
-            | Prepared::Panicked { tool, .. }
-            | Prepared::Ready { tool, .. } => Some(&**tool),
+        let started = match self.start(block, prepared, extensions, signals, progress) {
+            Ok(started) => started,
+            Err((outcome, failure)) => {
+                span.finish(&outcome.result, Some(failure));
+                return outcome;
+            }
         };
-        let span = CallSpan::open(&block, tool, self.config.capture_tool_content);
-        let (outcome, failure) = self
-            .steps(block, prepared, extensions, signals, progress, &span)
-            .await;
+        let Started {
+            id,
+            tool,
+            parsed,
+            behavior,
+            token,
+            ctx,
+            input,
+        } = started;
+        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
+        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, input))
+            .catch_unwind()
+            .instrument(span.span().clone());
+        let stop = signals.stopped_while_running(behavior);
+        // The stop signal goes first: a call that sees the abort through its own token and
+        // returns in the same instant still counts as unfinished (SPEC §5.5).
+        let (outcome, failure) = tokio::select! {
+            biased;
+            text = stop => {
+                token.cancel();
+                (CallOutcome::error(&id, text), Some(Failure::Cancelled))
+            }
+            outcome = work => outcome.unwrap_or_else(|payload| {
+                let message = messages::panicked("the tool", &*payload);
+                let text = messages::error_calling_tool(tool.name(), &message);
+                (CallOutcome::error(&id, text), Some(Failure::Panic))
+            }),
+        };
         span.finish(&outcome.result, failure);
         outcome
     }
 
-    /// The steps of [`CallRunner::run`], with why the call failed when it did.
-    async fn steps(
+    /// Steps 1 to 3 of SPEC §5.4 (the tool, stopped before the start, the input), then the
+    /// call's context: the call ready to run, or its error outcome and why.
+    fn start(
         &self,
         block: ToolUseBlock,
         prepared: Prepared,
         extensions: Arc<Extensions>,
         signals: &Signals,
         progress: Option<ProgressSink>,
-        span: &CallSpan,
-    ) -> (CallOutcome, Option<Failure>) {
+    ) -> Result<Started, (CallOutcome, Failure)> {
         let failed =
-            |text: String, failure: Failure| (CallOutcome::error(&block.id, text), Some(failure));
+            |text: String, failure: Failure| (CallOutcome::error(&block.id, text), failure);
         // Step 1: the tool.
         let (tool, parsed) = match prepared {
             Prepared::Unknown => {
-                return failed(messages::no_such_tool(&block.name), Failure::UnknownTool);
+                return Err(failed(
+                    messages::no_such_tool(&block.name),
+                    Failure::UnknownTool,
+                ));
             }
             Prepared::Invalid { tool, error } => (tool, Err(error)),
             Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
@@ -132,18 +165,21 @@ impl CallRunner {
         };
         // Step 2: stopped before the call starts.
         if let Some(text) = signals.stopped_before_start() {
-            return failed(text, Failure::Cancelled);
+            return Err(failed(text, Failure::Cancelled));
         }
         // Step 3: the input fits the schema.
         let parsed = match parsed {
             Ok(Ok(parsed)) => parsed,
             Err(error) => {
-                return failed(self.invalid_input(&*tool, &error), Failure::InvalidInput);
+                return Err(failed(
+                    self.invalid_input(&*tool, &error),
+                    Failure::InvalidInput,
+                ));
             }
             Ok(Err(text)) => {
                 let message = format!("parsing the input panicked: {text}");
                 let text = messages::error_calling_tool(tool.name(), &message);
-                return failed(text, Failure::Panic);
+                return Err(failed(text, Failure::Panic));
             }
         };
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
@@ -153,25 +189,15 @@ impl CallRunner {
         if let Some(sink) = progress {
             ctx = ctx.with_progress(sink);
         }
-        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
-        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input))
-            .catch_unwind()
-            .instrument(span.span().clone());
-        let stop = signals.stopped_while_running(behavior);
-        // The stop signal goes first: a call that sees the abort through its own token and
-        // returns in the same instant still counts as unfinished (SPEC §5.5).
-        tokio::select! {
-            biased;
-            text = stop => {
-                token.cancel();
-                (CallOutcome::error(&block.id, text), Some(Failure::Cancelled))
-            }
-            outcome = work => outcome.unwrap_or_else(|payload| {
-                let message = messages::panicked("the tool", &*payload);
-                let text = messages::error_calling_tool(tool.name(), &message);
-                (CallOutcome::error(&block.id, text), Some(Failure::Panic))
-            }),
-        }
+        Ok(Started {
+            id: block.id,
+            tool,
+            parsed,
+            behavior,
+            token,
+            ctx,
+            input: block.input,
+        })
     }
 
     /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
@@ -321,6 +347,17 @@ impl CallRunner {
         }
         (outcome, failure)
     }
+}
+
+/// A call past steps 1 to 3 of SPEC §5.4, ready to run.
+struct Started {
+    id: String,
+    tool: Arc<dyn DynTool>,
+    parsed: Box<dyn ToolCall>,
+    behavior: InterruptBehavior,
+    token: tool_sdk::CancellationToken,
+    ctx: ToolUseContext,
+    input: Value,
 }
 
 /// SPEC §5.4 step 6 over the permission pipeline ([`decide_permission`]): `Ok` to run the call

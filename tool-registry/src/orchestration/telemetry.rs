@@ -54,6 +54,21 @@ impl Failure {
     }
 }
 
+/// The tool's canonical name, or the name the call gave when no tool answers it.
+fn name_of<'a>(block: &'a ToolUseBlock, tool: Option<&'a dyn DynTool>) -> &'a str {
+    tool.map_or(block.name.as_str(), DynTool::name)
+}
+
+/// `gen_ai.tool.type`: an MCP tool calls another service (`extension`); every other tool
+/// runs here (`function`).
+fn type_of(tool: &dyn DynTool) -> &'static str {
+    if tool.meta().is_mcp {
+        "extension"
+    } else {
+        "function"
+    }
+}
+
 /// The `execute_tool` span of one call (and, with the `otel` feature, when it started and the
 /// tool's name, for the duration histogram).
 pub(crate) struct CallSpan {
@@ -71,24 +86,16 @@ impl CallSpan {
         tool: Option<&dyn DynTool>,
         capture_content: bool,
     ) -> Self {
-        let name = tool.map_or(block.name.as_str(), DynTool::name);
-        let tool_type = tool.map(|tool| {
-            // An MCP tool calls another service; every other tool runs here.
-            if tool.meta().is_mcp {
-                "extension"
-            } else {
-                "function"
-            }
-        });
+        // Every value is computed only when a subscriber wants the span.
         let span = tracing::info_span!(
             target: "tool_registry::execute_tool",
             "execute_tool",
-            otel.name = %format_args!("execute_tool {name}"),
+            otel.name = %format_args!("execute_tool {}", name_of(block, tool)),
             otel.kind = "internal",
             gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = name,
+            gen_ai.tool.name = name_of(block, tool),
             gen_ai.tool.call.id = block.id.as_str(),
-            gen_ai.tool.type = tool_type,
+            gen_ai.tool.type = tool.map(type_of),
             error.type = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
             gen_ai.tool.call.arguments = tracing::field::Empty,
@@ -104,7 +111,7 @@ impl CallSpan {
             span,
             capture_content,
             #[cfg(feature = "otel")]
-            timed: (Instant::now(), name.to_owned()),
+            timed: (Instant::now(), name_of(block, tool).to_owned()),
         }
     }
 
