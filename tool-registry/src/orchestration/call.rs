@@ -13,8 +13,8 @@ use serde_json::Value;
 use tool_sdk::context::ProgressSink;
 use tool_sdk::result::ContextModifier;
 use tool_sdk::{
-    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseBlock,
-    ToolUseContext, ValidationResult,
+    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseContext,
+    ValidationResult,
 };
 use tracing::Instrument as _;
 
@@ -100,64 +100,15 @@ impl CallRunner {
             self.config.capture_tool_content,
         );
         let PreparedCall { block, prepared } = call;
-        let started = match self.start(block, prepared, extensions, signals, progress) {
-            Ok(started) => started,
-            Err((outcome, failure)) => {
-                span.finish(&outcome.result, Some(failure));
-                return outcome;
-            }
+        let failed = |text: String, failure: Failure| {
+            let outcome = CallOutcome::error(&block.id, text);
+            span.finish(&outcome.result, Some(failure));
+            outcome
         };
-        let Started {
-            id,
-            tool,
-            parsed,
-            behavior,
-            token,
-            ctx,
-            input,
-        } = started;
-        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
-        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, input))
-            .catch_unwind()
-            .instrument(span.span().clone());
-        let stop = signals.stopped_while_running(behavior);
-        // The stop signal goes first: a call that sees the abort through its own token and
-        // returns in the same instant still counts as unfinished (SPEC §5.5).
-        let (outcome, failure) = tokio::select! {
-            biased;
-            text = stop => {
-                token.cancel();
-                (CallOutcome::error(&id, text), Some(Failure::Cancelled))
-            }
-            outcome = work => outcome.unwrap_or_else(|payload| {
-                let message = messages::panicked("the tool", &*payload);
-                let text = messages::error_calling_tool(tool.name(), &message);
-                (CallOutcome::error(&id, text), Some(Failure::Panic))
-            }),
-        };
-        span.finish(&outcome.result, failure);
-        outcome
-    }
-
-    /// Steps 1 to 3 of SPEC §5.4 (the tool, stopped before the start, the input), then the
-    /// call's context: the call ready to run, or its error outcome and why.
-    fn start(
-        &self,
-        block: ToolUseBlock,
-        prepared: Prepared,
-        extensions: Arc<Extensions>,
-        signals: &Signals,
-        progress: Option<ProgressSink>,
-    ) -> Result<Started, (CallOutcome, Failure)> {
-        let failed =
-            |text: String, failure: Failure| (CallOutcome::error(&block.id, text), failure);
         // Step 1: the tool.
         let (tool, parsed) = match prepared {
             Prepared::Unknown => {
-                return Err(failed(
-                    messages::no_such_tool(&block.name),
-                    Failure::UnknownTool,
-                ));
+                return failed(messages::no_such_tool(&block.name), Failure::UnknownTool);
             }
             Prepared::Invalid { tool, error } => (tool, Err(error)),
             Prepared::Panicked { tool, message } => (tool, Ok(Err(message))),
@@ -165,21 +116,20 @@ impl CallRunner {
         };
         // Step 2: stopped before the call starts.
         if let Some(text) = signals.stopped_before_start() {
-            return Err(failed(text, Failure::Cancelled));
+            return failed(text, Failure::Cancelled);
         }
         // Step 3: the input fits the schema.
         let parsed = match parsed {
             Ok(Ok(parsed)) => parsed,
             Err(error) => {
-                return Err(failed(
-                    self.invalid_input(&*tool, &error),
-                    Failure::InvalidInput,
-                ));
+                return failed(self.invalid_input(&*tool, &error), Failure::InvalidInput);
             }
             Ok(Err(text)) => {
                 let message = format!("parsing the input panicked: {text}");
-                let text = messages::error_calling_tool(tool.name(), &message);
-                return Err(failed(text, Failure::Panic));
+                return failed(
+                    messages::error_calling_tool(tool.name(), &message),
+                    Failure::Panic,
+                );
             }
         };
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
@@ -189,15 +139,31 @@ impl CallRunner {
         if let Some(sink) = progress {
             ctx = ctx.with_progress(sink);
         }
-        Ok(Started {
-            id: block.id,
-            tool,
-            parsed,
-            behavior,
-            token,
-            ctx,
-            input: block.input,
-        })
+        // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
+        let mut failure = None;
+        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input, &mut failure))
+            .catch_unwind()
+            .instrument(span.span().clone());
+        let stop = signals.stopped_while_running(behavior);
+        // The stop signal goes first: a call that sees the abort through its own token and
+        // returns in the same instant still counts as unfinished (SPEC §5.5).
+        let (outcome, stopped) = tokio::select! {
+            biased;
+            text = stop => {
+                token.cancel();
+                (CallOutcome::error(&block.id, text), Some(Failure::Cancelled))
+            }
+            outcome = work => match outcome {
+                Ok(outcome) => (outcome, None),
+                Err(payload) => {
+                    let message = messages::panicked("the tool", &*payload);
+                    let text = messages::error_calling_tool(tool.name(), &message);
+                    (CallOutcome::error(&block.id, text), Some(Failure::Panic))
+                }
+            },
+        };
+        span.finish(&outcome.result, stopped.or(failure));
+        outcome
     }
 
     /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
@@ -233,10 +199,13 @@ impl CallRunner {
         mut parsed: Box<dyn ToolCall>,
         ctx: ToolUseContext,
         mut input: Value,
-    ) -> (CallOutcome, Option<Failure>) {
+        failure: &mut Option<Failure>,
+    ) -> CallOutcome {
         let id = ctx.tool_use_id().to_owned();
-        let failed =
-            |text: String, failure: Failure| (CallOutcome::error(&id, text), Some(failure));
+        let mut failed = |text: String, why: Failure| {
+            *failure = Some(why);
+            CallOutcome::error(&id, text)
+        };
         let name = tool.name();
         // Step 4: the tool's own input check.
         if let ValidationResult::Invalid { message, .. } = parsed.validate_input(&ctx).await {
@@ -303,7 +272,6 @@ impl CallRunner {
         };
         // Steps 7 and 9: the call, and its result.
         let declared = tool.meta().max_result_size_chars;
-        let mut failure = None;
         let mut outcome = match parsed.call(&ctx).await {
             Ok(output) => {
                 let threshold = self.config.persistence_threshold(name, declared);
@@ -321,10 +289,7 @@ impl CallRunner {
                     exempt_from_budget: declared.chars().is_none(),
                 }
             }
-            Err(error) => {
-                failure = Some(Failure::ToolError);
-                CallOutcome::error(&id, error.to_model_text())
-            }
+            Err(error) => failed(error.to_model_text(), Failure::ToolError),
         };
         // PostToolUse observers see the final result.
         if !self.observers.is_empty() {
@@ -339,25 +304,13 @@ impl CallRunner {
                     .await
                 {
                     let message = messages::panicked("a PostToolUse observer", &*payload);
-                    outcome = CallOutcome::error(&id, messages::error_calling_tool(name, &message));
-                    failure = Some(Failure::Panic);
+                    outcome = failed(messages::error_calling_tool(name, &message), Failure::Panic);
                     break;
                 }
             }
         }
-        (outcome, failure)
+        outcome
     }
-}
-
-/// A call past steps 1 to 3 of SPEC §5.4, ready to run.
-struct Started {
-    id: String,
-    tool: Arc<dyn DynTool>,
-    parsed: Box<dyn ToolCall>,
-    behavior: InterruptBehavior,
-    token: tool_sdk::CancellationToken,
-    ctx: ToolUseContext,
-    input: Value,
 }
 
 /// SPEC §5.4 step 6 over the permission pipeline ([`decide_permission`]): `Ok` to run the call

@@ -122,7 +122,7 @@ impl CallSpan {
 
     /// Records how the call ended (`failure`: why it is an error result) and, with the `otel`
     /// feature, its duration.
-    pub(crate) fn finish(self, result: &tool_sdk::ToolResultBlock, failure: Option<Failure>) {
+    pub(crate) fn finish(&self, result: &tool_sdk::ToolResultBlock, failure: Option<Failure>) {
         if !self.span.is_disabled() {
             if let Some(failure) = failure {
                 self.span.record("error.type", failure.as_str());
