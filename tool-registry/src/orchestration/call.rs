@@ -9,9 +9,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt as _;
+use futures::future::Either;
 use serde_json::Value;
 use tool_sdk::context::ProgressSink;
-use tool_sdk::result::ContextModifier;
 use tool_sdk::{
     DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseContext,
     ValidationResult,
@@ -20,6 +20,7 @@ use tracing::Instrument as _;
 
 use super::config::OrchestratorConfig;
 use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
+pub use super::outcome::CallOutcome;
 use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
 use super::persistence;
 use super::telemetry::{CallSpan, Failure};
@@ -34,33 +35,6 @@ use crate::permissions::{CanUseTool, decide_permission};
 /// its own blank line (`"\n\n..."`).
 pub(crate) type SchemaHintFn = Arc<dyn Fn(&dyn DynTool) -> Option<String> + Send + Sync>;
 
-/// What one call produced.
-#[derive(Debug)]
-pub struct CallOutcome {
-    /// The `tool_result` for the call's `tool_use` id.
-    pub result: ToolResultBlock,
-    /// The call's context modifier, if it succeeded with one.
-    pub context_modifier: Option<ContextModifier>,
-    /// Messages the tool asked to append after the result.
-    pub new_messages: Vec<Value>,
-    /// `true` when the call's tool declares [`tool_sdk::MaxResultSize::Unbounded`] results,
-    /// which the per-message budget of SPEC §9 never persists; `false` for every other tool
-    /// and for calls that reached no tool.
-    pub exempt_from_budget: bool,
-}
-
-impl CallOutcome {
-    /// An error outcome whose content is `text`, unchanged.
-    pub fn error(id: &str, text: String) -> Self {
-        Self {
-            result: ToolResultBlock::error(id, text),
-            context_modifier: None,
-            new_messages: Vec::new(),
-            exempt_from_budget: false,
-        }
-    }
-}
-
 /// Runs prepared calls: holds everything a call's steps read (the permission context and
 /// host prompt, the configuration, the observers, the schema-not-sent hint) and nothing else.
 #[derive(Clone)]
@@ -72,6 +46,10 @@ pub(crate) struct CallRunner {
     pub(crate) config: OrchestratorConfig,
     pub(crate) observers: Vec<Arc<dyn ToolObserver>>,
     pub(crate) schema_hint: Option<SchemaHintFn>,
+    /// The middleware layers, the first the outermost, and their stack (`None`: no layer,
+    /// calls take the direct path).
+    pub(crate) layers: Vec<super::middleware::Wrap>,
+    pub(crate) stack: Option<super::middleware::ToolService>,
 }
 
 impl CallRunner {
@@ -82,13 +60,15 @@ impl CallRunner {
             config,
             observers: Vec::new(),
             schema_hint: None,
+            layers: Vec::new(),
+            stack: None,
         }
     }
 
     /// Runs a prepared call (SPEC §5.4) in its `execute_tool` span ([`CallSpan`]), entered
     /// while the call runs. Never panics; always one result for the id.
     pub(crate) async fn run(
-        &self,
+        self: &Arc<Self>,
         call: PreparedCall,
         extensions: Arc<Extensions>,
         signals: &Signals,
@@ -141,7 +121,18 @@ impl CallRunner {
         }
         // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
         let mut failure = None;
-        let work = AssertUnwindSafe(self.execute(&tool, parsed, ctx, block.input, &mut failure))
+        let steps = match &self.stack {
+            None => Either::Left(self.execute(&tool, parsed, ctx, block.input, &mut failure)),
+            Some(stack) => Either::Right(self.layered(
+                stack.clone(),
+                Arc::clone(&tool),
+                parsed,
+                ctx,
+                block.input,
+                &mut failure,
+            )),
+        };
+        let work = AssertUnwindSafe(steps)
             .catch_unwind()
             .instrument(span.span().clone());
         let stop = signals.stopped_while_running(behavior);
@@ -164,6 +155,50 @@ impl CallRunner {
         };
         span.finish(&outcome.result, stopped.or(failure));
         outcome
+    }
+
+    /// Steps 4–9 through the middleware `stack`: the layers' answer, an error a layer
+    /// returned or a layer's panic as the call's error result (`failure` says which).
+    async fn layered(
+        self: &Arc<Self>,
+        stack: super::middleware::ToolService,
+        tool: Arc<dyn DynTool>,
+        parsed: Box<dyn ToolCall>,
+        ctx: ToolUseContext,
+        input: Value,
+        failure: &mut Option<Failure>,
+    ) -> CallOutcome {
+        use tower::ServiceExt as _;
+        let id = ctx.tool_use_id().to_owned();
+        let name = tool.name().to_owned();
+        let steps: Arc<dyn super::middleware::Steps> = Arc::clone(self) as _;
+        let request = super::middleware::ToolRequest::new(steps, tool, parsed, input, ctx);
+        let next = Arc::clone(request.next());
+        match AssertUnwindSafe(stack.oneshot(request))
+            .catch_unwind()
+            .await
+        {
+            Ok(Ok(outcome)) => {
+                *failure = *next.failure.lock().unwrap_or_else(|e| e.into_inner());
+                if outcome.result.is_error && failure.is_none() {
+                    // A layer answered with an error result of its own.
+                    *failure = Some(Failure::Middleware);
+                }
+                outcome
+            }
+            Ok(Err(error)) => {
+                *failure = Some(match super::middleware::error_type_of(&*error) {
+                    "timeout" => Failure::Timeout,
+                    _ => Failure::Middleware,
+                });
+                CallOutcome::error(&id, messages::error_calling_tool(&name, &error.to_string()))
+            }
+            Err(payload) => {
+                *failure = Some(Failure::Panic);
+                let message = messages::panicked("a middleware layer", &*payload);
+                CallOutcome::error(&id, messages::error_calling_tool(&name, &message))
+            }
+        }
     }
 
     /// SPEC §5.4 step 3: the validation message with the schema-not-sent hint, if any.
@@ -339,4 +374,30 @@ fn observable(call: &dyn ToolCall, input: &Value) -> Value {
     let mut copy = input.clone();
     call.backfill_observable_input(&mut copy);
     copy
+}
+
+impl super::middleware::Steps for CallRunner {
+    fn run<'a>(
+        &'a self,
+        request: super::middleware::ToolRequest,
+        parsed: Option<Box<dyn ToolCall>>,
+        failure: &'a mut Option<Failure>,
+    ) -> futures::future::BoxFuture<'a, CallOutcome> {
+        Box::pin(async move {
+            let tool = Arc::clone(request.tool());
+            let input = request.input().clone();
+            let ctx = request.context().clone();
+            let parsed = match parsed {
+                Some(parsed) => parsed,
+                None => match self.reparse(&*tool, input.clone()) {
+                    Ok(parsed) => parsed,
+                    Err(text) => {
+                        *failure = Some(Failure::InvalidInput);
+                        return CallOutcome::error(ctx.tool_use_id(), text);
+                    }
+                },
+            };
+            self.execute(&tool, parsed, ctx, input, failure).await
+        })
+    }
 }

@@ -49,20 +49,22 @@
 //!    call whose arguments failed or whose id repeats) and writes one user message of
 //!    `tool_result`s.
 
-mod call;
+pub(crate) mod call;
 pub(crate) mod config;
 mod lookup;
+pub mod middleware;
 mod observer;
 pub(crate) mod orchestrator;
+mod outcome;
 pub(crate) mod partition;
 pub(crate) mod persistence;
 mod run;
 pub(crate) mod streaming;
-mod telemetry;
+pub(crate) mod telemetry;
 pub(crate) mod turn;
 
-pub use call::CallOutcome;
 pub use observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
+pub use outcome::CallOutcome;
 pub use partition::{Batch, PreparedCall};
 pub use persistence::ContentReplacementState;
 pub use run::{ToolUseStream, ToolUseUpdate, TurnOutcome};

@@ -98,6 +98,29 @@ impl Orchestrator {
         self.edit_runner(|runner| runner.schema_hint = Some(hint))
     }
 
+    /// Adds a `tower` layer around every call this orchestrator runs, past steps 1–3 of
+    /// SPEC §5.4 (see [`crate::middleware`]): the first layer added is the outermost. Layers
+    /// are built once, here, and shared by every call.
+    #[must_use]
+    pub fn layer<L>(self, layer: L) -> Self
+    where
+        L: tower::Layer<super::middleware::ToolService> + Send + Sync + 'static,
+        L::Service: tower::Service<
+                super::middleware::ToolRequest,
+                Response = CallOutcome,
+                Error = tower::BoxError,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<super::middleware::ToolRequest>>::Future: Send + 'static,
+    {
+        self.edit_runner(|runner| {
+            runner.layers.push(super::middleware::wrap(layer));
+            runner.stack = Some(super::middleware::stack(&runner.layers));
+        })
+    }
+
     /// Replaces the shell-class predicate (default: the name is exactly `Bash`).
     #[must_use]
     pub fn with_shell_tools(

@@ -34,8 +34,12 @@ pub(crate) enum Failure {
     PermissionDenied,
     /// The tool ran and answered with an error (step 7).
     ToolError,
-    /// The tool or an observer panicked (step 8).
+    /// The tool, an observer or a middleware layer panicked (step 8).
     Panic,
+    /// A middleware `Timeout` stopped the call.
+    Timeout,
+    /// A middleware layer answered with an error.
+    Middleware,
 }
 
 impl Failure {
@@ -50,6 +54,8 @@ impl Failure {
             Self::PermissionDenied => "permission_denied",
             Self::ToolError => "tool_error",
             Self::Panic => "panic",
+            Self::Timeout => "timeout",
+            Self::Middleware => "middleware_error",
         }
     }
 }

@@ -313,15 +313,7 @@ impl Agent {
     /// `invoke_agent tool-host` span (OpenTelemetry GenAI conventions), parent of its `chat
     /// {model}` and `execute_tool {tool}` spans.
     async fn prompt(&mut self, text: &str) -> Result<Ending, String> {
-        let span = tracing::info_span!(
-            "invoke_agent",
-            otel.name = "invoke_agent tool-host",
-            otel.kind = "internal",
-            gen_ai.operation.name = "invoke_agent",
-            gen_ai.agent.name = "tool-host",
-            gen_ai.provider.name = provider_name(self.provider),
-            gen_ai.request.model = self.model.as_str(),
-        );
+        let span = stream::turn_span(self.provider, &self.model);
         tracing::Instrument::instrument(self.turn(text), span).await
     }
 
@@ -389,19 +381,7 @@ impl Agent {
         let progress = self.progress.clone();
         // The request and its streamed response (the calls it starts are the turn's
         // children, beside it).
-        let chat = tracing::info_span!(
-            "chat",
-            otel.name = %format_args!("chat {}", self.model),
-            otel.kind = "client",
-            gen_ai.operation.name = "chat",
-            gen_ai.provider.name = provider_name(self.provider),
-            gen_ai.request.model = self.model.as_str(),
-            gen_ai.usage.input_tokens = tracing::field::Empty,
-            gen_ai.usage.output_tokens = tracing::field::Empty,
-            gen_ai.response.finish_reasons = tracing::field::Empty,
-            error.type = tracing::field::Empty,
-            otel.status_code = tracing::field::Empty,
-        );
+        let chat = stream::chat_span(self.provider, &self.model);
         let send = self.client.send(&request.body, attempts, |line| {
             progress.println(&format!("tool-host: {line}"));
         });
@@ -449,7 +429,7 @@ impl Agent {
             }
         }
         let read = reader.finish(&mut executor, &mut on_text);
-        record_response(&chat, &read);
+        stream::record_response(&chat, &read);
         drop(chat);
         let stream_error = read
             .error
@@ -491,43 +471,6 @@ impl Agent {
             return Ok(Step::Done(read.text));
         }
         Ok(Step::Again)
-    }
-}
-
-/// The `gen_ai.provider.name` of `api` (the conventions' well-known values).
-fn provider_name(api: ModelApi) -> &'static str {
-    match api {
-        ModelApi::Anthropic => "anthropic",
-        ModelApi::Gemini => "gcp.gemini",
-        _ => "openai",
-    }
-}
-
-/// Records on a `chat` span what the response said of itself: token counts, why it
-/// stopped, and an error sent inside the stream.
-fn record_response(
-    span: &tracing::Span,
-    read: &tool_registry::providers::stream::StreamedResponse,
-) {
-    // As i64: `tracing-opentelemetry` sends a recorded u64 as text.
-    let count = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
-    if let Some(tokens) = read.input_tokens {
-        span.record("gen_ai.usage.input_tokens", count(tokens));
-    }
-    if let Some(tokens) = read.output_tokens {
-        span.record("gen_ai.usage.output_tokens", count(tokens));
-    }
-    if let Some(reason) = &read.stop_reason {
-        span.record("gen_ai.response.finish_reasons", reason.as_str());
-    }
-    if read.error.is_some() || !read.ended {
-        let kind = if read.error.is_some() {
-            "stream_error"
-        } else {
-            "stream_cut"
-        };
-        span.record("error.type", kind);
-        span.record("otel.status_code", "ERROR");
     }
 }
 

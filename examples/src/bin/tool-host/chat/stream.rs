@@ -54,3 +54,69 @@ impl ResponseReader {
         read
     }
 }
+
+/// The span of one prompt's turn: `invoke_agent tool-host` (OpenTelemetry GenAI
+/// conventions), parent of its `chat {model}` and `execute_tool {tool}` spans.
+pub fn turn_span(provider: ModelApi, model: &str) -> tracing::Span {
+    tracing::info_span!(
+        "invoke_agent",
+        otel.name = "invoke_agent tool-host",
+        otel.kind = "internal",
+        gen_ai.operation.name = "invoke_agent",
+        gen_ai.agent.name = "tool-host",
+        gen_ai.provider.name = provider_name(provider),
+        gen_ai.request.model = model,
+    )
+}
+
+/// The span of one model request and its streamed response: `chat {model}` (kind
+/// `CLIENT`); [`record_response`] fills in what the response said.
+pub fn chat_span(provider: ModelApi, model: &str) -> tracing::Span {
+    tracing::info_span!(
+        "chat",
+        otel.name = %format_args!("chat {model}"),
+        otel.kind = "client",
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider_name(provider),
+        gen_ai.request.model = model,
+        gen_ai.usage.input_tokens = tracing::field::Empty,
+        gen_ai.usage.output_tokens = tracing::field::Empty,
+        gen_ai.response.finish_reasons = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    )
+}
+
+/// The `gen_ai.provider.name` of `api` (the conventions' well-known values).
+pub fn provider_name(api: ModelApi) -> &'static str {
+    match api {
+        ModelApi::Anthropic => "anthropic",
+        ModelApi::Gemini => "gcp.gemini",
+        _ => "openai",
+    }
+}
+
+/// Records on a `chat` span what the response said of itself: token counts, why it
+/// stopped, and an error sent inside the stream.
+pub fn record_response(span: &tracing::Span, read: &StreamedResponse) {
+    // As i64: `tracing-opentelemetry` sends a recorded u64 as text.
+    let count = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
+    if let Some(tokens) = read.input_tokens {
+        span.record("gen_ai.usage.input_tokens", count(tokens));
+    }
+    if let Some(tokens) = read.output_tokens {
+        span.record("gen_ai.usage.output_tokens", count(tokens));
+    }
+    if let Some(reason) = &read.stop_reason {
+        span.record("gen_ai.response.finish_reasons", reason.as_str());
+    }
+    if read.error.is_some() || !read.ended {
+        let kind = if read.error.is_some() {
+            "stream_error"
+        } else {
+            "stream_cut"
+        };
+        span.record("error.type", kind);
+        span.record("otel.status_code", "ERROR");
+    }
+}

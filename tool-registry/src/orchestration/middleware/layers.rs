@@ -1,0 +1,297 @@
+//! The layers this crate ships: [`Timeout`], [`ConcurrencyLimit`] and [`Log`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tower::{Service, ServiceExt as _};
+
+use super::super::outcome::CallOutcome;
+use super::{ToolRequest, ToolService};
+
+/// A call ran past its time limit and was stopped (its future dropped, its abort signal
+/// fired). The call's error result says so and names the limit; its `error.type` is
+/// `timeout`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the call did not finish within its time limit of {limit:?} and was stopped")]
+pub struct TimedOut {
+    /// The limit the call ran past.
+    pub limit: Duration,
+}
+
+/// A time limit per call, by tool: a default for every tool, and limits for named tools
+/// (primary names) that replace it. The limit runs from when the call enters the layer, so
+/// a layer outside it (a concurrency limit added before it) does not count its wait. A call
+/// past its limit is stopped and answers with [`TimedOut`]'s message, e.g. `<tool_use_error>Error
+/// calling tool (Bash): the call did not finish within its time limit of 600s and was
+/// stopped</tool_use_error>`. Uses `tower::timeout`.
+#[derive(Clone, Debug, Default)]
+pub struct Timeout {
+    default: Option<Duration>,
+    per_tool: BTreeMap<String, Duration>,
+}
+
+impl Timeout {
+    /// Every call limited to `limit`.
+    pub fn new(limit: Duration) -> Self {
+        Self {
+            default: Some(limit),
+            per_tool: BTreeMap::new(),
+        }
+    }
+
+    /// Only the tools named with [`Timeout::with_tool`] are limited.
+    pub fn per_tool_only() -> Self {
+        Self::default()
+    }
+
+    /// Calls of the tool `name` (its primary name) limited to `limit` instead.
+    #[must_use]
+    pub fn with_tool(mut self, name: impl Into<String>, limit: Duration) -> Self {
+        self.per_tool.insert(name.into(), limit);
+        self
+    }
+
+    fn limit_of(&self, tool: &str) -> Option<Duration> {
+        self.per_tool.get(tool).copied().or(self.default)
+    }
+}
+
+impl tower::Layer<ToolService> for Timeout {
+    type Service = ToolService;
+
+    fn layer(&self, inner: ToolService) -> ToolService {
+        ToolService::new(TimeoutService {
+            limits: Arc::new(self.clone()),
+            inner,
+        })
+    }
+}
+
+/// The service of [`Timeout`].
+#[derive(Clone)]
+struct TimeoutService {
+    limits: Arc<Timeout>,
+    inner: ToolService,
+}
+
+impl Service<ToolRequest> for TimeoutService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let Some(limit) = self.limits.limit_of(request.name()) else {
+            return Box::pin(inner.oneshot(request));
+        };
+        let abort = request.context().abort().clone();
+        let timed: BoxFuture<'static, Result<CallOutcome, tower::BoxError>> =
+            Box::pin(tower::timeout::Timeout::new(inner, limit).oneshot(request));
+        Box::pin(async move {
+            match timed.await {
+                Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
+                    // Whatever the tool started in the background hears it too.
+                    abort.cancel();
+                    Err(Box::new(TimedOut { limit }) as tower::BoxError)
+                }
+                other => other,
+            }
+        })
+    }
+}
+
+/// At most `max` calls at once per tool, or per MCP server (every tool of one server
+/// counted together; local tools each on their own), the others waiting their turn (their
+/// wait is part of the call). Uses `tower::limit::ConcurrencyLimit` with one semaphore per
+/// tool or server.
+#[derive(Clone, Debug)]
+pub struct ConcurrencyLimit {
+    max: usize,
+    by_server: bool,
+    semaphores: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
+}
+
+impl ConcurrencyLimit {
+    /// At most `max` (at least 1) calls of each tool at once.
+    pub fn per_tool(max: usize) -> Self {
+        Self::new(max, false)
+    }
+
+    /// At most `max` (at least 1) calls to each MCP server at once; a local tool is limited
+    /// on its own.
+    pub fn per_server(max: usize) -> Self {
+        Self::new(max, true)
+    }
+
+    fn new(max: usize, by_server: bool) -> Self {
+        Self {
+            max: max.max(1),
+            by_server,
+            semaphores: Arc::default(),
+        }
+    }
+
+    fn semaphore(&self, request: &ToolRequest) -> Arc<Semaphore> {
+        let key = match (self.by_server, request.mcp_server()) {
+            (true, Some(server)) => format!("server:{server}"),
+            _ => format!("tool:{}", request.name()),
+        };
+        let mut semaphores = self.semaphores.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(
+            semaphores
+                .entry(key)
+                .or_insert_with(|| Arc::new(Semaphore::new(self.max))),
+        )
+    }
+}
+
+impl tower::Layer<ToolService> for ConcurrencyLimit {
+    type Service = ToolService;
+
+    fn layer(&self, inner: ToolService) -> ToolService {
+        ToolService::new(ConcurrencyLimitService {
+            limit: self.clone(),
+            inner,
+        })
+    }
+}
+
+/// The service of [`ConcurrencyLimit`].
+#[derive(Clone)]
+struct ConcurrencyLimitService {
+    limit: ConcurrencyLimit,
+    inner: ToolService,
+}
+
+impl Service<ToolRequest> for ConcurrencyLimitService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let semaphore = self.limit.semaphore(&request);
+        Box::pin(tower::limit::ConcurrencyLimit::with_semaphore(inner, semaphore).oneshot(request))
+    }
+}
+
+/// Logs each call as it starts and ends (`tracing` events, target `tool_registry::calls`,
+/// level INFO): the tool, the `tool_use` id, the input with the values of the named keys
+/// (at any depth) replaced by `"[redacted]"`, then whether it failed and how long it took.
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    redacted: Arc<Vec<String>>,
+}
+
+impl Log {
+    /// Logs every call, redacting nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Redacts the values of these keys wherever they occur in an input.
+    #[must_use]
+    pub fn redact<I, K>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = K>,
+        K: Into<String>,
+    {
+        Arc::make_mut(&mut self.redacted).extend(keys.into_iter().map(Into::into));
+        self
+    }
+
+    fn redacted(&self, input: &Value) -> Value {
+        match input {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(key, value)| {
+                        let shown = if self.redacted.iter().any(|hidden| hidden == key) {
+                            Value::String("[redacted]".to_owned())
+                        } else {
+                            self.redacted(value)
+                        };
+                        (key.clone(), shown)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| self.redacted(item)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+impl tower::Layer<ToolService> for Log {
+    type Service = ToolService;
+
+    fn layer(&self, inner: ToolService) -> ToolService {
+        ToolService::new(LogService {
+            log: self.clone(),
+            inner,
+        })
+    }
+}
+
+/// The service of [`Log`].
+#[derive(Clone)]
+struct LogService {
+    log: Log,
+    inner: ToolService,
+}
+
+impl Service<ToolRequest> for LogService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let tool = request.name().to_owned();
+        let id = request.context().tool_use_id().to_owned();
+        tracing::info!(
+            target: "tool_registry::calls",
+            tool,
+            id,
+            input = %self.log.redacted(request.input()),
+            "call started"
+        );
+        let started = std::time::Instant::now();
+        Box::pin(async move {
+            let answer = inner.oneshot(request).await;
+            let failed = match &answer {
+                Ok(outcome) => outcome.result.is_error,
+                Err(_) => true,
+            };
+            tracing::info!(
+                target: "tool_registry::calls",
+                tool,
+                id,
+                failed,
+                elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "call ended"
+            );
+            answer
+        })
+    }
+}

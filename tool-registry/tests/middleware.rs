@@ -1,0 +1,411 @@
+//! Middleware layers around every call (`Orchestrator::layer`): the shipped `Timeout`,
+//! `ConcurrencyLimit` and `Log`, what a layer sees, and layers that misbehave (panic in
+//! `poll_ready` or in their future, fail, never answer). Whatever a layer does, every
+//! `tool_use` gets exactly one result, in order, and a sibling's result is never lost.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use common::{all_tools, blocks, texts};
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tool_registry::orchestration::CallOutcome;
+use tool_registry::orchestration::middleware::{
+    ConcurrencyLimit, Log, Timeout, ToolRequest, ToolService,
+};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+use tool_sdk::prelude::*;
+use tool_sdk::{DynTool, dyn_tool};
+
+fn run(orchestrator: &Orchestrator, calls: Value) -> tool_registry::orchestration::TurnOutcome {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(
+        orchestrator
+            .run_tools(blocks(calls), TurnState::default())
+            .collect_results(),
+    )
+}
+
+fn ids(outcome: &tool_registry::orchestration::TurnOutcome) -> Vec<&str> {
+    outcome
+        .results
+        .iter()
+        .map(|result| result.tool_use_id.as_str())
+        .collect()
+}
+
+#[test]
+fn a_call_past_its_time_limit_is_stopped_with_an_error_naming_the_limit() {
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(
+        Timeout::new(Duration::from_secs(30)).with_tool("Sleep", Duration::from_millis(100)),
+    );
+    let started = Instant::now();
+    let outcome = run(
+        &orchestrator,
+        json!([
+            {"id": "toolu_slow", "name": "Sleep", "input": {"ms": 5000, "tag": "late"}},
+            {"id": "toolu_fast", "name": "Bash", "input": {"command": "echo fine", "ms": 10}},
+        ]),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ids(&outcome), ["toolu_slow", "toolu_fast"]);
+    let texts = texts(&outcome);
+    assert!(outcome.results[0].is_error);
+    assert_eq!(
+        texts[0],
+        "<tool_use_error>Error calling tool (Sleep): the call did not finish within its time \
+         limit of 100ms and was stopped</tool_use_error>"
+    );
+    assert!(!outcome.results[1].is_error, "{}", texts[1]);
+    assert_eq!(texts[1], "echo fine");
+}
+
+/// Counts the calls of the `Gate` tool running at once, and the most seen.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+
+/// Waits a moment, counting how many of its calls run at once.
+#[tool(
+    name = "Gate",
+    read_only,
+    concurrency_safe,
+    max_result_size_chars = 100
+)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Gate {
+    /// Its number.
+    n: u64,
+}
+
+#[tool]
+impl Tool for Gate {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+        MOST.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+        Ok(ToolResult::new(format!("gate {}", self.n)))
+    }
+}
+
+#[test]
+fn a_concurrency_limit_holds_under_a_thousand_concurrent_calls() {
+    let tools: Vec<Arc<dyn DynTool>> = vec![dyn_tool::<Gate>()];
+    let config = OrchestratorConfig {
+        max_concurrency: 1000,
+        ..OrchestratorConfig::default()
+    };
+    let orchestrator = Orchestrator::new(&tools, config).layer(ConcurrencyLimit::per_tool(3));
+    let calls: Vec<Value> = (0..1000)
+        .map(|n| json!({"id": format!("toolu_{n}"), "name": "Gate", "input": {"n": n}}))
+        .collect();
+    let outcome = run(&orchestrator, Value::Array(calls));
+    assert_eq!(outcome.results.len(), 1000);
+    for (n, (result, text)) in outcome.results.iter().zip(texts(&outcome)).enumerate() {
+        assert_eq!(result.tool_use_id, format!("toolu_{n}"));
+        assert_eq!(text, format!("gate {n}"), "{result:?}");
+    }
+    assert_eq!(
+        MOST.load(Ordering::SeqCst),
+        3,
+        "at most 3 at once, and 3 reached"
+    );
+}
+
+/// A layer that misbehaves on the calls of one tool, as `how` says, and passes every other
+/// call on.
+#[derive(Clone)]
+struct Misbehave {
+    tool: &'static str,
+    how: &'static str,
+}
+
+#[derive(Clone)]
+struct MisbehaveService {
+    layer: Misbehave,
+    inner: ToolService,
+}
+
+impl tower::Layer<ToolService> for Misbehave {
+    type Service = MisbehaveService;
+    fn layer(&self, inner: ToolService) -> MisbehaveService {
+        MisbehaveService {
+            layer: self.clone(),
+            inner,
+        }
+    }
+}
+
+impl tower::Service<ToolRequest> for MisbehaveService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.layer.how == "panic-ready" {
+            panic!("the layer's poll_ready blew up");
+        }
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        use tower::ServiceExt as _;
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        if request.name() != self.layer.tool {
+            return Box::pin(inner.oneshot(request));
+        }
+        match self.layer.how {
+            "panic" => panic!("the layer blew up"),
+            "panic-later" => Box::pin(async { panic!("the layer's future blew up") }),
+            "fail" => Box::pin(async { Err("the quota of this tool is spent".into()) }),
+            "hang" => Box::pin(futures::future::pending()),
+            _ => Box::pin(inner.oneshot(request)),
+        }
+    }
+}
+
+#[test]
+fn a_misbehaving_layer_fails_its_call_alone() {
+    for (how, expected) in [
+        (
+            "panic",
+            "<tool_use_error>Error calling tool (Sleep): a middleware layer panicked: the layer blew up</tool_use_error>",
+        ),
+        (
+            "panic-later",
+            "<tool_use_error>Error calling tool (Sleep): a middleware layer panicked: the layer's future blew up</tool_use_error>",
+        ),
+        (
+            "fail",
+            "<tool_use_error>Error calling tool (Sleep): the quota of this tool is spent</tool_use_error>",
+        ),
+    ] {
+        let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default())
+            .layer(Misbehave { tool: "Sleep", how });
+        let outcome = run(
+            &orchestrator,
+            json!([
+                {"id": "toolu_a", "name": "Bash", "input": {"command": "first", "ms": 5}},
+                {"id": "toolu_b", "name": "Sleep", "input": {"ms": 1, "tag": "b"}},
+                {"id": "toolu_c", "name": "Bash", "input": {"command": "third", "ms": 5}},
+            ]),
+        );
+        assert_eq!(ids(&outcome), ["toolu_a", "toolu_b", "toolu_c"], "{how}");
+        let texts = texts(&outcome);
+        assert_eq!(texts[1], expected, "{how}");
+        assert!(outcome.results[1].is_error);
+        assert_eq!(
+            (texts[0].as_str(), texts[2].as_str()),
+            ("first", "third"),
+            "{how}"
+        );
+    }
+}
+
+#[test]
+fn a_layer_that_never_answers_is_cut_off_with_the_turn() {
+    let orchestrator =
+        Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(Misbehave {
+            tool: "Sleep",
+            how: "hang",
+        });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let turn = TurnState::default();
+    let abort = turn.abort.clone();
+    let started = Instant::now();
+    let outcome = runtime.block_on(async {
+        let stream = orchestrator.run_tools(
+            blocks(json!([
+                {"id": "toolu_a", "name": "Bash", "input": {"command": "done", "ms": 1}},
+                {"id": "toolu_b", "name": "Sleep", "input": {"ms": 1, "tag": "b"}},
+            ])),
+            turn,
+        );
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            abort.cancel();
+        });
+        stream.collect_results().await
+    });
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(ids(&outcome), ["toolu_a", "toolu_b"]);
+    assert!(
+        !outcome.results[0].is_error,
+        "the sibling answered before the abort"
+    );
+    assert!(
+        outcome.results[1].is_error,
+        "the hung call ends with the turn"
+    );
+}
+
+#[test]
+fn a_panic_in_poll_ready_fails_each_call_with_one_result_apiece() {
+    let orchestrator =
+        Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(Misbehave {
+            tool: "Sleep",
+            how: "panic-ready",
+        });
+    let outcome = run(
+        &orchestrator,
+        json!([
+            {"id": "toolu_a", "name": "Bash", "input": {"command": "a"}},
+            {"id": "toolu_b", "name": "Sleep", "input": {"ms": 1, "tag": "b"}},
+        ]),
+    );
+    assert_eq!(ids(&outcome), ["toolu_a", "toolu_b"]);
+    for (result, text) in outcome.results.iter().zip(texts(&outcome)) {
+        assert!(result.is_error);
+        assert!(
+            text.ends_with(
+                "a middleware layer panicked: the layer's poll_ready blew up</tool_use_error>"
+            ),
+            "{text}"
+        );
+    }
+}
+
+/// Records what a layer sees of each call.
+#[derive(Clone, Default)]
+struct Peek(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tower::Layer<ToolService> for Peek {
+    type Service = PeekService;
+    fn layer(&self, inner: ToolService) -> PeekService {
+        PeekService {
+            seen: self.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct PeekService {
+    seen: Peek,
+    inner: ToolService,
+}
+
+impl tower::Service<ToolRequest> for PeekService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        use tower::ServiceExt as _;
+        self.seen.0.lock().unwrap().push(format!(
+            "{} {} read_only={:?} server={:?} input={}",
+            request.name(),
+            request.context().tool_use_id(),
+            request.meta().read_only,
+            request.mcp_server(),
+            request.input()
+        ));
+        let inner = self.inner.clone();
+        Box::pin(std::mem::replace(&mut self.inner, inner).oneshot(request))
+    }
+}
+
+#[test]
+fn layers_see_each_valid_call_once_with_its_tool_input_and_context() {
+    let peek = Peek::default();
+    let orchestrator =
+        Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(peek.clone());
+    let outcome = run(
+        &orchestrator,
+        json!([
+            {"id": "toolu_ok", "name": "Sleep", "input": {"ms": 1, "tag": "x"}},
+            {"id": "toolu_bad", "name": "Sleep", "input": {"ms": "soon", "tag": "x"}},
+            {"id": "toolu_none", "name": "Nope", "input": {}},
+        ]),
+    );
+    assert_eq!(ids(&outcome), ["toolu_ok", "toolu_bad", "toolu_none"]);
+    // Invalid input and unknown tools are answered before the layers.
+    assert_eq!(
+        *peek.0.lock().unwrap(),
+        [r#"Sleep toolu_ok read_only=Always server=None input={"ms":1,"tag":"x"}"#]
+    );
+}
+
+#[test]
+fn the_log_layer_redacts_the_named_keys_at_any_depth() {
+    let redacted = Log::new().redact(["token"]);
+    let orchestrator =
+        Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(redacted);
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let writer = {
+        let lines = Arc::clone(&lines);
+        move || SharedWriter(Arc::clone(&lines))
+    };
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let block =
+        blocks(json!([{"id": "toolu_t", "name": "Bash", "input": {"command": "curl -H token"}}]))
+            .pop()
+            .unwrap();
+    let _ = runtime.block_on(orchestrator.run_tool_use(
+        orchestrator.prepare(&block),
+        &TurnState::default(),
+        None,
+    ));
+    let text = String::from_utf8(lines.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("call started") && text.contains("call ended"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"input={"command":"curl -H token"}"#),
+        "{text}"
+    );
+    // A key named in the list is hidden.
+    let hidden = Log::new().redact(["command"]);
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(hidden);
+    lines.lock().unwrap().clear();
+    let _ = runtime.block_on(orchestrator.run_tool_use(
+        orchestrator.prepare(&block),
+        &TurnState::default(),
+        None,
+    ));
+    let text = String::from_utf8(lines.lock().unwrap().clone()).unwrap();
+    assert!(text.contains(r#"input={"command":"[redacted]"}"#), "{text}");
+    assert!(!text.contains("curl"), "{text}");
+}
+
+struct SharedWriter(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
