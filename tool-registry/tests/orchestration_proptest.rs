@@ -1,6 +1,8 @@
 //! Random batches of safe, unsafe, failing, panicking, slow, unknown and invalid calls with
-//! random cancellation points: every `tool_use` id gets exactly one result, results come back
-//! in block order, batches follow SPEC §5.1 and context modifiers SPEC §5.2.
+//! random cancellation points, through a random stack of middleware layers (the shipped
+//! `Log`, `Timeout` and `ConcurrencyLimit`, a delaying layer, and one that fails or panics on
+//! the calls of 3 ms): every `tool_use` id gets exactly one result, results come back in block
+//! order, batches follow SPEC §5.1 and context modifiers SPEC §5.2.
 
 mod common;
 
@@ -11,7 +13,11 @@ use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::json;
 use tool_registry::orchestration::Batch;
+use tool_registry::orchestration::CallOutcome;
 use tool_registry::orchestration::ToolUseUpdate;
+use tool_registry::orchestration::middleware::{
+    ConcurrencyLimit, Log as LogLayer, Timeout, ToolRequest, ToolService,
+};
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
 use tool_sdk::{ToolUseBlock, dyn_tool};
@@ -130,6 +136,81 @@ fn stop() -> impl Strategy<Value = Stop> {
     ]
 }
 
+/// A layer of the random stack.
+#[derive(Debug, Clone, Copy)]
+enum Layer {
+    Log,
+    /// A limit far above any call here: it never fires.
+    Timeout,
+    Limit(usize),
+    Delay(u64),
+    /// Fails (`false`) or panics (`true`) on every call of 3 ms, passes the others on.
+    Chaos(bool),
+}
+
+fn layer() -> impl Strategy<Value = Layer> {
+    prop_oneof![
+        Just(Layer::Log),
+        Just(Layer::Timeout),
+        (1usize..3).prop_map(Layer::Limit),
+        (0u64..3).prop_map(Layer::Delay),
+        any::<bool>().prop_map(Layer::Chaos),
+    ]
+}
+
+/// The service of the delaying and chaotic layers.
+#[derive(Clone)]
+struct Odd {
+    how: Layer,
+    inner: ToolService,
+}
+
+impl tower::Layer<ToolService> for Layer {
+    type Service = Odd;
+    fn layer(&self, inner: ToolService) -> Odd {
+        Odd { how: *self, inner }
+    }
+}
+
+impl tower::Service<ToolRequest> for Odd {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = futures::future::BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        use tower::ServiceExt as _;
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let slow = request.input()["ms"] == 3;
+        match self.how {
+            Layer::Chaos(false) if slow => Box::pin(async { Err("chaos".into()) }),
+            Layer::Chaos(true) if slow => panic!("chaos"),
+            Layer::Delay(ms) => Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                inner.oneshot(request).await
+            }),
+            _ => Box::pin(inner.oneshot(request)),
+        }
+    }
+}
+
+fn with_layers(mut orchestrator: Orchestrator, layers: &[Layer]) -> Orchestrator {
+    for layer in layers {
+        orchestrator = match *layer {
+            Layer::Log => orchestrator.layer(LogLayer::new()),
+            Layer::Timeout => orchestrator.layer(Timeout::new(Duration::from_secs(60))),
+            Layer::Limit(max) => orchestrator.layer(ConcurrencyLimit::per_tool(max)),
+            odd => orchestrator.layer(odd),
+        };
+    }
+    orchestrator
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -138,6 +219,7 @@ proptest! {
         kinds in prop::collection::vec(kind(), 1..12),
         stop in stop(),
         cap in 1usize..4,
+        layers in prop::collection::vec(layer(), 0..4),
     ) {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -147,7 +229,8 @@ proptest! {
         let blocks: Vec<ToolUseBlock> =
             kinds.iter().enumerate().map(|(i, k)| to_block(i, k)).collect();
         let config = OrchestratorConfig { max_concurrency: cap, ..OrchestratorConfig::default() };
-        let orchestrator = Orchestrator::new(&[dyn_tool::<Op>()], config);
+        let orchestrator = with_layers(Orchestrator::new(&[dyn_tool::<Op>()], config), &layers);
+        let chaos = layers.iter().any(|layer| matches!(layer, Layer::Chaos(_)));
 
         // Batches as SPEC §5.1.
         let plan = Batch::describe_all(&orchestrator.partition(&blocks));
@@ -226,7 +309,7 @@ proptest! {
         if matches!(stop, Stop::Never) {
             for (index, result) in &ordered {
                 let should_fail = match &kinds[*index] {
-                    Kind::Op { fail, panic, .. } => *fail || *panic,
+                    Kind::Op { fail, panic, ms, .. } => *fail || *panic || (chaos && *ms == 3),
                     _ => true,
                 };
                 prop_assert_eq!(result.is_error, should_fail, "{}", result.text());
