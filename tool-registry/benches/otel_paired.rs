@@ -1,0 +1,138 @@
+//! What exporting costs per call: `Orchestrator::run_tool_use` (pool of 100, the no-op tool
+//! of `dispatch`) with no subscriber against the same call with `tool-host`'s export on, a
+//! `tracing_subscriber` registry with `Telemetry`'s OpenTelemetry layer, spans batched to an
+//! OTLP/HTTP endpoint (a local server answering every POST `200`) and the
+//! `gen_ai.execute_tool.duration` histogram exported the same way. The sides take turns in
+//! rounds (order rotated each round); reported: the median time per call of each side and the
+//! median added time, with its middle half.
+//!
+//! Run: `cargo bench -p tool-registry --features otel,mcp-server --bench otel_paired`
+//! (about 10 s). Under `cargo test --benches` it runs three short rounds as a smoke test.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+#[path = "dispatch_support/mod.rs"]
+#[allow(dead_code, reason = "this bench uses the run_tool_use fixture only")]
+mod dispatch_support;
+use dispatch_support::RunToolUse;
+
+/// Nanoseconds per call of `call`, over `calls` calls.
+fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        call();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
+}
+
+/// The value at `fraction` (0 to 1) of the sorted `values`.
+fn quantile(values: &mut [f64], fraction: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let position = ((values.len() - 1) as f64 * fraction).round() as usize;
+    values[position]
+}
+
+/// An OTLP/HTTP endpoint that reads every request and answers `200` with an empty body, on
+/// a thread of its own; returns its base URL.
+fn sink() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            listener.set_nonblocking(true).unwrap();
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(
+                        |request: hyper::Request<hyper::body::Incoming>| async move {
+                            use http_body_util::BodyExt as _;
+                            let _ = request.into_body().collect().await;
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
+                                http_body_util::Empty::<hyper::body::Bytes>::new(),
+                            ))
+                        },
+                    );
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+    });
+    url
+}
+
+fn main() {
+    let measuring = std::env::args().any(|arg| arg == "--bench");
+    let (rounds, calls) = if measuring { (101, 2_000) } else { (3, 10) };
+    // `Telemetry::from_env` reads the standard variables: the bench runs itself again with
+    // them pointing at the local sink.
+    if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_none() {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(std::env::args().skip(1))
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", sink())
+            .env("OTEL_SERVICE_NAME", "otel-bench")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .env_remove("OTEL_METRICS_EXPORTER")
+            .status()
+            .expect("the bench runs");
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    let telemetry = tool_registry::telemetry::Telemetry::from_env()
+        .expect("the exporters build")
+        .expect("an endpoint is set");
+    let subscriber = {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        tracing_subscriber::registry().with(telemetry.layer())
+    };
+    let dispatch = tracing::Dispatch::new(subscriber);
+    let fixture = RunToolUse::new();
+    let mut off = || {
+        black_box(fixture.sdk());
+    };
+    let mut on = || {
+        tracing::dispatcher::with_default(&dispatch, || {
+            black_box(fixture.sdk());
+        });
+    };
+    time_per_call(calls * 5, &mut off);
+    time_per_call(calls * 5, &mut on);
+    let (mut off_ns, mut on_ns, mut added) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (o, n) = if round % 2 == 0 {
+            let o = time_per_call(calls, &mut off);
+            (o, time_per_call(calls, &mut on))
+        } else {
+            let n = time_per_call(calls, &mut on);
+            (time_per_call(calls, &mut off), n)
+        };
+        off_ns.push(o);
+        on_ns.push(n);
+        added.push(n - o);
+    }
+    println!(
+        "run_tool_use/otel  off {:>5.0} ns  on {:>5.0} ns  added per call {:.0} ns \
+         (middle half {:.0} to {:.0} ns)",
+        quantile(&mut off_ns, 0.5),
+        quantile(&mut on_ns, 0.5),
+        quantile(&mut added, 0.5),
+        quantile(&mut added, 0.25),
+        quantile(&mut added, 0.75),
+    );
+    telemetry
+        .shutdown()
+        .expect("the last spans and metrics are sent");
+}
