@@ -77,7 +77,7 @@ fn sink() -> String {
 
 fn main() {
     let measuring = std::env::args().any(|arg| arg == "--bench");
-    let (rounds, calls) = if measuring { (101, 2_000) } else { (3, 10) };
+    let (rounds, calls): (u32, u32) = if measuring { (101, 2_000) } else { (3, 10) };
     // `Telemetry::from_env` reads the standard variables: the bench runs itself again with
     // them pointing at the local sink.
     if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_none() {
@@ -94,9 +94,12 @@ fn main() {
     let telemetry = tool_registry::telemetry::Telemetry::from_env()
         .expect("the exporters build")
         .expect("an endpoint is set");
+    let spans = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let subscriber = {
         use tracing_subscriber::layer::SubscriberExt as _;
-        tracing_subscriber::registry().with(telemetry.layer())
+        tracing_subscriber::registry()
+            .with(telemetry.layer())
+            .with(Counted(std::sync::Arc::clone(&spans)))
     };
     let dispatch = tracing::Dispatch::new(subscriber);
     let fixture = RunToolUse::new();
@@ -108,8 +111,10 @@ fn main() {
             black_box(fixture.sdk());
         });
     };
-    time_per_call(calls * 5, &mut off);
+    // The "on" side first: `tracing` caches a callsite's interest when it is first reached
+    // with no scoped subscriber ever set, and would then never ask the subscriber again.
     time_per_call(calls * 5, &mut on);
+    time_per_call(calls * 5, &mut off);
     let (mut off_ns, mut on_ns, mut added) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let (o, n) = if round % 2 == 0 {
@@ -132,7 +137,30 @@ fn main() {
         quantile(&mut added, 0.25),
         quantile(&mut added, 0.75),
     );
+    let recorded = spans.load(std::sync::atomic::Ordering::Relaxed);
+    let expected = u64::from(calls) * (5 + u64::from(rounds));
+    assert_eq!(
+        recorded as u64, expected,
+        "every call of the \"on\" side made an execute_tool span"
+    );
+    println!("run_tool_use/otel  execute_tool spans recorded with the export on: {recorded}");
     telemetry
         .shutdown()
         .expect("the last spans and metrics are sent");
+}
+
+/// Counts the `execute_tool` spans the subscriber sees (a check that the "on" side records).
+struct Counted(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Counted {
+    fn on_new_span(
+        &self,
+        attributes: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if attributes.metadata().name() == "execute_tool" {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }

@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::orchestration::CallOutcome;
 use tool_registry::orchestration::middleware::{
-    ConcurrencyLimit, Log, Timeout, ToolRequest, ToolService,
+    ConcurrencyLimit, Log, Retry, Timeout, ToolRequest, ToolService,
 };
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
@@ -408,4 +408,144 @@ impl std::io::Write for SharedWriter {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// How many times each `Flaky` key was called.
+static RUNS: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
+
+fn runs_of(key: &str) -> usize {
+    RUNS.lock()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// Fails its first `fail` runs (passing errors when `passing`), reporting progress first
+/// when `progress`; hangs on its first run when `hang`. Declared idempotent.
+#[tool(name = "Flaky", read_only, idempotent, max_result_size_chars = 100)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Flaky {
+    /// Counts runs apart.
+    key: String,
+    /// Runs that fail.
+    fail: usize,
+    /// The failures say the call may succeed if made again.
+    passing: bool,
+    /// Report progress before failing.
+    #[serde(default)]
+    progress: bool,
+    /// Hang on the first run.
+    #[serde(default)]
+    hang: bool,
+}
+
+#[tool]
+impl Tool for Flaky {
+    type Output = String;
+    async fn call(self, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        let run = {
+            let mut runs = RUNS.lock().unwrap();
+            if let Some(entry) = runs.iter_mut().find(|(k, _)| *k == self.key) {
+                entry.1 += 1;
+                entry.1
+            } else {
+                runs.push((self.key.clone(), 1));
+                1
+            }
+        };
+        if self.hang && run == 1 {
+            ctx.abort().cancelled().await;
+            return Err(ToolError::aborted("stopped"));
+        }
+        assert!(
+            !ctx.is_aborted(),
+            "a new run starts with a fresh abort signal"
+        );
+        if run <= self.fail {
+            if self.progress {
+                ctx.report_progress(&json!({"wrote": run}));
+            }
+            let error = ToolError::new(format!("busy (run {run})"));
+            return Err(if self.passing {
+                error.retryable()
+            } else {
+                error
+            });
+        }
+        Ok(ToolResult::new(format!("ok after {run} runs")))
+    }
+}
+
+/// The same as `Flaky`, not declared idempotent.
+#[tool(name = "FlakyWrite", max_result_size_chars = 100)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct FlakyWrite {
+    /// Counts runs apart.
+    key: String,
+}
+
+#[tool]
+impl Tool for FlakyWrite {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        RUNS.lock().unwrap().push((self.key.clone(), 1));
+        Err(ToolError::new("busy").retryable())
+    }
+}
+
+#[test]
+fn retry_runs_an_idempotent_call_again_only_after_a_passing_error_and_no_progress() {
+    let tools: Vec<Arc<dyn DynTool>> = vec![dyn_tool::<Flaky>(), dyn_tool::<FlakyWrite>()];
+    let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default())
+        .layer(Retry::new(3).with_backoff(Duration::from_millis(5)))
+        .layer(Timeout::per_tool_only().with_tool("Flaky", Duration::from_millis(200)));
+    let outcome = run(
+        &orchestrator,
+        json!([
+            {"id": "toolu_passes", "name": "Flaky", "input": {"key": "passes", "fail": 2, "passing": true}},
+            {"id": "toolu_spent", "name": "Flaky", "input": {"key": "spent", "fail": 9, "passing": true}},
+            {"id": "toolu_final", "name": "Flaky", "input": {"key": "final", "fail": 1, "passing": false}},
+            {"id": "toolu_effect", "name": "Flaky", "input": {"key": "effect", "fail": 1, "passing": true, "progress": true}},
+            {"id": "toolu_hung", "name": "Flaky", "input": {"key": "hung", "fail": 0, "passing": true, "hang": true}},
+            {"id": "toolu_write", "name": "FlakyWrite", "input": {"key": "write"}},
+        ]),
+    );
+    assert_eq!(
+        ids(&outcome),
+        [
+            "toolu_passes",
+            "toolu_spent",
+            "toolu_final",
+            "toolu_effect",
+            "toolu_hung",
+            "toolu_write"
+        ]
+    );
+    let texts = texts(&outcome);
+    assert_eq!(texts[0], "ok after 3 runs");
+    assert_eq!(
+        (runs_of("passes"), runs_of("spent")),
+        (3, 4),
+        "1 run + 3 retries at most"
+    );
+    assert!(
+        outcome.results[1].is_error && texts[1].contains("busy (run 4)"),
+        "{}",
+        texts[1]
+    );
+    assert_eq!(runs_of("final"), 1, "an error not marked passing is final");
+    assert_eq!(
+        runs_of("effect"),
+        1,
+        "a call that reported progress is never run again"
+    );
+    // Stopped by the timeout inside the retry layer, then run again with a fresh signal.
+    assert_eq!(texts[4], "ok after 2 runs");
+    assert_eq!(runs_of("hung"), 2);
+    assert_eq!(
+        runs_of("write"),
+        1,
+        "a tool not declared idempotent is never run again"
+    );
 }

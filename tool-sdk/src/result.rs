@@ -96,6 +96,7 @@ pub struct ToolError {
     message: String,
     stdout: Option<String>,
     stderr: Option<String>,
+    retryable: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +114,7 @@ impl ToolError {
             message: message.into(),
             stdout: None,
             stderr: None,
+            retryable: false,
         }
     }
 
@@ -139,6 +141,7 @@ impl ToolError {
             message: String::new(),
             stdout: Some(stdout.into()),
             stderr: Some(stderr.into()),
+            retryable: false,
         }
     }
 
@@ -148,6 +151,21 @@ impl ToolError {
         self.stdout = Some(stdout.into());
         self.stderr = Some(stderr.into());
         self
+    }
+
+    /// Marks the failure as passing: the same call may succeed if made again (a rate limit, a
+    /// connection reset, a busy resource), and the call had no effect yet. A retry layer
+    /// (`tool_registry::orchestration::middleware::Retry`) makes the call again only for such
+    /// an error, and only for a tool declared `idempotent`.
+    #[must_use]
+    pub fn retryable(mut self) -> Self {
+        self.retryable = true;
+        self
+    }
+
+    /// Whether [`ToolError::retryable`] marked it.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
     }
 
     /// The message given at construction.

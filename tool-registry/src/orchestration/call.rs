@@ -115,19 +115,24 @@ impl CallRunner {
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
             .unwrap_or(InterruptBehavior::Block);
         let token = signals.abort.child_token();
+        // With layers, each run of steps 4-9 gets a context of its own (see `layered`).
+        let attempts = self
+            .stack
+            .as_ref()
+            .map(|stack| (stack.clone(), Arc::clone(&extensions), progress.clone()));
         let mut ctx = ToolUseContext::new(block.id.as_str(), token.clone(), extensions);
         if let Some(sink) = progress {
             ctx = ctx.with_progress(sink);
         }
         // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
         let mut failure = None;
-        let steps = match &self.stack {
+        let steps = match attempts {
             None => Either::Left(self.execute(&tool, parsed, ctx, block.input, &mut failure)),
-            Some(stack) => Either::Right(self.layered(
-                stack.clone(),
+            Some((stack, extensions, progress)) => Either::Right(self.layered(
+                stack,
                 Arc::clone(&tool),
                 parsed,
-                ctx,
+                (ctx, extensions, progress),
                 block.input,
                 &mut failure,
             )),
@@ -164,7 +169,7 @@ impl CallRunner {
         stack: super::middleware::ToolService,
         tool: Arc<dyn DynTool>,
         parsed: Box<dyn ToolCall>,
-        ctx: ToolUseContext,
+        (ctx, extensions, progress): (ToolUseContext, Arc<Extensions>, Option<ProgressSink>),
         input: Value,
         failure: &mut Option<Failure>,
     ) -> CallOutcome {
@@ -172,7 +177,9 @@ impl CallRunner {
         let id = ctx.tool_use_id().to_owned();
         let name = tool.name().to_owned();
         let steps: Arc<dyn super::middleware::Steps> = Arc::clone(self) as _;
-        let request = super::middleware::ToolRequest::new(steps, tool, parsed, input, ctx);
+        let attempts = super::middleware::Attempts::new(&ctx, extensions, progress);
+        let request =
+            super::middleware::ToolRequest::new(steps, tool, parsed, input, ctx, attempts);
         let next = Arc::clone(request.next());
         match AssertUnwindSafe(stack.oneshot(request))
             .catch_unwind()
@@ -324,7 +331,12 @@ impl CallRunner {
                     exempt_from_budget: declared.chars().is_none(),
                 }
             }
-            Err(error) => failed(error.to_model_text(), Failure::ToolError),
+            Err(error) => failed(
+                error.to_model_text(),
+                Failure::ToolError {
+                    retryable: error.is_retryable(),
+                },
+            ),
         };
         // PostToolUse observers see the final result.
         if !self.observers.is_empty() {
@@ -379,14 +391,13 @@ fn observable(call: &dyn ToolCall, input: &Value) -> Value {
 impl super::middleware::Steps for CallRunner {
     fn run<'a>(
         &'a self,
-        request: super::middleware::ToolRequest,
+        tool: Arc<dyn DynTool>,
+        input: Value,
+        ctx: ToolUseContext,
         parsed: Option<Box<dyn ToolCall>>,
         failure: &'a mut Option<Failure>,
     ) -> futures::future::BoxFuture<'a, CallOutcome> {
         Box::pin(async move {
-            let tool = Arc::clone(request.tool());
-            let input = request.input().clone();
-            let ctx = request.context().clone();
             let parsed = match parsed {
                 Some(parsed) => parsed,
                 None => match self.reparse(&*tool, input.clone()) {

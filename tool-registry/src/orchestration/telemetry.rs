@@ -32,8 +32,12 @@ pub(crate) enum Failure {
     HookStopped,
     /// A deny rule or the permission prompt refused it, or no one could approve it (step 6).
     PermissionDenied,
-    /// The tool ran and answered with an error (step 7).
-    ToolError,
+    /// The tool ran and answered with an error (step 7), marked passing or not
+    /// (`ToolError::retryable`).
+    ToolError {
+        /// The tool said the same call may succeed if made again.
+        retryable: bool,
+    },
     /// The tool, an observer or a middleware layer panicked (step 8).
     Panic,
     /// A middleware `Timeout` stopped the call.
@@ -52,7 +56,7 @@ impl Failure {
             Self::ValidationFailed => "validation_failed",
             Self::HookStopped => "hook_stopped",
             Self::PermissionDenied => "permission_denied",
-            Self::ToolError => "tool_error",
+            Self::ToolError { .. } => "tool_error",
             Self::Panic => "panic",
             Self::Timeout => "timeout",
             Self::Middleware => "middleware_error",

@@ -11,10 +11,11 @@ use tokio::sync::Semaphore;
 use tower::{Service, ServiceExt as _};
 
 use super::super::outcome::CallOutcome;
+use super::super::telemetry::Failure;
 use super::{ToolRequest, ToolService};
 
-/// A call ran past its time limit and was stopped (its future dropped, its abort signal
-/// fired). The call's error result says so and names the limit; its `error.type` is
+/// A call ran past its time limit and was stopped (its future dropped, the abort signal of
+/// that run fired). The call's error result says so and names the limit; its `error.type` is
 /// `timeout`.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("the call did not finish within its time limit of {limit:?} and was stopped")]
@@ -94,14 +95,15 @@ impl Service<ToolRequest> for TimeoutService {
         let Some(limit) = self.limits.limit_of(request.name()) else {
             return Box::pin(inner.oneshot(request));
         };
-        let abort = request.context().abort().clone();
+        let next = Arc::clone(request.next());
         let timed: BoxFuture<'static, Result<CallOutcome, tower::BoxError>> =
             Box::pin(tower::timeout::Timeout::new(inner, limit).oneshot(request));
         Box::pin(async move {
             match timed.await {
                 Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
-                    // Whatever the tool started in the background hears it too.
-                    abort.cancel();
+                    // Whatever the run started in the background hears it too; a run a
+                    // retry layer outside starts next has a token of its own.
+                    next.attempts.stop_current();
                     Err(Box::new(TimedOut { limit }) as tower::BoxError)
                 }
                 other => other,
@@ -293,5 +295,123 @@ impl Service<ToolRequest> for LogService {
             );
             answer
         })
+    }
+}
+
+/// Makes a failed call again, with a growing pause between runs, when all of these hold:
+/// the tool is declared `idempotent` (`DeclaredFlag::Always`); the run failed with an error
+/// the tool marked passing (`ToolError::retryable`), or ran past a [`Timeout`] inside this
+/// layer; and the call reported no progress (a reported partial effect is never repeated).
+/// At most `retries` runs more; the pause starts at the backoff (default 200 ms) and doubles.
+/// Each run has a context of its own (its own abort token) and parses the input again, as the
+/// model's was. Uses `tower::retry`.
+#[derive(Clone, Debug)]
+pub struct Retry {
+    retries: usize,
+    backoff: Duration,
+}
+
+impl Retry {
+    /// At most `retries` runs after the first.
+    pub fn new(retries: usize) -> Self {
+        Self {
+            retries,
+            backoff: Duration::from_millis(200),
+        }
+    }
+
+    /// The first pause (doubled before each later run).
+    #[must_use]
+    pub fn with_backoff(mut self, first: Duration) -> Self {
+        self.backoff = first;
+        self
+    }
+}
+
+impl tower::Layer<ToolService> for Retry {
+    type Service = ToolService;
+
+    fn layer(&self, inner: ToolService) -> ToolService {
+        ToolService::new(RetryService {
+            retry: self.clone(),
+            inner,
+        })
+    }
+}
+
+/// The service of [`Retry`]: a `tower::retry::Retry` with a fresh [`RetryPolicy`] per call.
+#[derive(Clone)]
+struct RetryService {
+    retry: Retry,
+    inner: ToolService,
+}
+
+impl Service<ToolRequest> for RetryService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let policy = RetryPolicy {
+            left: self.retry.retries,
+            pause: self.retry.backoff,
+        };
+        Box::pin(tower::retry::Retry::new(policy, inner).oneshot(request))
+    }
+}
+
+/// The runs left and the next pause of one call.
+#[derive(Clone, Debug)]
+struct RetryPolicy {
+    left: usize,
+    pause: Duration,
+}
+
+impl tower::retry::Policy<ToolRequest, CallOutcome, tower::BoxError> for RetryPolicy {
+    type Future = tokio::time::Sleep;
+
+    fn retry(
+        &mut self,
+        request: &mut ToolRequest,
+        result: &mut Result<CallOutcome, tower::BoxError>,
+    ) -> Option<Self::Future> {
+        if self.left == 0 || request.meta().idempotent != tool_sdk::DeclaredFlag::Always {
+            return None;
+        }
+        let next = request.next();
+        if next
+            .attempts
+            .progressed
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return None;
+        }
+        let passing = match result {
+            Ok(outcome) => {
+                outcome.result.is_error
+                    && matches!(
+                        *next.failure.lock().unwrap_or_else(|e| e.into_inner()),
+                        Some(Failure::ToolError { retryable: true })
+                    )
+            }
+            Err(error) => error.is::<TimedOut>(),
+        };
+        if !passing {
+            return None;
+        }
+        self.left -= 1;
+        let pause = self.pause;
+        self.pause = self.pause.saturating_mul(2);
+        Some(tokio::time::sleep(pause))
+    }
+
+    fn clone_request(&mut self, request: &ToolRequest) -> Option<ToolRequest> {
+        Some(request.clone())
     }
 }

@@ -17,8 +17,8 @@
 //! is cut off with the call when the turn is aborted or interrupted, like any running call.
 //! With no layer added, calls take the direct path and pay nothing.
 //!
-//! Shipped layers ([`Timeout`], [`ConcurrencyLimit`], [`Log`]) are thin uses of `tower`'s
-//! own: `tower::timeout` and `tower::limit`.
+//! Shipped layers ([`Timeout`], [`Retry`], [`ConcurrencyLimit`], [`Log`]) are thin uses of
+//! `tower`'s own: `tower::timeout`, `tower::retry` and `tower::limit`.
 //!
 //! ```
 //! use std::time::Duration;
@@ -34,12 +34,13 @@
 
 mod layers;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tool_sdk::{DynTool, ToolCall, ToolMeta, ToolUseContext};
 
-pub use layers::{ConcurrencyLimit, Log, TimedOut, Timeout};
+pub use layers::{ConcurrencyLimit, Log, Retry, TimedOut, Timeout};
 
 use super::outcome::CallOutcome;
 use super::telemetry::Failure;
@@ -60,14 +61,73 @@ pub struct ToolRequest {
 
 /// Runs steps 4–9 of SPEC §5.4 for a request: the orchestrator's call runner.
 pub(crate) trait Steps: Send + Sync {
-    /// Steps 4–9 for `request`: `parsed` is its input parsed for the first run, `None` for a
-    /// run after it; `failure` says why an error outcome failed.
+    /// Steps 4–9 of a call of `tool` with `input` in `ctx`: `parsed` is the input parsed for
+    /// the first run, `None` for a run after it; `failure` says why an error outcome failed.
     fn run<'a>(
         &'a self,
-        request: ToolRequest,
+        tool: Arc<dyn DynTool>,
+        input: Value,
+        ctx: ToolUseContext,
         parsed: Option<Box<dyn ToolCall>>,
         failure: &'a mut Option<Failure>,
     ) -> futures::future::BoxFuture<'a, CallOutcome>;
+}
+
+/// What each run of a call's steps 4–9 (the first, and each a layer sends again) is given: a
+/// context of its own, with an abort token of its own (a child of the call's: a stopped run
+/// does not stop the next) and the call's progress sink, watched for reports.
+pub(crate) struct Attempts {
+    id: String,
+    call_token: tool_sdk::CancellationToken,
+    extensions: Arc<tool_sdk::Extensions>,
+    progress: tool_sdk::context::ProgressSink,
+    /// The call reported progress: it has had a visible effect (no retry after that).
+    pub(crate) progressed: Arc<AtomicBool>,
+    /// The abort token of the run going on.
+    current: Mutex<Option<tool_sdk::CancellationToken>>,
+}
+
+impl Attempts {
+    /// The runs of the call `ctx` stands for, seeing `extensions`, reporting to `progress`.
+    pub(crate) fn new(
+        ctx: &ToolUseContext,
+        extensions: Arc<tool_sdk::Extensions>,
+        progress: Option<tool_sdk::context::ProgressSink>,
+    ) -> Self {
+        let progressed = Arc::new(AtomicBool::new(false));
+        let watched: tool_sdk::context::ProgressSink = {
+            let progressed = Arc::clone(&progressed);
+            Arc::new(move |report| {
+                progressed.store(true, Ordering::SeqCst);
+                if let Some(progress) = &progress {
+                    progress(report);
+                }
+            })
+        };
+        Self {
+            id: ctx.tool_use_id().to_owned(),
+            call_token: ctx.abort().clone(),
+            extensions,
+            progress: watched,
+            progressed,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// The context of a new run.
+    fn next_context(&self) -> ToolUseContext {
+        let token = self.call_token.child_token();
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(token.clone());
+        ToolUseContext::new(self.id.as_str(), token, Arc::clone(&self.extensions))
+            .with_progress(Arc::clone(&self.progress))
+    }
+
+    /// Stops the run going on (its abort token fires), not the call.
+    pub(crate) fn stop_current(&self) {
+        if let Some(token) = &*self.current.lock().unwrap_or_else(|e| e.into_inner()) {
+            token.cancel();
+        }
+    }
 }
 
 /// What the innermost service needs: the runner of steps 4–9 and the input already parsed
@@ -77,6 +137,7 @@ pub(crate) struct Next {
     parsed: Mutex<Option<Box<dyn ToolCall>>>,
     /// Why the last run of steps 4–9 failed, for the call's span.
     pub(crate) failure: Mutex<Option<Failure>>,
+    pub(crate) attempts: Attempts,
 }
 
 impl std::fmt::Debug for ToolRequest {
@@ -96,6 +157,7 @@ impl ToolRequest {
         parsed: Box<dyn ToolCall>,
         input: Value,
         ctx: ToolUseContext,
+        attempts: Attempts,
     ) -> Self {
         Self {
             tool,
@@ -105,6 +167,7 @@ impl ToolRequest {
                 runner,
                 parsed: Mutex::new(Some(parsed)),
                 failure: Mutex::new(None),
+                attempts,
             }),
         }
     }
@@ -170,8 +233,13 @@ impl tower::Service<ToolRequest> for RunTool {
         Box::pin(async move {
             let next = Arc::clone(&request.next);
             let parsed = next.parsed.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let ctx = next.attempts.next_context();
+            let input = Value::clone(&request.input);
             let mut failure = None;
-            let outcome = next.runner.run(request, parsed, &mut failure).await;
+            let outcome = next
+                .runner
+                .run(request.tool, input, ctx, parsed, &mut failure)
+                .await;
             *next.failure.lock().unwrap_or_else(|e| e.into_inner()) = failure;
             Ok(outcome)
         })
