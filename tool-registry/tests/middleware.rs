@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::orchestration::CallOutcome;
 use tool_registry::orchestration::middleware::{
-    ConcurrencyLimit, Log, Retry, Timeout, ToolRequest, ToolService,
+    ConcurrencyLimit, Log, RateLimit, Retry, Timeout, ToolRequest, ToolService,
 };
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
@@ -548,4 +548,84 @@ fn retry_runs_an_idempotent_call_again_only_after_a_passing_error_and_no_progres
         1,
         "a tool not declared idempotent is never run again"
     );
+}
+
+#[test]
+fn a_rate_limit_spaces_the_starts_of_one_tools_calls() {
+    let starts = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default())
+        .layer(RateLimit::per_tool(20.0))
+        .layer(Stamp(Arc::clone(&starts)));
+    let started = Instant::now();
+    let calls: Vec<Value> = (0..6)
+        .map(|n| json!({"id": format!("toolu_{n}"), "name": "Sleep", "input": {"ms": 0, "tag": n.to_string()}}))
+        .chain([json!({"id": "toolu_other", "name": "Bash", "input": {"command": "other"}})])
+        .collect();
+    let outcome = run(&orchestrator, Value::Array(calls));
+    assert_eq!(outcome.results.len(), 7);
+    assert!(outcome.results.iter().all(|result| !result.is_error));
+    let mut sleeps: Vec<Duration> = starts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(tool, _)| tool == "Sleep")
+        .map(|(_, at)| at.duration_since(started))
+        .collect();
+    sleeps.sort();
+    // 20 a second: 50 ms apart, the first at once.
+    for (n, at) in sleeps.iter().enumerate() {
+        let due = Duration::from_millis(50) * u32::try_from(n).unwrap();
+        assert!(
+            *at + Duration::from_millis(5) >= due,
+            "call {n} started at {at:?}, before {due:?}"
+        );
+    }
+    // Another tool has its own budget: it starts at once.
+    let other = starts
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(tool, _)| tool == "Bash")
+        .unwrap()
+        .1;
+    assert!(other.duration_since(started) < Duration::from_millis(45));
+}
+
+/// Records when each call gets past the layers before it.
+#[derive(Clone)]
+struct Stamp(Arc<std::sync::Mutex<Vec<(String, Instant)>>>);
+
+impl tower::Layer<ToolService> for Stamp {
+    type Service = StampService;
+    fn layer(&self, inner: ToolService) -> StampService {
+        StampService {
+            stamps: self.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct StampService {
+    stamps: Stamp,
+    inner: ToolService,
+}
+
+impl tower::Service<ToolRequest> for StampService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        use tower::ServiceExt as _;
+        self.stamps
+            .0
+            .lock()
+            .unwrap()
+            .push((request.name().to_owned(), Instant::now()));
+        let inner = self.inner.clone();
+        Box::pin(std::mem::replace(&mut self.inner, inner).oneshot(request))
+    }
 }

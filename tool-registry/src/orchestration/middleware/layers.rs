@@ -415,3 +415,94 @@ impl tower::retry::Policy<ToolRequest, CallOutcome, tower::BoxError> for RetryPo
         Some(request.clone())
     }
 }
+
+/// At most `per_second` calls started per second per tool, or per MCP server (every tool of
+/// one server counted together; local tools each on their own): calls beyond the rate wait
+/// for their turn, spaced evenly (`1 / per_second` apart, a burst of one), their wait part of
+/// the call. (`tower::limit::RateLimit` keeps its state in each service value, so one limit
+/// shared by every call is kept here, one next-free instant per tool or server.)
+#[derive(Clone, Debug)]
+pub struct RateLimit {
+    spacing: Duration,
+    by_server: bool,
+    next: Arc<Mutex<HashMap<String, tokio::time::Instant>>>,
+}
+
+impl RateLimit {
+    /// At most `per_second` (above 0) calls started per second for each tool.
+    pub fn per_tool(per_second: f64) -> Self {
+        Self::new(per_second, false)
+    }
+
+    /// At most `per_second` (above 0) calls started per second to each MCP server; a local
+    /// tool is limited on its own.
+    pub fn per_server(per_second: f64) -> Self {
+        Self::new(per_second, true)
+    }
+
+    fn new(per_second: f64, by_server: bool) -> Self {
+        let per_second = if per_second.is_finite() && per_second > 0.0 {
+            per_second
+        } else {
+            f64::MIN_POSITIVE
+        };
+        Self {
+            spacing: Duration::from_secs_f64((1.0 / per_second).min(86_400.0)),
+            by_server,
+            next: Arc::default(),
+        }
+    }
+
+    /// The instant the call `request` may start: the key's next free instant (or now), which
+    /// then moves one spacing on.
+    fn turn(&self, request: &ToolRequest) -> tokio::time::Instant {
+        let key = match (self.by_server, request.mcp_server()) {
+            (true, Some(server)) => format!("server:{server}"),
+            _ => format!("tool:{}", request.name()),
+        };
+        let now = tokio::time::Instant::now();
+        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = next.entry(key).or_insert(now);
+        let turn = (*slot).max(now);
+        *slot = turn + self.spacing;
+        turn
+    }
+}
+
+impl tower::Layer<ToolService> for RateLimit {
+    type Service = ToolService;
+
+    fn layer(&self, inner: ToolService) -> ToolService {
+        ToolService::new(RateLimitService {
+            limit: self.clone(),
+            inner,
+        })
+    }
+}
+
+/// The service of [`RateLimit`].
+#[derive(Clone)]
+struct RateLimitService {
+    limit: RateLimit,
+    inner: ToolService,
+}
+
+impl Service<ToolRequest> for RateLimitService {
+    type Response = CallOutcome;
+    type Error = tower::BoxError;
+    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ToolRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let turn = self.limit.turn(&request);
+        Box::pin(async move {
+            tokio::time::sleep_until(turn).await;
+            inner.oneshot(request).await
+        })
+    }
+}

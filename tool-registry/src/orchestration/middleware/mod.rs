@@ -17,8 +17,8 @@
 //! is cut off with the call when the turn is aborted or interrupted, like any running call.
 //! With no layer added, calls take the direct path and pay nothing.
 //!
-//! Shipped layers ([`Timeout`], [`Retry`], [`ConcurrencyLimit`], [`Log`]) are thin uses of
-//! `tower`'s own: `tower::timeout`, `tower::retry` and `tower::limit`.
+//! Shipped layers: [`Timeout`], [`Retry`], [`ConcurrencyLimit`] (thin uses of `tower`'s
+//! own `tower::timeout`, `tower::retry` and `tower::limit`), [`RateLimit`] and [`Log`].
 //!
 //! ```
 //! use std::time::Duration;
@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tool_sdk::{DynTool, ToolCall, ToolMeta, ToolUseContext};
 
-pub use layers::{ConcurrencyLimit, Log, Retry, TimedOut, Timeout};
+pub use layers::{ConcurrencyLimit, Log, RateLimit, Retry, TimedOut, Timeout};
 
 use super::outcome::CallOutcome;
 use super::telemetry::Failure;
