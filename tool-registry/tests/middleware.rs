@@ -580,7 +580,7 @@ fn a_rate_limit_spaces_the_starts_of_one_tools_calls() {
             "call {n} started at {at:?}, before {due:?}"
         );
     }
-    // Another tool has its own budget: it starts at once.
+    // Another tool has its own budget: it starts at once, not seventh in Sleep's line (300 ms).
     let other = starts
         .lock()
         .unwrap()
@@ -588,7 +588,7 @@ fn a_rate_limit_spaces_the_starts_of_one_tools_calls() {
         .find(|(tool, _)| tool == "Bash")
         .unwrap()
         .1;
-    assert!(other.duration_since(started) < Duration::from_millis(45));
+    assert!(other.duration_since(started) < Duration::from_millis(250));
 }
 
 /// Records when each call gets past the layers before it.
