@@ -32,7 +32,7 @@
 //!   with an error, otherwise why the call was refused: `unknown_tool`, `cancelled`,
 //!   `invalid_input`, `validation_failed`, `hook_stopped`, `permission_denied`, `panic`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, RwLock};
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::Histogram;
@@ -82,10 +82,15 @@ impl Telemetry {
         if !asked {
             return Ok(None);
         }
-        // `OTEL_METRICS_EXPORTER=none` keeps metrics home (a backend that takes only traces
-        // answers their POSTs 404 or 405); `otlp`, the default, is the only other choice.
-        let export_metrics = std::env::var("OTEL_METRICS_EXPORTER")
-            .map_or(true, |value| !value.trim().eq_ignore_ascii_case("none"));
+        // Metrics go out only to an endpoint that was given for them (the common one or
+        // their own; a traces endpoint alone sends no metrics to a default `localhost`), and
+        // not with `OTEL_METRICS_EXPORTER=none` (a backend that takes only traces answers
+        // their POSTs 404 or 405); `otlp`, the default, is the only other choice.
+        let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+        let export_metrics = (set("OTEL_EXPORTER_OTLP_ENDPOINT")
+            || set("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+            && std::env::var("OTEL_METRICS_EXPORTER")
+                .map_or(true, |value| !value.trim().eq_ignore_ascii_case("none"));
         let resource = Resource::builder().build();
         let spans = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
@@ -106,6 +111,8 @@ impl Telemetry {
         let meter = meter.build();
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         opentelemetry::global::set_meter_provider(meter.clone());
+        *INSTRUMENTS.write().unwrap_or_else(|e| e.into_inner()) =
+            Some(Arc::new(Instruments::of(&meter)));
         Ok(Some(Self { tracer, meter }))
     }
 
@@ -117,6 +124,18 @@ impl Telemetry {
         S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
     {
         tracing_opentelemetry::layer().with_tracer(self.tracer.tracer(SCOPE))
+    }
+
+    /// Sends every span and metric not sent yet, and goes on (for a process about to end
+    /// without running [`Telemetry::shutdown`], e.g. on a signal).
+    ///
+    /// # Errors
+    /// [`TelemetryError`] when the backend could not be reached or refused the batch.
+    pub fn flush(&self) -> Result<(), TelemetryError> {
+        let spans = self.tracer.force_flush();
+        let metrics = self.meter.force_flush();
+        spans.map_err(|error| TelemetryError(format!("sending the spans: {error}")))?;
+        metrics.map_err(|error| TelemetryError(format!("sending the metrics: {error}")))
     }
 
     /// Sends every span and metric not sent yet, then stops the pipeline.
@@ -131,16 +150,47 @@ impl Telemetry {
     }
 }
 
-/// The `gen_ai.execute_tool.duration` histogram of the global meter provider.
-fn tool_duration() -> &'static Histogram<f64> {
-    static HISTOGRAM: OnceLock<Histogram<f64>> = OnceLock::new();
-    HISTOGRAM.get_or_init(|| {
-        opentelemetry::global::meter(SCOPE)
-            .f64_histogram("gen_ai.execute_tool.duration")
-            .with_unit("s")
-            .with_description("Duration of tool execution")
-            .build()
-    })
+/// The histograms this crate records, made from the meter provider of the last
+/// [`Telemetry::from_env`]; none before it (a call then records nothing).
+struct Instruments {
+    tool: Histogram<f64>,
+    mcp_server: Histogram<f64>,
+    mcp_client: Histogram<f64>,
+}
+
+impl Instruments {
+    fn of(provider: &SdkMeterProvider) -> Self {
+        use opentelemetry::metrics::MeterProvider as _;
+        let meter = provider.meter(SCOPE);
+        let histogram = |name: &'static str, description: &'static str| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(description)
+                .build()
+        };
+        Self {
+            tool: histogram("gen_ai.execute_tool.duration", "Duration of tool execution"),
+            mcp_server: histogram(
+                "mcp.server.operation.duration",
+                "Duration of MCP requests served",
+            ),
+            mcp_client: histogram(
+                "mcp.client.operation.duration",
+                "Duration of MCP requests sent",
+            ),
+        }
+    }
+}
+
+static INSTRUMENTS: RwLock<Option<Arc<Instruments>>> = RwLock::new(None);
+
+fn instruments() -> Option<Arc<Instruments>> {
+    INSTRUMENTS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(Arc::clone)
 }
 
 /// Records one call of `tool` that took `seconds`, failed with `error_type` when `Some`.
@@ -152,34 +202,9 @@ pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<
     if let Some(error_type) = error_type {
         attributes.push(KeyValue::new("error.type", error_type));
     }
-    tool_duration().record(seconds, &attributes);
-}
-
-#[cfg(feature = "mcp")]
-/// The `mcp.server.operation.duration` or `mcp.client.operation.duration` histogram.
-fn mcp_duration(server: bool) -> &'static Histogram<f64> {
-    static SERVER: OnceLock<Histogram<f64>> = OnceLock::new();
-    static CLIENT: OnceLock<Histogram<f64>> = OnceLock::new();
-    let (cell, name, description) = if server {
-        (
-            &SERVER,
-            "mcp.server.operation.duration",
-            "Duration of MCP requests served",
-        )
-    } else {
-        (
-            &CLIENT,
-            "mcp.client.operation.duration",
-            "Duration of MCP requests sent",
-        )
-    };
-    cell.get_or_init(|| {
-        opentelemetry::global::meter(SCOPE)
-            .f64_histogram(name)
-            .with_unit("s")
-            .with_description(description)
-            .build()
-    })
+    if let Some(instruments) = instruments() {
+        instruments.tool.record(seconds, &attributes);
+    }
 }
 
 #[cfg(feature = "mcp")]
@@ -198,7 +223,14 @@ pub(crate) fn record_mcp_duration(
     if let Some(error_type) = error_type {
         attributes.push(KeyValue::new("error.type", error_type.to_owned()));
     }
-    mcp_duration(server).record(seconds, &attributes);
+    if let Some(instruments) = instruments() {
+        let histogram = if server {
+            &instruments.mcp_server
+        } else {
+            &instruments.mcp_client
+        };
+        histogram.record(seconds, &attributes);
+    }
 }
 
 #[cfg(feature = "mcp")]

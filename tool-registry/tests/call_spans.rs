@@ -205,3 +205,62 @@ fn input_and_result_are_recorded_only_when_the_host_opts_in() {
         serde_json::from_str(&recorded[0]["gen_ai.tool.call.result"]).unwrap();
     assert_eq!(result, json!("secret-ish"));
 }
+
+/// Answers every call with a success of its own, whatever the tool said.
+#[derive(Clone)]
+struct Rescue;
+
+impl tower::Layer<tool_registry::orchestration::middleware::ToolService> for Rescue {
+    type Service = tool_registry::orchestration::middleware::ToolService;
+    fn layer(
+        &self,
+        inner: tool_registry::orchestration::middleware::ToolService,
+    ) -> tool_registry::orchestration::middleware::ToolService {
+        use tower::ServiceExt as _;
+        tool_registry::orchestration::middleware::ToolService::new(tower::service_fn(
+            move |request: tool_registry::orchestration::middleware::ToolRequest| {
+                let inner = inner.clone();
+                async move {
+                    let id = request.context().tool_use_id().to_owned();
+                    let mut outcome = inner.oneshot(request).await?;
+                    if outcome.result.is_error {
+                        outcome.result = tool_sdk::ToolResultBlock::success(
+                            id,
+                            tool_sdk::ToolResultContent::Text("rescued".into()),
+                        );
+                    }
+                    Ok::<_, tower::BoxError>(outcome)
+                }
+            },
+        ))
+    }
+}
+
+#[test]
+fn a_call_a_layer_answered_with_success_records_no_error() {
+    let spans = Arc::new(Spans::default());
+    let _guard = tracing::subscriber::set_default(Capture(Arc::clone(&spans)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(Rescue);
+    let block = blocks(json!([
+        {"id": "toolu_failed", "name": "Sleep", "input": {"ms": 0, "tag": "t", "fail": true}}
+    ]))
+    .pop()
+    .unwrap();
+    let outcome = runtime.block_on(orchestrator.run_tool_use(
+        orchestrator.prepare(&block),
+        &TurnState::default(),
+        None,
+    ));
+    assert!(!outcome.result.is_error);
+    let recorded: Vec<BTreeMap<String, String>> =
+        spans.fields.lock().unwrap().values().cloned().collect();
+    assert_eq!(recorded.len(), 1);
+    assert!(
+        !recorded[0].contains_key("error.type") && !recorded[0].contains_key("otel.status_code"),
+        "{recorded:?}"
+    );
+}

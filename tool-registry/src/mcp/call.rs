@@ -101,25 +101,18 @@ pub(crate) async fn call_tool(
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
     // The call's span, whose trace context the server receives in `_meta` (SEP-414).
-    let span = super::trace::client_span(server, tool);
+    let sent = super::trace::Sent::start(server, tool);
     let mut meta = rmcp::model::MetaObject::new();
-    super::trace::inject(&span, &mut meta);
+    super::trace::inject(sent.span(), &mut meta);
     if !meta.is_empty() {
         params.meta = Some(rmcp::model::RequestMetaObject(meta));
     }
-    let outcome =
-        tracing::Instrument::instrument(rounds(&target, params, &ctx, started), span.clone()).await;
-    let error_type = match &outcome {
-        Ok(_) => None,
-        Err(_) => Some("tool_error"),
-    };
-    super::trace::finish(
-        &span,
-        super::trace::Side::Client,
-        tool,
-        started.into_std(),
-        error_type,
-    );
+    let outcome = tracing::Instrument::instrument(
+        rounds(&target, params, &ctx, started),
+        sent.span().clone(),
+    )
+    .await;
+    sent.finish(outcome.is_err());
     outcome
 }
 

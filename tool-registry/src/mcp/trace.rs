@@ -7,8 +7,10 @@
 //! `execute_tool` span of the call its child; a call to an imported server's tool is a
 //! `tools/call {gen_ai.tool.name}` span of kind `CLIENT`. Both carry `mcp.method.name`,
 //! `gen_ai.tool.name`, `gen_ai.operation.name` (`execute_tool`), `jsonrpc.request.id` (served
-//! side), `mcp.protocol.version` when known, and on failure `error.type` (`tool_error` for an
-//! `isError` result, the JSON-RPC error code otherwise) with status `ERROR`. With the `otel`
+//! side), `mcp.protocol.version` when known, and on failure `error.type` with status `ERROR`:
+//! served, `tool_error` for an `isError` result and the JSON-RPC error code for an error;
+//! sent, `tool_error` for any failure; either side, `cancelled` when the call was dropped
+//! before it ended. With the `otel`
 //! feature, a served call whose `_meta` has a `traceparent` continues that trace, and every
 //! call to an imported server sends the trace context of its span in `_meta`; the durations
 //! go to the `mcp.server.operation.duration` / `mcp.client.operation.duration` histograms.
@@ -18,11 +20,27 @@ use std::time::Instant;
 use rmcp::model::{CallToolResponse, ErrorData, MetaObject};
 use rmcp::service::{RequestContext, RoleServer};
 
-/// A served `tools/call`'s span and when it started.
+/// A served `tools/call`'s span and when it started. Dropped before
+/// [`Served::finish`] (the client cancelled, the connection closed), it ends as `cancelled`.
 pub(crate) struct Served {
     span: tracing::Span,
     tool: String,
     started: Instant,
+    done: bool,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if !self.done {
+            finish(
+                &self.span,
+                Side::Server,
+                &self.tool,
+                self.started,
+                Some("cancelled"),
+            );
+        }
+    }
 }
 
 impl Served {
@@ -39,6 +57,7 @@ impl Served {
             ),
             tool: tool.to_owned(),
             started: Instant::now(),
+            done: false,
         }
     }
 
@@ -49,7 +68,8 @@ impl Served {
 
     /// Records how the call ended: `tool_error` for an `isError` result, the JSON-RPC error's
     /// code for an error.
-    pub(crate) fn finish(self, response: &Result<CallToolResponse, ErrorData>) {
+    pub(crate) fn finish(mut self, response: &Result<CallToolResponse, ErrorData>) {
+        self.done = true;
         let code;
         let error_type = match response {
             Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
@@ -103,7 +123,7 @@ fn server_span(
 }
 
 /// The span of a `tools/call` to the imported server `server` (kind `CLIENT`).
-pub(crate) fn client_span(server: &str, tool: &str) -> tracing::Span {
+fn client_span(server: &str, tool: &str) -> tracing::Span {
     tracing::info_span!(
         target: "tool_registry::mcp",
         "mcp.client",
@@ -112,10 +132,66 @@ pub(crate) fn client_span(server: &str, tool: &str) -> tracing::Span {
         mcp.method.name = "tools/call",
         gen_ai.tool.name = tool,
         gen_ai.operation.name = "execute_tool",
-        server.address = server,
+        // The server's name as configured (no conventional attribute names it).
+        tool_registry.mcp.server = server,
         error.type = tracing::field::Empty,
         otel.status_code = tracing::field::Empty,
     )
+}
+
+/// A `tools/call` sent to an imported server: its span and when it started. Dropped before
+/// [`Sent::finish`] (the turn was aborted, a layer timed the call out), it ends as
+/// `cancelled`.
+pub(crate) struct Sent {
+    span: tracing::Span,
+    tool: String,
+    started: Instant,
+    done: bool,
+}
+
+impl Sent {
+    /// The span of a call of `tool` on the server `server`.
+    pub(crate) fn start(server: &str, tool: &str) -> Self {
+        Self {
+            span: client_span(server, tool),
+            tool: tool.to_owned(),
+            started: Instant::now(),
+            done: false,
+        }
+    }
+
+    /// The span, to send the call in.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Records how the call ended: `tool_error` for any failure (this side cannot tell a
+    /// tool's error from the server's or the transport's once they are one `ToolError`).
+    pub(crate) fn finish(mut self, failed: bool) {
+        self.done = true;
+        let error_type = failed.then_some("tool_error");
+        finish(
+            &self.span,
+            Side::Client,
+            &self.tool,
+            self.started,
+            error_type,
+        );
+    }
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        if !self.done {
+            finish(
+                &self.span,
+                Side::Client,
+                &self.tool,
+                self.started,
+                Some("cancelled"),
+            );
+        }
+    }
 }
 
 /// Writes `span`'s trace context into `meta` (`traceparent`, and `tracestate` when there is

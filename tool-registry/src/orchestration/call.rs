@@ -185,12 +185,20 @@ impl CallRunner {
             .catch_unwind()
             .await
         {
-            Ok(Ok(outcome)) => {
-                *failure = *next.failure.lock().unwrap_or_else(|e| e.into_inner());
-                if outcome.result.is_error && failure.is_none() {
-                    // A layer answered with an error result of its own.
-                    *failure = Some(Failure::Middleware);
-                }
+            Ok(Ok(mut outcome)) => {
+                // The answer is for this call, whatever id a layer put on it.
+                outcome.result.tool_use_id = id;
+                *failure = if outcome.result.is_error {
+                    // The last run's reason, or a layer's own error result.
+                    Some(
+                        next.failure
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .unwrap_or(Failure::Middleware),
+                    )
+                } else {
+                    None
+                };
                 outcome
             }
             Ok(Err(error)) => {

@@ -133,6 +133,8 @@ impl CallSpan {
     /// Records how the call ended (`failure`: why it is an error result) and, with the `otel`
     /// feature, its duration.
     pub(crate) fn finish(&self, result: &tool_sdk::ToolResultBlock, failure: Option<Failure>) {
+        // Only an error result failed, whatever a step said before a layer answered.
+        let failure = failure.filter(|_| result.is_error);
         if !self.span.is_disabled() {
             if let Some(failure) = failure {
                 self.span.record("error.type", failure.as_str());

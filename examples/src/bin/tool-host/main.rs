@@ -137,20 +137,32 @@ enum McpCommand {
 
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
-    let telemetry = match init_tracing() {
-        Ok(telemetry) => telemetry,
+    match init_tracing() {
+        Ok(telemetry) => *TELEMETRY.lock().unwrap_or_else(|e| e.into_inner()) = telemetry,
         Err(error) => {
             eprintln!("tool-host: {error}");
             return ExitCode::FAILURE;
         }
-    };
+    }
     let code = run_command();
+    finish_telemetry();
+    code
+}
+
+/// The OpenTelemetry export, while it runs.
+static TELEMETRY: std::sync::Mutex<Option<tool_registry::telemetry::Telemetry>> =
+    std::sync::Mutex::new(None);
+
+/// Sends what the OpenTelemetry export has not sent yet and stops it: at the end of `main`,
+/// and before any `std::process::exit` (a signal ending `chat`), which skips the end of
+/// `main`.
+pub fn finish_telemetry() {
+    let telemetry = TELEMETRY.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(telemetry) = telemetry
         && let Err(error) = telemetry.shutdown()
     {
         eprintln!("tool-host: {error}");
     }
-    code
 }
 
 /// Parses the command line and runs the command.

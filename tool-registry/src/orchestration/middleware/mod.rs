@@ -202,7 +202,9 @@ impl ToolRequest {
             .map(|info| info.server_name.as_str())
     }
 
-    /// The call's input, as it fits the tool's schema.
+    /// The call's input as the model sent it (it fits the tool's schema, once a lenient
+    /// tool's unknown keys are dropped and an opted-in tool's values coerced, as every run
+    /// does again).
     pub fn input(&self) -> &Value {
         &self.input
     }

@@ -46,7 +46,8 @@ impl Found {
     /// (`prompt_tokens`, `completion_tokens`, sent when the request asks for it with
     /// `stream_options.include_usage`), OpenAI Responses' `response.completed`
     /// `response.usage` (`input_tokens`, `output_tokens`), Gemini's `usageMetadata`
-    /// (`promptTokenCount`, `candidatesTokenCount`). A later count replaces an earlier one.
+    /// (`promptTokenCount`, `candidatesTokenCount` plus `thoughtsTokenCount`). A later count
+    /// replaces an earlier one.
     pub(crate) fn read_usage(&mut self, event: &Value) {
         let usage = [
             &event["usage"],
@@ -71,7 +72,11 @@ impl Found {
             .or_else(|| count("promptTokenCount"));
         let output = count("output_tokens")
             .or_else(|| count("completion_tokens"))
-            .or_else(|| count("candidatesTokenCount"));
+            .or_else(|| {
+                // Gemini counts a thinking model's thoughts apart; the others count them in.
+                count("candidatesTokenCount")
+                    .map(|output| output + count("thoughtsTokenCount").unwrap_or(0))
+            });
         if input.is_some() {
             self.input_tokens = input;
         }

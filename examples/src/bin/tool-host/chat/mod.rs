@@ -249,6 +249,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         // The turn ended on the signal's cancel: leave as the signal asked, every background
         // shell killed when the runtime and its tasks are dropped.
         runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+        crate::finish_telemetry();
         std::process::exit(code);
     }
     ended
@@ -392,11 +393,7 @@ impl Agent {
                 return Ok(Step::Interrupted);
             }
         };
-        let response = sent.map_err(|error| {
-            chat.record("error.type", "request_failed");
-            chat.record("otel.status_code", "ERROR");
-            error.to_string()
-        })?;
+        let response = sent.map_err(|error| stream::request_failed(&chat, &error))?;
         let turn = TurnState {
             extensions: self.extensions.clone(),
             abort: cancel.clone(),
@@ -541,6 +538,7 @@ impl Interrupts {
                         if let Some(shells) = &shells {
                             shells.kill_all();
                         }
+                        crate::finish_telemetry();
                         std::process::exit(code);
                     }
                 });
@@ -561,6 +559,7 @@ impl Interrupts {
                         if let Some(shells) = &shells {
                             shells.kill_all();
                         }
+                        crate::finish_telemetry();
                         std::process::exit(130);
                     }
                     _ => {

@@ -120,3 +120,10 @@ pub fn record_response(span: &tracing::Span, read: &StreamedResponse) {
         span.record("otel.status_code", "ERROR");
     }
 }
+
+/// Records on a `chat` span that its request failed, and returns the error's text.
+pub fn request_failed(span: &tracing::Span, error: &impl std::fmt::Display) -> String {
+    span.record("error.type", "request_failed");
+    span.record("otel.status_code", "ERROR");
+    error.to_string()
+}

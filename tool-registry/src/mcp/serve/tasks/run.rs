@@ -102,9 +102,10 @@ impl TaskCall {
         asked: impl FnOnce() -> Result<CallToolResponse, ErrorData>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (sender, mut answer) = oneshot::channel();
-        let handle = tokio::spawn(async move {
+        // The run keeps the served call's span (its `execute_tool` span is that span's child).
+        let handle = tokio::spawn(tracing::Instrument::in_current_span(async move {
             let _ = sender.send(run.await);
-        });
+        }));
         // Stops the run if this future is dropped before the run is answered for or handed
         // to its task's watch.
         let mut stop = StopOnDrop(Some(Stop {
