@@ -3,9 +3,10 @@
 //! `tool-host` exports over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and the test
 //! reads it back through Phoenix's REST API (`GET /v1/projects/{project}/spans`):
 //!
-//! - `tool-host run` over a turn of three parallel calls, one failing: an `invoke_agent
-//!   tool-host` span, parent of three `execute_tool {tool}` spans with the GenAI attributes,
-//!   the failed one with `error.type` `tool_error` and status `ERROR`;
+//! - `tool-host run` over a recorded turn of two parallel Reads (`transcripts/03` of the
+//!   shared fixtures, replayed with `--rebase`), the second file absent: an `invoke_agent
+//!   tool-host` span, parent of two overlapping `execute_tool Read` spans with the GenAI
+//!   attributes, the failed one with `error.type` `tool_error` and status `ERROR`;
 //! - `tool-host serve --http` called by the official MCP Python SDK client with a
 //!   `traceparent` in `_meta`: the served `tools/call Glob` span continues the client's trace
 //!   (its trace id, the client's span as parent), and the call's `execute_tool` is its child;
@@ -149,6 +150,75 @@ fn span_id(span: &Value) -> &str {
     span["context"]["span_id"].as_str().unwrap()
 }
 
+/// The turn of part 1, written under `root`: its file, the recorded root to rebase (for the
+/// recorded turn), and each call's id, tool and whether it fails.
+fn recorded_turn(
+    root: &Path,
+) -> (
+    std::path::PathBuf,
+    Option<&'static str>,
+    Vec<(String, String, bool)>,
+) {
+    let turn = root.join("turn.json");
+    let fixture =
+        common::fixtures_dir().join("transcripts/03-cc2.1-parallel-read-then-parallel-edit.json");
+    if let Ok(text) = std::fs::read_to_string(&fixture) {
+        let transcript: Value = serde_json::from_str(&text).unwrap();
+        let content = transcript["messages"][3]["content"].clone();
+        let reads: Vec<&Value> = content
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|block| block["type"] == "tool_use")
+            .collect();
+        assert_eq!(
+            reads.len(),
+            2,
+            "transcripts/03 message 3: two parallel Reads"
+        );
+        // The first file is there; the second is not, so its Read fails.
+        let first = reads[0]["input"]["file_path"].as_str().unwrap();
+        let present = root.join(first.trim_start_matches("/home/user/project/"));
+        std::fs::create_dir_all(present.parent().unwrap()).unwrap();
+        std::fs::write(&present, "def add_numbers(a, b):\n    return a + b\n").unwrap();
+        let expected = reads
+            .iter()
+            .enumerate()
+            .map(|(n, read)| {
+                (
+                    read["id"].as_str().unwrap().to_owned(),
+                    "Read".to_owned(),
+                    n == 1,
+                )
+            })
+            .collect();
+        std::fs::write(
+            &turn,
+            json!({"role": "assistant", "content": content}).to_string(),
+        )
+        .unwrap();
+        return (turn, Some("/home/user/project"), expected);
+    }
+    eprintln!(
+        "SKIPPED the recorded turn: {} is missing; a turn of the same shape is used",
+        fixture.display()
+    );
+    std::fs::write(
+        &turn,
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "notes.txt"}},
+            {"type": "tool_use", "id": "toolu_missing", "name": "Read", "input": {"file_path": "missing.txt"}}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let expected = vec![
+        ("toolu_read".to_owned(), "Read".to_owned(), false),
+        ("toolu_missing".to_owned(), "Read".to_owned(), true),
+    ];
+    (turn, None, expected)
+}
+
 fn workspace() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     std::fs::write(root.path().join("notes.txt"), "hello from the root\n").unwrap();
@@ -166,56 +236,55 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
     let root = workspace();
     let root_text = root.path().to_str().unwrap();
 
-    // 1. A turn of three parallel calls, one failing.
-    let turn = root.path().join("turn.json");
-    std::fs::write(
-        &turn,
-        json!({"role": "assistant", "content": [
-            {"type": "tool_use", "id": "toolu_glob", "name": "Glob", "input": {"pattern": "*.txt"}},
-            {"type": "tool_use", "id": "toolu_grep", "name": "Grep", "input": {"pattern": "hello"}},
-            {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "missing.txt"}}
-        ]})
-        .to_string(),
-    )
-    .unwrap();
-    let out = exporting(&mut Command::new(tool_host), &phoenix, "run")
-        .args(["run", turn.to_str().unwrap(), "--root", root_text])
-        .output()
-        .unwrap();
+    // 1. A recorded turn of parallel calls, one failing: the two parallel Reads of
+    // `transcripts/03` (Claude Code 2.1), the second file absent from the workspace. Without
+    // the fixtures, a turn of the same shape written here.
+    let (turn, rebase, expected) = recorded_turn(root.path());
+    let mut command = Command::new(tool_host);
+    exporting(&mut command, &phoenix, "run").args([
+        "run",
+        turn.to_str().unwrap(),
+        "--root",
+        root_text,
+    ]);
+    if let Some(recorded_root) = rebase {
+        command.args(["--rebase", recorded_root]);
+    }
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let spans = phoenix.spans("run", 4);
+    let spans = phoenix.spans("run", expected.len() + 1);
     let agent = one(&spans, "invoke_agent tool-host");
     assert_eq!(agent["parent_id"], Value::Null);
     assert_eq!(agent["attributes"]["gen_ai.operation.name"], "invoke_agent");
-    for (name, id, failed) in [
-        ("execute_tool Glob", "toolu_glob", false),
-        ("execute_tool Grep", "toolu_grep", false),
-        ("execute_tool Read", "toolu_read", true),
-    ] {
-        let span = one(&spans, name);
-        assert_eq!(trace_id(span), trace_id(agent), "{name}");
+    let calls: Vec<&Value> = spans
+        .iter()
+        .filter(|span| span["attributes"]["gen_ai.operation.name"] == "execute_tool")
+        .collect();
+    assert_eq!(calls.len(), expected.len(), "{spans:#?}");
+    for (id, tool, failed) in &expected {
+        let span = calls
+            .iter()
+            .find(|span| span["attributes"]["gen_ai.tool.call.id"] == id.as_str())
+            .unwrap_or_else(|| panic!("no span for {id}: {spans:#?}"));
+        assert_eq!(span["name"], format!("execute_tool {tool}"));
+        assert_eq!(trace_id(span), trace_id(agent), "{id}");
         assert_eq!(
             span["parent_id"],
             span_id(agent),
-            "{name}: a child of the turn"
+            "{id}: a child of the turn"
         );
         let attributes = &span["attributes"];
-        assert_eq!(attributes["gen_ai.operation.name"], "execute_tool");
-        assert_eq!(
-            attributes["gen_ai.tool.name"],
-            &name["execute_tool ".len()..]
-        );
-        assert_eq!(attributes["gen_ai.tool.call.id"], id);
+        assert_eq!(attributes["gen_ai.tool.name"], tool.as_str());
         assert_eq!(attributes["gen_ai.tool.type"], "function");
         assert!(
             attributes.get("gen_ai.tool.call.arguments").is_none(),
             "content only on opt-in: {span:#}"
         );
-        if failed {
+        if *failed {
             assert_eq!(span["status_code"], "ERROR", "{span:#}");
             assert_eq!(attributes["error.type"], "tool_error", "{span:#}");
         } else {
@@ -223,6 +292,13 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
             assert!(attributes.get("error.type").is_none(), "{span:#}");
         }
     }
+    // The calls ran side by side: each started before the other ended.
+    let (first, second) = (calls[0], calls[1]);
+    assert!(
+        first["start_time"].as_str() < second["end_time"].as_str()
+            && second["start_time"].as_str() < first["end_time"].as_str(),
+        "parallel: {first:#} {second:#}"
+    );
 
     // 2. A served call continues the trace of the client's `traceparent`.
     let mut server = exporting(&mut Command::new(tool_host), &phoenix, "served")
