@@ -150,15 +150,12 @@ fn span_id(span: &Value) -> &str {
     span["context"]["span_id"].as_str().unwrap()
 }
 
+/// Each call of a turn: its id, its tool, whether it fails.
+type Expected = Vec<(String, String, bool)>;
+
 /// The turn of part 1, written under `root`: its file, the recorded root to rebase (for the
 /// recorded turn), and each call's id, tool and whether it fails.
-fn recorded_turn(
-    root: &Path,
-) -> (
-    std::path::PathBuf,
-    Option<&'static str>,
-    Vec<(String, String, bool)>,
-) {
+fn recorded_turn(root: &Path) -> (std::path::PathBuf, Option<&'static str>, Expected) {
     let turn = root.join("turn.json");
     let fixture =
         common::fixtures_dir().join("transcripts/03-cc2.1-parallel-read-then-parallel-edit.json");
