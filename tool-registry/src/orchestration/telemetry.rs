@@ -1,6 +1,7 @@
 //! The telemetry of one call, in the OpenTelemetry GenAI semantic conventions (the
 //! `execute_tool` span of `docs/gen-ai/gen-ai-spans.md`, open-telemetry/semantic-conventions-genai,
-//! Development status, as published in November 2026): an `execute_tool {gen_ai.tool.name}`
+//! its `main` of November 2026, built on semantic-conventions v1.41.1; Development status):
+//! an `execute_tool {gen_ai.tool.name}`
 //! span of kind `INTERNAL` with `gen_ai.operation.name`, `gen_ai.tool.name`,
 //! `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` and an `ERROR` status on failure,
 //! and, opted in through [`OrchestratorConfig::capture_tool_content`](super::OrchestratorConfig),
