@@ -12,7 +12,6 @@
 //! `cargo test --benches` it runs three short rounds as a smoke test.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use serde_json::json;
 use tool_registry::{Orchestrator, OrchestratorConfig};
@@ -21,29 +20,9 @@ use tool_registry::{Orchestrator, OrchestratorConfig};
 #[allow(dead_code)] // each bench uses part of it
 mod dispatch_support;
 use dispatch_support::{
-    RunToolUse, hand_dispatch, hand_registry, hand_registry_with, pool, sdk_dispatch,
+    RunToolUse, hand_dispatch, hand_registry, hand_registry_with, pool, quantile, sdk_dispatch,
+    time_per_call,
 };
-
-/// Nanoseconds per call of `call`, over `calls` calls.
-fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
-    let start = Instant::now();
-    for _ in 0..calls {
-        call();
-    }
-    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
-}
-
-/// The value at `fraction` (0 to 1) of the sorted `values`.
-fn quantile(values: &mut [f64], fraction: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let position = ((values.len() - 1) as f64 * fraction).round() as usize;
-    values[position]
-}
 
 fn main() {
     let measuring = std::env::args().any(|arg| arg == "--bench");

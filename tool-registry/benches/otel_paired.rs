@@ -10,33 +10,11 @@
 //! (about 10 s). Under `cargo test --benches` it runs three short rounds as a smoke test.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 #[path = "dispatch_support/mod.rs"]
 #[allow(dead_code, reason = "this bench uses the run_tool_use fixture only")]
 mod dispatch_support;
-use dispatch_support::RunToolUse;
-
-/// Nanoseconds per call of `call`, over `calls` calls.
-fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
-    let start = Instant::now();
-    for _ in 0..calls {
-        call();
-    }
-    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
-}
-
-/// The value at `fraction` (0 to 1) of the sorted `values`.
-fn quantile(values: &mut [f64], fraction: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let position = ((values.len() - 1) as f64 * fraction).round() as usize;
-    values[position]
-}
+use dispatch_support::{RunToolUse, quantile, time_per_call};
 
 /// An OTLP/HTTP endpoint that reads every request and answers `200` with an empty body, on
 /// a thread of its own; returns its base URL.

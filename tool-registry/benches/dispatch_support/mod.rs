@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -191,4 +192,27 @@ impl RunToolUse {
             <Noop as Tool>::map_result(result.data, "toolu_1")
         })
     }
+}
+
+/// Nanoseconds per call of `call`, over `calls` calls.
+#[allow(dead_code, reason = "the paired benches use it; `dispatch` does not")]
+pub fn time_per_call(calls: u32, call: &mut impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        call();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
+}
+
+/// The value at `fraction` (0 to 1) of the sorted `values`.
+#[allow(dead_code, reason = "the paired benches use it; `dispatch` does not")]
+pub fn quantile(values: &mut [f64], fraction: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let position = ((values.len() - 1) as f64 * fraction).round() as usize;
+    values[position]
 }

@@ -2,13 +2,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::Semaphore;
-use tower::{Service, ServiceExt as _};
+use tower::ServiceExt as _;
 
 use super::super::outcome::CallOutcome;
 use super::super::telemetry::Failure;
@@ -66,48 +65,25 @@ impl tower::Layer<ToolService> for Timeout {
     type Service = ToolService;
 
     fn layer(&self, inner: ToolService) -> ToolService {
-        ToolService::new(TimeoutService {
-            limits: Arc::new(self.clone()),
-            inner,
-        })
-    }
-}
-
-/// The service of [`Timeout`].
-#[derive(Clone)]
-struct TimeoutService {
-    limits: Arc<Timeout>,
-    inner: ToolService,
-}
-
-impl Service<ToolRequest> for TimeoutService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, inner);
-        let Some(limit) = self.limits.limit_of(request.name()) else {
-            return Box::pin(inner.oneshot(request));
-        };
-        let next = Arc::clone(request.next());
-        let timed: BoxFuture<'static, Result<CallOutcome, tower::BoxError>> =
-            Box::pin(tower::timeout::Timeout::new(inner, limit).oneshot(request));
-        Box::pin(async move {
-            match timed.await {
-                Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
-                    // Whatever the run started in the background hears it too; a run a
-                    // retry layer outside starts next has a token of its own.
-                    next.attempts.stop_current();
-                    Err(Box::new(TimedOut { limit }) as tower::BoxError)
+        let limits = Arc::new(self.clone());
+        around(inner, move |inner, request| {
+            let Some(limit) = limits.limit_of(request.name()) else {
+                return Box::pin(inner.oneshot(request));
+            };
+            let next = Arc::clone(request.next());
+            let timed: BoxFuture<'static, Result<CallOutcome, tower::BoxError>> =
+                Box::pin(tower::timeout::Timeout::new(inner, limit).oneshot(request));
+            Box::pin(async move {
+                match timed.await {
+                    Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
+                        // Whatever the run started in the background hears it too; a run a
+                        // retry layer outside starts next has a token of its own.
+                        next.attempts.stop_current();
+                        Err(Box::new(TimedOut { limit }) as tower::BoxError)
+                    }
+                    other => other,
                 }
-                other => other,
-            }
+            })
         })
     }
 }
@@ -161,34 +137,13 @@ impl tower::Layer<ToolService> for ConcurrencyLimit {
     type Service = ToolService;
 
     fn layer(&self, inner: ToolService) -> ToolService {
-        ToolService::new(ConcurrencyLimitService {
-            limit: self.clone(),
-            inner,
+        let limit = self.clone();
+        around(inner, move |inner, request| {
+            let semaphore = limit.semaphore(&request);
+            Box::pin(
+                tower::limit::ConcurrencyLimit::with_semaphore(inner, semaphore).oneshot(request),
+            )
         })
-    }
-}
-
-/// The service of [`ConcurrencyLimit`].
-#[derive(Clone)]
-struct ConcurrencyLimitService {
-    limit: ConcurrencyLimit,
-    inner: ToolService,
-}
-
-impl Service<ToolRequest> for ConcurrencyLimitService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, inner);
-        let semaphore = self.limit.semaphore(&request);
-        Box::pin(tower::limit::ConcurrencyLimit::with_semaphore(inner, semaphore).oneshot(request))
     }
 }
 
@@ -243,57 +198,34 @@ impl tower::Layer<ToolService> for Log {
     type Service = ToolService;
 
     fn layer(&self, inner: ToolService) -> ToolService {
-        ToolService::new(LogService {
-            log: self.clone(),
-            inner,
-        })
-    }
-}
-
-/// The service of [`Log`].
-#[derive(Clone)]
-struct LogService {
-    log: Log,
-    inner: ToolService,
-}
-
-impl Service<ToolRequest> for LogService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, inner);
-        let tool = request.name().to_owned();
-        let id = request.context().tool_use_id().to_owned();
-        tracing::info!(
-            target: "tool_registry::calls",
-            tool,
-            id,
-            input = %self.log.redacted(request.input()),
-            "call started"
-        );
-        let started = std::time::Instant::now();
-        Box::pin(async move {
-            let answer = inner.oneshot(request).await;
-            let failed = match &answer {
-                Ok(outcome) => outcome.result.is_error,
-                Err(_) => true,
-            };
+        let log = self.clone();
+        around(inner, move |inner, request| {
+            let tool = request.name().to_owned();
+            let id = request.context().tool_use_id().to_owned();
             tracing::info!(
                 target: "tool_registry::calls",
                 tool,
                 id,
-                failed,
-                elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                "call ended"
+                input = %log.redacted(request.input()),
+                "call started"
             );
-            answer
+            let started = std::time::Instant::now();
+            Box::pin(async move {
+                let answer = inner.oneshot(request).await;
+                let failed = match &answer {
+                    Ok(outcome) => outcome.result.is_error,
+                    Err(_) => true,
+                };
+                tracing::info!(
+                    target: "tool_registry::calls",
+                    tool,
+                    id,
+                    failed,
+                    elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "call ended"
+                );
+                answer
+            })
         })
     }
 }
@@ -332,37 +264,15 @@ impl tower::Layer<ToolService> for Retry {
     type Service = ToolService;
 
     fn layer(&self, inner: ToolService) -> ToolService {
-        ToolService::new(RetryService {
-            retry: self.clone(),
-            inner,
+        let retry = self.clone();
+        around(inner, move |inner, request| {
+            // A fresh policy per call: its own runs left and pause.
+            let policy = RetryPolicy {
+                left: retry.retries,
+                pause: retry.backoff,
+            };
+            Box::pin(tower::retry::Retry::new(policy, inner).oneshot(request))
         })
-    }
-}
-
-/// The service of [`Retry`]: a `tower::retry::Retry` with a fresh [`RetryPolicy`] per call.
-#[derive(Clone)]
-struct RetryService {
-    retry: Retry,
-    inner: ToolService,
-}
-
-impl Service<ToolRequest> for RetryService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, inner);
-        let policy = RetryPolicy {
-            left: self.retry.retries,
-            pause: self.retry.backoff,
-        };
-        Box::pin(tower::retry::Retry::new(policy, inner).oneshot(request))
     }
 }
 
@@ -473,36 +383,28 @@ impl tower::Layer<ToolService> for RateLimit {
     type Service = ToolService;
 
     fn layer(&self, inner: ToolService) -> ToolService {
-        ToolService::new(RateLimitService {
-            limit: self.clone(),
-            inner,
+        let limit = self.clone();
+        around(inner, move |inner, request| {
+            let turn = limit.turn(&request);
+            Box::pin(async move {
+                tokio::time::sleep_until(turn).await;
+                inner.oneshot(request).await
+            })
         })
     }
 }
 
-/// The service of [`RateLimit`].
-#[derive(Clone)]
-struct RateLimitService {
-    limit: RateLimit,
-    inner: ToolService,
-}
-
-impl Service<ToolRequest> for RateLimitService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, inner);
-        let turn = self.limit.turn(&request);
-        Box::pin(async move {
-            tokio::time::sleep_until(turn).await;
-            inner.oneshot(request).await
-        })
-    }
+/// A layer's service: `call` with the service inside (ready or not: `oneshot` waits for it)
+/// and each request.
+fn around<F>(inner: ToolService, call: F) -> ToolService
+where
+    F: Fn(ToolService, ToolRequest) -> BoxFuture<'static, Result<CallOutcome, tower::BoxError>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+{
+    ToolService::new(tower::service_fn(move |request: ToolRequest| {
+        call(inner.clone(), request)
+    }))
 }
