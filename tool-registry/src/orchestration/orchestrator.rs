@@ -99,7 +99,7 @@ impl Orchestrator {
     }
 
     /// Adds a `tower` layer around every call this orchestrator runs, past steps 1–3 of
-    /// SPEC §5.4 (see [`crate::middleware`]): the first layer added is the outermost. Layers
+    /// SPEC §5.4 (see [`super::middleware`]): the first layer added is the outermost. Layers
     /// are built once, here, and shared by every call.
     #[must_use]
     pub fn layer<L>(self, layer: L) -> Self
