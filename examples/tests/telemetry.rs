@@ -27,7 +27,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::peers::peer;
+use common::peers::{peer, start_http_command};
 use model_server::{ChatProcess, ModelServer, Reply, anthropic_stream};
 use serde_json::{Value, json};
 
@@ -298,24 +298,19 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
     );
 
     // 2. A served call continues the trace of the client's `traceparent`.
-    let mut server = exporting(&mut Command::new(tool_host), &phoenix, "served")
-        .args(["serve", "--http", "127.0.0.1:0", "--root", root_text])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let url = {
-        use std::io::BufRead as _;
-        let mut line = String::new();
-        std::io::BufReader::new(server.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        line.trim().rsplit(' ').next().unwrap().to_owned()
-    };
+    let mut server = start_http_command(
+        exporting(&mut Command::new(tool_host), &phoenix, "served").args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root_text,
+        ]),
+    );
     let (client_trace, client_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
     let out = Command::new(&python)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/python_client_traced.py"))
-        .args([&url, &format!("00-{client_trace}-{client_span}-01")])
+        .args([&server.url, &format!("00-{client_trace}-{client_span}-01")])
         .output()
         .unwrap();
     assert!(
@@ -327,9 +322,9 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
     assert_eq!(report["is_error"], false, "{report}");
     // SIGTERM: the server stops and sends what is left.
     let _ = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
+        .args(["-TERM", &server.child.id().to_string()])
         .status();
-    let _ = server.wait();
+    let _ = server.child.wait();
     let spans = phoenix.spans("served", 2);
     let served = one(&spans, "tools/call Glob");
     assert_eq!(trace_id(served), client_trace, "{served:#}");

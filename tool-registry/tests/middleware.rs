@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use common::{all_tools, blocks, texts};
+use common::{Observe, all_tools, blocks, texts};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tool_registry::orchestration::CallOutcome;
@@ -232,53 +232,23 @@ fn a_panic_in_poll_ready_fails_each_call_with_one_result_apiece() {
     }
 }
 
-/// Records what a layer sees of each call.
-#[derive(Clone, Default)]
-struct Peek(Arc<std::sync::Mutex<Vec<String>>>);
-
-impl tower::Layer<ToolService> for Peek {
-    type Service = PeekService;
-    fn layer(&self, inner: ToolService) -> PeekService {
-        PeekService {
-            seen: self.clone(),
-            inner,
-        }
-    }
-}
-
-#[derive(Clone)]
-struct PeekService {
-    seen: Peek,
-    inner: ToolService,
-}
-
-impl tower::Service<ToolRequest> for PeekService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        use tower::ServiceExt as _;
-        self.seen.0.lock().unwrap().push(format!(
-            "{} {} read_only={:?} server={:?} input={}",
-            request.name(),
-            request.context().tool_use_id(),
-            request.meta().read_only,
-            request.mcp_server(),
-            request.input()
-        ));
-        let inner = self.inner.clone();
-        Box::pin(std::mem::replace(&mut self.inner, inner).oneshot(request))
-    }
-}
-
 #[test]
 fn layers_see_each_valid_call_once_with_its_tool_input_and_context() {
-    let peek = Peek::default();
-    let orchestrator =
-        Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(peek.clone());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let peek = {
+        let seen = Arc::clone(&seen);
+        Observe(move |request: &ToolRequest| {
+            seen.lock().unwrap().push(format!(
+                "{} {} read_only={:?} server={:?} input={}",
+                request.name(),
+                request.context().tool_use_id(),
+                request.meta().read_only,
+                request.mcp_server(),
+                request.input()
+            ));
+        })
+    };
+    let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(peek);
     let outcome = run(
         &orchestrator,
         json!([
@@ -290,7 +260,7 @@ fn layers_see_each_valid_call_once_with_its_tool_input_and_context() {
     assert_eq!(ids(&outcome), ["toolu_ok", "toolu_bad", "toolu_none"]);
     // Invalid input and unknown tools are answered before the layers.
     assert_eq!(
-        *peek.0.lock().unwrap(),
+        *seen.lock().unwrap(),
         [r#"Sleep toolu_ok read_only=Always server=None input={"ms":1,"tag":"x"}"#]
     );
 }

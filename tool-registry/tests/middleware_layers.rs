@@ -7,15 +7,12 @@ mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use common::{all_tools, blocks, texts};
-use futures::future::BoxFuture;
+use common::{Observe, all_tools, blocks, texts};
 use serde_json::{Value, json};
-use tool_registry::orchestration::CallOutcome;
 use tool_registry::orchestration::middleware::{
-    ConcurrencyLimit, Log, RateLimit, Retry, Timeout, ToolRequest, ToolService,
+    ConcurrencyLimit, Log, RateLimit, Retry, Timeout, ToolRequest,
 };
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::prelude::*;
@@ -304,7 +301,16 @@ fn a_rate_limit_spaces_the_starts_of_one_tools_calls() {
     let starts = Arc::new(std::sync::Mutex::new(Vec::new()));
     let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default())
         .layer(RateLimit::per_tool(20.0))
-        .layer(Stamp(Arc::clone(&starts)));
+        .layer({
+            // When each call gets past the layers before it.
+            let starts = Arc::clone(&starts);
+            Observe(move |request: &ToolRequest| {
+                starts
+                    .lock()
+                    .unwrap()
+                    .push((request.name().to_owned(), Instant::now()));
+            })
+        });
     let started = Instant::now();
     let calls: Vec<Value> = (0..6)
         .map(|n| json!({"id": format!("toolu_{n}"), "name": "Sleep", "input": {"ms": 0, "tag": n.to_string()}}))
@@ -338,43 +344,4 @@ fn a_rate_limit_spaces_the_starts_of_one_tools_calls() {
         .unwrap()
         .1;
     assert!(other.duration_since(started) < Duration::from_millis(250));
-}
-
-/// Records when each call gets past the layers before it.
-#[derive(Clone)]
-struct Stamp(Arc<std::sync::Mutex<Vec<(String, Instant)>>>);
-
-impl tower::Layer<ToolService> for Stamp {
-    type Service = StampService;
-    fn layer(&self, inner: ToolService) -> StampService {
-        StampService {
-            stamps: self.clone(),
-            inner,
-        }
-    }
-}
-
-#[derive(Clone)]
-struct StampService {
-    stamps: Stamp,
-    inner: ToolService,
-}
-
-impl tower::Service<ToolRequest> for StampService {
-    type Response = CallOutcome;
-    type Error = tower::BoxError;
-    type Future = BoxFuture<'static, Result<CallOutcome, tower::BoxError>>;
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        use tower::ServiceExt as _;
-        self.stamps
-            .0
-            .lock()
-            .unwrap()
-            .push((request.name().to_owned(), Instant::now()));
-        let inner = self.inner.clone();
-        Box::pin(std::mem::replace(&mut self.inner, inner).oneshot(request))
-    }
 }

@@ -48,8 +48,13 @@ impl Drop for Server {
 
 /// Starts `binary args...` and reads the `listening on URL` line it prints first.
 pub fn start_http(binary: &str, args: &[&str]) -> Server {
-    let mut child = Command::new(binary)
-        .args(args)
+    start_http_command(Command::new(binary).args(args))
+}
+
+/// Starts `command` (its arguments and environment set) and reads the `listening on URL`
+/// line it prints first.
+pub fn start_http_command(command: &mut Command) -> Server {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

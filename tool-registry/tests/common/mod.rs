@@ -224,3 +224,28 @@ pub fn all_tools() -> Vec<Arc<dyn DynTool>> {
         dyn_tool::<Bash>(),
     ]
 }
+
+/// A middleware layer that shows each call to `see`, then passes it on unchanged.
+#[derive(Clone)]
+pub struct Observe<F>(pub F);
+
+impl<F> tower::Layer<tool_registry::orchestration::middleware::ToolService> for Observe<F>
+where
+    F: Fn(&tool_registry::orchestration::middleware::ToolRequest) + Clone + Send + Sync + 'static,
+{
+    type Service = tool_registry::orchestration::middleware::ToolService;
+
+    fn layer(
+        &self,
+        inner: tool_registry::orchestration::middleware::ToolService,
+    ) -> tool_registry::orchestration::middleware::ToolService {
+        use tower::ServiceExt as _;
+        let see = self.0.clone();
+        tool_registry::orchestration::middleware::ToolService::new(tower::service_fn(
+            move |request: tool_registry::orchestration::middleware::ToolRequest| {
+                see(&request);
+                inner.clone().oneshot(request)
+            },
+        ))
+    }
+}
