@@ -64,5 +64,5 @@ pub use orchestration::config::OrchestratorConfig;
 pub use orchestration::orchestrator::Orchestrator;
 pub use orchestration::turn::TurnState;
 pub use permissions::context::ToolPermissionContext;
-pub use pool::{CoordinatorFilter, PoolConfig, PoolError, ToolPool, compare_tool_names};
+pub use pool::{CoordinatorFilter, PoolConfig, PoolError, ToolPool};
 pub use registry::{CollectOptions, RegistryError, SkipReason, SkippedTool, ToolRegistry};

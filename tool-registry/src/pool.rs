@@ -12,17 +12,9 @@ use crate::permissions::filter_tools_by_deny_rules;
 
 /// Compares two tool names the way the reference sorts its pool (ICU collation, SPEC §7):
 /// case-insensitively with `_` < `-` < digits < letters; when that ties, at the first position
-/// whose case differs, lowercase sorts first. Other chars sort after letters, by code point.
-///
-/// ```
-/// use std::cmp::Ordering;
-/// use tool_registry::compare_tool_names;
-/// assert_eq!(compare_tool_names("a_b", "a-b"), Ordering::Less);
-/// assert_eq!(compare_tool_names("a-b", "a1"), Ordering::Less);
-/// assert_eq!(compare_tool_names("glob", "Glob"), Ordering::Less);
-/// assert_eq!(compare_tool_names("Glob", "grep"), Ordering::Less);
-/// ```
-pub fn compare_tool_names(a: &str, b: &str) -> Ordering {
+/// whose case differs, lowercase sorts first. Other chars sort after letters, by code point:
+/// `a_b` < `a-b` < `a1`, `glob` < `Glob` < `grep`.
+pub(crate) fn compare_tool_names(a: &str, b: &str) -> Ordering {
     let primary = a
         .chars()
         .map(primary_weight)
@@ -195,7 +187,7 @@ fn describe_origin(tool: &dyn DynTool) -> String {
 }
 
 /// The ordered, de-duplicated list of tools a model sees (SPEC §7): built-in tools sorted by
-/// [`compare_tool_names`] as a contiguous prefix, then MCP tools sorted the same way.
+/// the pool collation as a contiguous prefix, then MCP tools sorted the same way.
 ///
 /// Cheap to clone (one `Arc`).
 #[derive(Clone, Default)]
@@ -446,5 +438,9 @@ mod tests {
     fn case_is_only_a_tie_breaker() {
         assert_eq!(compare_tool_names("aB", "Ab"), Ordering::Less);
         assert_eq!(compare_tool_names("ab", "B"), Ordering::Less);
+        assert_eq!(compare_tool_names("a_b", "a-b"), Ordering::Less);
+        assert_eq!(compare_tool_names("a-b", "a1"), Ordering::Less);
+        assert_eq!(compare_tool_names("glob", "Glob"), Ordering::Less);
+        assert_eq!(compare_tool_names("Glob", "grep"), Ordering::Less);
     }
 }

@@ -107,8 +107,8 @@ fn input_not_an_object_text(tools: &[String]) -> String {
     )
 }
 
-/// The tools linked into this binary, sorted by the pool collation
-/// ([`crate::compare_tool_names`]), every name and alias unique.
+/// The tools linked into this binary, sorted by the pool collation (SPEC §7: case-insensitive,
+/// `_` < `-` < digits < letters, lowercase first on a tie), every name and alias unique.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn DynTool>>,

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::{
-    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, OpenAiToolSearch, ToolSearchCall,
-};
+use tool_registry::providers::{AnthropicToolSearch, OpenAiToolSearch, ToolSearchCall};
 use tool_registry::search::{DeferralRules, SearchState, ToolSearchConfig};
 use tool_registry::test_support::tool_search_tool;
 use tool_sdk::DynTool;
@@ -64,7 +62,7 @@ fn anthropic_gets_the_server_search_tool_deferred_flags_and_the_beta_header() {
                 &RenderRequest::default(),
             )
             .unwrap();
-        assert_eq!(request.beta_header, ANTHROPIC_TOOL_SEARCH_BETA);
+        assert_eq!(request.beta_header, AnthropicToolSearch::BETA);
         assert_eq!(request.tools[0], json!({"type": kind, "name": name}));
         let deferred: Vec<(&str, bool)> = request.tools[1..]
             .iter()

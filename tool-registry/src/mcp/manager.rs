@@ -73,7 +73,7 @@ pub struct McpServerSnapshot {
     pub name: String,
     /// Its status.
     pub status: McpServerStatus,
-    /// Its tools (the last listed ones while reconnecting).
+    /// Its tools (the last listed ones while reconnecting), sorted by the pool collation.
     pub tools: Vec<Arc<dyn DynTool>>,
     /// Entries of its last `tools/list` skipped as malformed.
     pub skipped: Vec<SkippedEntry>,
@@ -141,8 +141,10 @@ impl ServerLink {
                 }
             })
         });
+        let mut tools = imported.tools;
+        crate::pool::sort_tools(&mut tools);
         let mut state = self.write();
-        state.tools = imported.tools;
+        state.tools = tools;
         state.skipped = imported.skipped;
     }
 

@@ -44,8 +44,7 @@ pub(crate) use calls::parse_arguments;
 pub use calls::{ArgumentsError, ModelToolCall, ToolCalls};
 pub use pairing::ResultsError;
 pub use tool_search::{
-    ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch, AnthropicToolSearchRequest, OpenAiToolSearch,
-    ToolSearchCall,
+    AnthropicToolSearch, AnthropicToolSearchRequest, OpenAiToolSearch, ToolSearchCall,
 };
 
 /// Why a response could not be read (a call's bad arguments are not this: they fail that call

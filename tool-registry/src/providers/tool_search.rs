@@ -7,7 +7,7 @@
 //! - **Anthropic** ([`anthropic_tool_search_request`]): every deferred tool carries
 //!   `"defer_loading": true`, and the server tool `{"type":"tool_search_tool_bm25_20251119",
 //!   "name":"tool_search_tool_bm25"}` (or the `regex` variant) is added; the request must
-//!   send the beta header [`ANTHROPIC_TOOL_SEARCH_BETA`]. Source: Anthropic's tool search
+//!   send the beta header [`AnthropicToolSearch::BETA`]. Source: Anthropic's tool search
 //!   tool guide, <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>,
 //!   and the SDK types `BetaToolSearchToolBm25_20251119` / `BetaToolSearchToolRegex_20251119`.
 //! - **OpenAI Responses** ([`openai_tool_search_request`]): deferred functions carry
@@ -32,9 +32,6 @@ use super::{anthropic, openai_responses};
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
 use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
 
-/// The `anthropic-beta` header value a request with Anthropic's tool search tool must send.
-pub const ANTHROPIC_TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
-
 /// Which of Anthropic's server-side searches the model gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AnthropicToolSearch {
@@ -46,6 +43,9 @@ pub enum AnthropicToolSearch {
 }
 
 impl AnthropicToolSearch {
+    /// The `anthropic-beta` header value a request with Anthropic's tool search tool must send.
+    pub const BETA: &str = "advanced-tool-use-2025-11-20";
+
     /// The server tool definition: `{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`
     /// or the regex one.
     pub fn definition(self) -> Value {
@@ -66,7 +66,7 @@ pub struct AnthropicToolSearchRequest {
     /// The `tools` array: the search tool first, then the pool in order (without our
     /// ToolSearch), deferred tools with `"defer_loading": true`.
     pub tools: Vec<Value>,
-    /// The `anthropic-beta` header value to send ([`ANTHROPIC_TOOL_SEARCH_BETA`](super::ANTHROPIC_TOOL_SEARCH_BETA)).
+    /// The `anthropic-beta` header value to send ([`AnthropicToolSearch::BETA`]).
     pub beta_header: &'static str,
 }
 
@@ -94,7 +94,7 @@ pub fn anthropic_tool_search_request(
     definitions.extend(cache.render(&tools, &anthropic::SHAPE, &request)?);
     Ok(AnthropicToolSearchRequest {
         tools: definitions,
-        beta_header: ANTHROPIC_TOOL_SEARCH_BETA,
+        beta_header: AnthropicToolSearch::BETA,
     })
 }
 

@@ -63,4 +63,4 @@ pub use delta::DeferredToolsDelta;
 pub use gate::{RequestTools, TokenCounter, ToolSearchGate};
 pub use hint::schema_not_sent_hint;
 pub use state::{SearchState, ToolSearchOutput};
-pub use tool::{MaxResults, ToolSearch};
+pub use tool::ToolSearch;

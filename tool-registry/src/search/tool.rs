@@ -56,17 +56,17 @@ pub fn tool_search_prompt(deferred_delta: bool) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ToolSearch {
     /// Keywords to search for, or "select:NAME1,NAME2" to fetch tools by exact name.
-    pub query: String,
+    pub(crate) query: String,
     /// How many matches to return at most, 1 to 100 (default 5).
     #[serde(default)]
-    pub max_results: Option<MaxResults>,
+    pub(crate) max_results: Option<MaxResults>,
 }
 
 /// `max_results`: an integer in 1..=100 (SPEC §3.1 with "How tool-sdk adapts" rule 3). Any
 /// other number (0, 101, 2.5, even 5.0), or a non-number, is an input-validation error naming
 /// the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MaxResults(u8);
+pub(crate) struct MaxResults(u8);
 
 impl MaxResults {
     /// The default, 5.

@@ -198,9 +198,7 @@ impl McpSession {
             for skipped in &server.skipped {
                 let _ = writeln!(text, "  skipped #{}: {}", skipped.index, skipped.reason);
             }
-            let mut tools = server.tools.clone();
-            tools.sort_by(|a, b| tool_registry::compare_tool_names(a.name(), b.name()));
-            for tool in tools {
+            for tool in &server.tools {
                 let meta = tool.meta();
                 let raw = meta
                     .mcp_info

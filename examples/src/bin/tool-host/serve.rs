@@ -12,7 +12,7 @@ use tool_examples::workspace::Workspace;
 
 use rmcp::transport::streamable_http_server::session::SessionStore;
 use tool_registry::mcp::serve::auth::ResourceAuth;
-use tool_registry::mcp::serve::{DEFAULT_PAGE_SIZE, HttpOptions, McpServer, RedisStore};
+use tool_registry::mcp::serve::{HttpOptions, McpServer, RedisStore};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_registry::{ToolPool, ToolRegistry};
 use tool_sdk::Extensions;
@@ -38,7 +38,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub allow_bash: bool,
     /// Tools per `tools/list` page.
-    #[arg(long, default_value_t = DEFAULT_PAGE_SIZE)]
+    #[arg(long, default_value_t = McpServer::DEFAULT_PAGE_SIZE)]
     pub page_size: usize,
     /// Keep tasks and MCP 2025-11-25 sessions in the Redis (or Valkey) at this URL
     /// (`redis://host:port/`), shared by every replica of the service, instead of this

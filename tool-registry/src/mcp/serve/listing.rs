@@ -18,9 +18,6 @@ use crate::export::{
 use crate::export::{SchemaCache, captured::CachedTool};
 use crate::providers::mcp::listed_output_schema;
 
-/// The default number of tools per `tools/list` page.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
-
 /// How long a client may take a served `tools/list` as fresh (its `ttlMs`, SEP-2549): one
 /// minute. A change of the pool within it is announced (`notifications/tools/list_changed`,
 /// `subscriptions/listen`); its `cacheScope` is `private`, since a listing may come to differ

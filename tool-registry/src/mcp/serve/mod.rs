@@ -9,7 +9,7 @@
 //!   `definitions --format mcp` prints)
 //!   (`name`, `title` when set, `description`, `inputSchema` with an object root and the
 //!   tool's own `$schema` (2020-12 when none), `annotations` with all four hints stated),
-//!   in pages of [`DEFAULT_PAGE_SIZE`] with opaque cursors.
+//!   in pages of [`McpServer::DEFAULT_PAGE_SIZE`] with opaque cursors.
 //! - `outputSchema` is listed only for a tool whose output schema has an object root (MCP
 //!   requires one); tools with scalar or array outputs list none and answer with text only,
 //!   rather than being wrapped in an object the tool never declared. A tool with an output
@@ -77,7 +77,6 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tool_sdk::Extensions;
 
 pub use http::{HttpOptions, HttpServer};
-pub use listing::DEFAULT_PAGE_SIZE;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use served_call::ServedCall;
@@ -291,8 +290,11 @@ impl CallIds {
 }
 
 impl McpServer {
+    /// The default number of tools per `tools/list` page: 100.
+    pub const DEFAULT_PAGE_SIZE: usize = 100;
+
     /// A server for `orchestrator`'s tools, calls and rules, introducing itself as `name`
-    /// `version` (`serverInfo`), with [`DEFAULT_PAGE_SIZE`] tools per page and no host state.
+    /// `version` (`serverInfo`), with [`Self::DEFAULT_PAGE_SIZE`] tools per page and no host state.
     ///
     /// # Errors
     /// [`ServeError::Listing`] when two tools of the pool have the same name.
@@ -306,7 +308,7 @@ impl McpServer {
             name,
             version,
             Extensions::new(),
-            DEFAULT_PAGE_SIZE,
+            Self::DEFAULT_PAGE_SIZE,
         )
     }
 
@@ -448,8 +450,7 @@ impl McpServer {
         self
     }
 
-    /// Keeps each task `ttl` from its creation (its `ttlMs`; default
-    /// [`tasks::DEFAULT_TASK_TTL`]) rather than an hour: a task still running then is stopped
+    /// Keeps each task `ttl` from its creation (its `ttlMs`) rather than the default, an hour: a task still running then is stopped
     /// and `failed`. At least a second. Applies to this server and every clone of it, for
     /// tasks made from then on.
     #[must_use]
@@ -458,7 +459,7 @@ impl McpServer {
         self
     }
 
-    /// Leases each running task for `lease` (default [`tasks::DEFAULT_TASK_LEASE`], 30 s),
+    /// Leases each running task for `lease` (default 30 s),
     /// renewed every third of it while the task runs: when this process dies mid-task, the
     /// task ends as `failed` (its outcome unknown) at most `lease` after its last renewal,
     /// for every process sharing the [`tasks::TaskStore`]. At least 300 ms. Applies to this

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_registry::export::{RenderRequest, SchemaCache, StrictPolicy};
-use tool_registry::providers::{ANTHROPIC_TOOL_SEARCH_BETA, AnthropicToolSearch};
+use tool_registry::providers::AnthropicToolSearch;
 use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_registry::search::{DeferredToolsDelta, RequestTools, ToolSearchConfig, ToolSearchGate};
 use tool_sdk::{DynTool, ToolResultBlock};
@@ -200,7 +200,7 @@ impl Conversation {
                     .definitions(&self.schemas, &chosen.tools, &render)
                     .map_err(|error| error.to_string())?;
                 let beta = (anthropic && !chosen.defer_loading.is_empty())
-                    .then_some(ANTHROPIC_TOOL_SEARCH_BETA);
+                    .then_some(AnthropicToolSearch::BETA);
                 (tools, beta)
             }
             SearchChoice::Bm25 | SearchChoice::Regex | SearchChoice::Off => {

@@ -5,9 +5,9 @@
 //!
 //! When a call becomes a task:
 //!
-//! - `task = "optional"`: when it is still running [`TASK_GRACE`] after it started; a call
+//! - `task = "optional"`: when it is still running 250 ms after it started; a call
 //!   that finishes sooner is answered at once (SEP-2663's immediate-result shortcut).
-//! - `task = "required"`: always, once it gets going ([`TASK_GRACE`]) or finishes. A client
+//! - `task = "required"`: always, once it gets going (250 ms) or finishes. A client
 //!   that did not declare the extension is refused with `-32021` (Missing Required Client
 //!   Capability) naming it.
 //!
@@ -30,7 +30,7 @@
 //! store shared by several server processes. The running call learns of cancellation and of
 //! answers from the store, never only from its own process, so a `tasks/update` or
 //! `tasks/cancel` handled by another process sharing the store reaches it. The process
-//! running a task holds a lease on it, renewed as it runs ([`DEFAULT_TASK_LEASE`]): when that
+//! running a task holds a lease on it, renewed as it runs (30 s unless [`McpServer::with_task_lease`](super::McpServer::with_task_lease) says otherwise): when that
 //! process dies mid-task, the task ends as `failed` once the lease runs out, so no client
 //! polls forever for a result no one will write. With the `redis` feature,
 //! [`RedisStore`](super::RedisStore) keeps tasks in Redis (or Valkey) for every replica of a
@@ -53,11 +53,11 @@ pub(crate) use wire::{cancel, get, update};
 
 /// How long a call of a `task = "optional"` tool may run before it becomes a task (and a
 /// `task = "required"` call before it is answered with one): 250 ms.
-pub const TASK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+pub(crate) const TASK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How long a task is kept from its creation (its `ttlMs`), unless
 /// [`McpServer::with_task_ttl`](super::McpServer::with_task_ttl) says otherwise: one hour.
-pub const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
+pub(crate) const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`): every second.
 pub(crate) const DEFAULT_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
@@ -69,7 +69,7 @@ pub(crate) const DEFAULT_POLL_INTERVAL: std::time::Duration = std::time::Duratio
 /// `tasks/cancel` after the lease ran out, through any process sharing the store, ends the
 /// task as `failed`, saying its outcome is unknown. The processes' clocks must agree to well
 /// within the lease.
-pub const DEFAULT_TASK_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
+pub(crate) const DEFAULT_TASK_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A server's task settings, shared by its clones and sessions.
 pub(crate) struct TaskSettings {

@@ -85,7 +85,7 @@ impl ProgressSwitch {
 
 impl TaskCall {
     /// Runs `run` (the call, answering with its result or a JSON-RPC error) and answers the
-    /// request: with the result when it finishes within [`TASK_GRACE`] (a required task: a
+    /// request: with the result when it finishes within 250 ms (a required task: a
     /// finished task), with `asked()` when the call asked what this round cannot answer,
     /// and otherwise with a new task, which goes on running after this returns.
     /// `cancelled` is the request's own cancellation (it stops the call only until the call

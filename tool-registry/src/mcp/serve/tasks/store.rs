@@ -37,7 +37,7 @@ pub struct TaskRecord {
     pub poll_interval_ms: u64,
     /// Until when the server process running the task answers for it (milliseconds since
     /// the Unix epoch); renewed while it runs. A working task past it is ended as `failed`
-    /// by the next reader (see [`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE)). `0`: no
+    /// by the next reader (see [`McpServer::with_task_lease`](crate::mcp::serve::McpServer::with_task_lease)). `0`: no
     /// lease, the task is never ended for this.
     #[serde(default)]
     pub lease_until_ms: u64,
