@@ -27,6 +27,11 @@ npm install --prefix "$dest/oidc" --no-audit --no-fund --loglevel=error oidc-pro
 [ -x "$dest/venv/bin/pip" ] || python3 -m venv "$dest/venv"
 "$dest/venv/bin/pip" install --quiet --disable-pip-version-check \
   mcp-server-git==2026.10.19 mcp==2.3.0
+# The model APIs' official Python SDKs, whose request and response types check the definitions,
+# calls and answers the provider adapters write (tests/provider_sdk_types.rs and its kin).
+[ -x "$dest/providers/bin/pip" ] || python3 -m venv "$dest/providers"
+"$dest/providers/bin/pip" install --quiet --disable-pip-version-check \
+  anthropic==2.16.0 openai==3.60.0 google-genai==3.6.1
 # An OpenTelemetry backend for the tracing tests (examples/tests/telemetry.rs): Arize Phoenix,
 # in a venv of its own (its dependencies are many and pinned by it).
 [ -x "$dest/phoenix/bin/pip" ] || python3 -m venv "$dest/phoenix"
