@@ -255,7 +255,7 @@ fn unknown_formats_are_refused() {
     assert!(!ok);
     assert!(
         stderr.contains(
-            "unknown format `cohere`; use anthropic, openai-chat, openai-responses, gemini or mcp"
+            "unknown format `cohere`; use anthropic, openai-chat, openai-responses, gemini, gemini-openapi or mcp"
         ),
         "{stderr}"
     );

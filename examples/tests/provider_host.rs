@@ -42,7 +42,9 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
     let (ok, _, stderr) = host(&["definitions", "--format", "cohere"]);
     assert!(!ok);
     assert!(
-        stderr.contains("use anthropic, openai-chat, openai-responses, gemini or mcp"),
+        stderr.contains(
+            "use anthropic, openai-chat, openai-responses, gemini, gemini-openapi or mcp"
+        ),
         "{stderr}"
     );
 }

@@ -75,7 +75,10 @@ fn schemas_of(target: ModelApi, definition: &Value) -> Vec<Value> {
     match target {
         ModelApi::Anthropic => vec![definition["input_schema"].clone()],
         ModelApi::OpenAiChat => vec![definition["function"]["parameters"].clone()],
-        ModelApi::OpenAiResponses | ModelApi::Gemini => vec![definition["parameters"].clone()],
+        ModelApi::OpenAiResponses | ModelApi::GeminiOpenApi => {
+            vec![definition["parameters"].clone()]
+        }
+        ModelApi::Gemini => vec![definition["parametersJsonSchema"].clone()],
         ModelApi::Mcp => {
             let mut schemas = vec![definition["inputSchema"].clone()];
             if let Some(output) = definition.get("outputSchema") {
@@ -467,11 +470,25 @@ fn lenient_tools_are_advertised_open_at_the_root_by_every_target() {
         assert_eq!(error.field, "(root)", "{error}");
         assert!(error.to_string().contains("lenient input"), "{error}");
     }
-    // Gemini never states `additionalProperties`.
-    let gemini = ModelApi::Gemini
+    // Gemini's subset form never states `additionalProperties`; its JSON Schema form is
+    // opened like every other target's.
+    let gemini = ModelApi::GeminiOpenApi
         .definitions(&cache, &tools, &RenderRequest::default())
         .unwrap();
     assert!(!json!(gemini).to_string().contains("additionalProperties"));
+    for (request, closed) in [(&lenient, false), (&RenderRequest::default(), true)] {
+        for definition in ModelApi::Gemini
+            .definitions(&cache, &tools, request)
+            .unwrap()
+        {
+            let root = &definition["parametersJsonSchema"];
+            assert_eq!(
+                root.get("additionalProperties") == Some(&json!(false)),
+                closed,
+                "{definition}"
+            );
+        }
+    }
 }
 
 #[test]

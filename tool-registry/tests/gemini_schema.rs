@@ -81,16 +81,23 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     let mut refused = Vec::new();
     for tool in &tools {
         let one = std::slice::from_ref(tool);
-        let exported = match ModelApi::Gemini.definitions(&cache, one, &RenderRequest::default()) {
-            Ok(exported) => exported,
-            // A map field (keys chosen by the caller) cannot be made portable: the export
-            // fails naming the tool and the field, and only for that reason.
-            Err(error) if error.to_string().contains("it is a map") => {
-                refused.push(error.to_string());
-                continue;
-            }
-            Err(error) => panic!("{error}"),
-        };
+        // The JSON Schema form takes every tool as it is.
+        let full = ModelApi::Gemini
+            .definitions(&cache, one, &RenderRequest::default())
+            .unwrap();
+        assert_portable(tool.name(), &full[0]);
+        assert!(full[0].get("parameters").is_none(), "{:#}", full[0]);
+        let exported =
+            match ModelApi::GeminiOpenApi.definitions(&cache, one, &RenderRequest::default()) {
+                Ok(exported) => exported,
+                // A map field (keys chosen by the caller) cannot be made portable: the export
+                // fails naming the tool and the field, and only for that reason.
+                Err(error) if error.to_string().contains("it is a map") => {
+                    refused.push(error.to_string());
+                    continue;
+                }
+                Err(error) => panic!("{error}"),
+            };
         assert_portable(tool.name(), &exported[0]);
         assert_eq!(
             GeminiNames::for_tools(one).to_pool(exported[0]["name"].as_str().unwrap()),
@@ -111,7 +118,7 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
     let portable_tools: Vec<_> = tools
         .iter()
         .filter(|tool| {
-            ModelApi::Gemini
+            ModelApi::GeminiOpenApi
                 .definitions(
                     &cache,
                     std::slice::from_ref(*tool),
@@ -123,7 +130,7 @@ fn every_fixture_tool_exports_a_declaration_gemini_accepts() {
         .cloned()
         .collect();
     let render = || {
-        ModelApi::Gemini
+        ModelApi::GeminiOpenApi
             .definitions_json(&cache, &portable_tools, &RenderRequest::default())
             .unwrap()
     };
@@ -279,7 +286,7 @@ fn schemars_common_shapes_become_portable() {
 }
 
 #[test]
-fn arrays_without_items_properties_off_objects_and_outer_integer_enums_fail() {
+fn arrays_without_items_properties_off_objects_and_mixed_enums_fail() {
     let fail = |schema: Value| portable_schema("T", &schema).unwrap_err();
     let error = fail(json!({"type": "object", "properties": {"xs": {"type": "array"}}}));
     assert_eq!(error.field, "xs");
@@ -293,10 +300,23 @@ fn arrays_without_items_properties_off_objects_and_outer_integer_enums_fail() {
         json!({"type": "object", "properties": {"m": {"type": "object", "patternProperties": {"^x": {"type": "string"}}}}}),
     );
     assert_eq!(error.field, "m");
-    // An enum next to a `$ref` is checked like any other.
+    // An enum next to a `$ref` is checked like any other: numbers are described.
+    let described = portable_schema(
+        "T",
+        &json!({
+            "type": "object",
+            "properties": {"level": {"$ref": "#/$defs/Level", "enum": [1, 2]}},
+            "$defs": {"Level": {"type": "integer", "description": "How loud."}}
+        }),
+    )
+    .unwrap();
+    assert_eq!(
+        described["properties"]["level"],
+        json!({"type": "integer", "description": "How loud. Allowed values: 1, 2."})
+    );
     let error = fail(json!({
         "type": "object",
-        "properties": {"level": {"$ref": "#/$defs/Level", "enum": [1, 2]}},
+        "properties": {"level": {"$ref": "#/$defs/Level", "enum": [1, "two"]}},
         "$defs": {"Level": {"type": "integer"}}
     }));
     assert_eq!(error.field, "level");
@@ -360,11 +380,13 @@ fn what_gemini_cannot_express_fails_naming_the_tool_and_field() {
         error.to_string(),
         "tool `Any`: field `anything` cannot be sent to Gemini: it is a boolean schema (any value, or none); give it a type; change the field or leave the tool out of Gemini requests"
     );
-    let numbers =
-        json!({"type": "object", "properties": {"level": {"type": "integer", "enum": [1, 2, 3]}}});
-    let error = portable_schema("Level", &numbers).unwrap_err();
+    let mixed = json!({"type": "object", "properties": {"level": {"type": "integer", "enum": [1, "2", 3]}}});
+    let error = portable_schema("Level", &mixed).unwrap_err();
     assert_eq!(error.field, "level");
     assert!(error.reason.contains("non-string value 1"), "{error}");
+    let flags = json!({"type": "object", "properties": {"on": {"enum": [true, null]}}});
+    let error = portable_schema("Flag", &flags).unwrap_err();
+    assert_eq!(error.field, "on");
 }
 
 #[test]

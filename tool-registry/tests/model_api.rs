@@ -13,7 +13,7 @@ fn every_api_reads_back_from_its_own_name_and_mcp_has_no_calls() {
     }
     let error = "openai".parse::<ModelApi>().unwrap_err();
     assert!(
-        error.contains("openai-chat, openai-responses, gemini or mcp"),
+        error.contains("openai-chat, openai-responses, gemini, gemini-openapi or mcp"),
         "{error}"
     );
     let message =

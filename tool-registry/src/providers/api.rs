@@ -18,17 +18,18 @@ use crate::export::{RenderRequest, SchemaCache, SchemaError};
 /// calls from and answers them in.
 ///
 /// Its text form (`FromStr` / `Display`) is the `--format` value of `tool-host`:
-/// `anthropic`, `openai-chat`, `openai-responses`, `gemini`, `mcp`.
+/// `anthropic`, `openai-chat`, `openai-responses`, `gemini`, `gemini-openapi`, `mcp`.
 ///
 /// | API | definitions | calls in | answer out |
 /// |---|---|---|---|
 /// | [`Anthropic`](Self::Anthropic) (Messages) | `{"name","description","input_schema"}` | `tool_use` blocks | one user message of `tool_result` blocks |
 /// | [`OpenAiChat`](Self::OpenAiChat) (Chat Completions) | `{"type":"function","function":{..}}` | `tool_calls` | one `tool` message per call (an array) |
 /// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` | `function_call` items | `function_call_output` items (an array) |
-/// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries, portable schemas | `functionCall` parts | a content of `functionResponse` parts |
+/// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries with `parametersJsonSchema` | `functionCall` parts | a content of `functionResponse` parts |
+/// | [`GeminiOpenApi`](Self::GeminiOpenApi) | `functionDeclarations` entries with OpenAPI-subset `parameters` | as Gemini | as Gemini |
 /// | [`Mcp`](Self::Mcp) (`tools/list`) | `{"name","title"?,"description","inputSchema",..}` | — | — |
 ///
-/// A streamed response of any of the four model APIs is read by [`ModelApi::stream`].
+/// A streamed response of any of the model APIs is read by [`ModelApi::stream`].
 ///
 /// MCP has no model response: a served pool's calls arrive as `tools/call` requests, which
 /// the MCP server answers, so reading calls and writing answers for [`Mcp`](Self::Mcp) is an
@@ -44,10 +45,28 @@ pub enum ModelApi {
     /// OpenAI Responses (<https://platform.openai.com/docs/api-reference/responses>), with
     /// strict mode.
     OpenAiResponses,
-    /// Gemini `generateContent` (<https://ai.google.dev/gemini-api/docs/function-calling>):
-    /// input schemas in the portable (OpenAPI-subset) profile, names Gemini refuses mapped
-    /// ([`GeminiNames`]).
+    /// Gemini `generateContent` (<https://ai.google.dev/gemini-api/docs/function-calling>),
+    /// input schemas as full JSON Schema in `FunctionDeclaration.parametersJsonSchema`
+    /// (`$defs`, `$ref`, `anyOf`, maps and recursive types kept), names Gemini refuses mapped
+    /// ([`GeminiNames`]). The default: the Gemini API's and Vertex AI's `generateContent` and
+    /// `streamGenerateContent` take it (the reference lists it beside `parameters`, with no
+    /// model restriction), and google-genai 3.6.1 sends it for Agent Platform MCP tools
+    /// (`_mcp_utils.agent_platform_to_gemini_tool`).
+    /// Sources, read 2026-12-03: <https://ai.google.dev/api/caching#FunctionDeclaration>
+    /// (`parametersJsonSchema`, "mutually exclusive with `parameters`") and
+    /// `google/genai/types.py` `FunctionDeclaration.parameters_json_schema` (google-genai
+    /// 3.6.1).
     Gemini,
+    /// Gemini with input schemas in `FunctionDeclaration.parameters`: the OpenAPI 3.0 subset
+    /// `Schema` (the portable profile, `gemini::portable_schema`), for endpoints and clients
+    /// that take only that field: the Live API (`BidiGenerateContent`; livekit/agents#3135
+    /// reports `parameters_json_schema` refused there), deployments and models from before the
+    /// field (added in 2025), and gateways that forward `parameters` only. Calls and answers are as [`Gemini`](Self::Gemini).
+    /// An integer or number `enum` keeps its type and lists the allowed values in the
+    /// description (the subset's `enum` holds strings); the orchestrator still checks the
+    /// values against the tool's own schema. A tool's first example input goes into the root
+    /// `example`.
+    GeminiOpenApi,
     /// MCP `tools/list` (MCP 2025-11-25, "Tools"): definitions only.
     Mcp,
 }
@@ -82,33 +101,36 @@ const _: () = {
 
 impl ModelApi {
     /// Every API, in the order `--format` lists them.
-    pub const ALL: [ModelApi; 5] = [
+    pub const ALL: [ModelApi; 6] = [
         Self::Anthropic,
         Self::OpenAiChat,
         Self::OpenAiResponses,
         Self::Gemini,
+        Self::GeminiOpenApi,
         Self::Mcp,
     ];
 
-    /// The text form: `anthropic`, `openai-chat`, `openai-responses`, `gemini` or `mcp`.
+    /// The text form: `anthropic`, `openai-chat`, `openai-responses`, `gemini`,
+    /// `gemini-openapi` or `mcp`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
             Self::OpenAiChat => "openai-chat",
             Self::OpenAiResponses => "openai-responses",
             Self::Gemini => "gemini",
+            Self::GeminiOpenApi => "gemini-openapi",
             Self::Mcp => "mcp",
         }
     }
 
     /// The definition shape the schema cache renders this API's definitions in; `None` for
-    /// Gemini, whose declarations go through the portable schema profile instead.
+    /// Gemini, whose declarations depend on the whole tool list (the name map).
     const fn shape(self) -> Option<&'static DefinitionShape> {
         match self {
             Self::Anthropic => Some(&anthropic::SHAPE),
             Self::OpenAiChat => Some(&openai_chat::SHAPE),
             Self::OpenAiResponses => Some(&openai_responses::SHAPE),
-            Self::Gemini => None,
+            Self::Gemini | Self::GeminiOpenApi => None,
             Self::Mcp => Some(&mcp::SHAPE),
         }
     }
@@ -117,14 +139,17 @@ impl ModelApi {
     /// tool's definition captured at its first render and byte-identical afterwards, SPEC
     /// §8.4), with `request`'s per-request fields added to copies. For
     /// [`Gemini`](Self::Gemini): the bare `functionDeclarations` entries
-    /// `{"name","description","parameters"?}` (a request sends them as
+    /// `{"name","description","parametersJsonSchema"?}` (a request sends them as
     /// `"tools": [{"functionDeclarations": [...]}]`), names mapped as
-    /// [`GeminiNames::for_tools`] says, and `request` ignored (see [`RenderRequest`]).
+    /// [`GeminiNames::for_tools`] says, and of `request` only `lenient_input` applied (see
+    /// [`RenderRequest`]); for [`GeminiOpenApi`](Self::GeminiOpenApi) the same with
+    /// `"parameters"` in the OpenAPI subset instead.
     ///
     /// # Errors
     /// [`SchemaError`] naming the tool and field: an OpenAI API in strict mode under
     /// [`StrictPolicy::Error`](crate::export::StrictPolicy::Error) with a schema outside
-    /// strict mode's subset, or (Gemini) a schema that cannot be made portable.
+    /// strict mode's subset, or ([`GeminiOpenApi`](Self::GeminiOpenApi)) a schema that cannot
+    /// be made portable.
     pub fn definitions(
         self,
         cache: &SchemaCache,
@@ -133,7 +158,7 @@ impl ModelApi {
     ) -> Result<Vec<Value>, SchemaError> {
         match self.shape() {
             Some(shape) => cache.render(tools, shape, request),
-            None => gemini::declarations(cache, tools),
+            None => gemini::declarations(cache, tools, request, self.gemini_form()),
         }
     }
 
@@ -150,7 +175,8 @@ impl ModelApi {
     ) -> Result<String, SchemaError> {
         match self.shape() {
             Some(shape) => cache.render_json(tools, shape, request),
-            None => gemini::declarations(cache, tools).map(|d| Value::from(d).to_string()),
+            None => gemini::declarations(cache, tools, request, self.gemini_form())
+                .map(|d| Value::from(d).to_string()),
         }
     }
 
@@ -172,7 +198,9 @@ impl ModelApi {
             Self::Anthropic => anthropic::read_calls(response),
             Self::OpenAiChat => openai_chat::read_calls(response),
             Self::OpenAiResponses => openai_responses::read_calls(response),
-            Self::Gemini => gemini::read_calls(response, &GeminiNames::for_tools(tools)),
+            Self::Gemini | Self::GeminiOpenApi => {
+                gemini::read_calls(response, &GeminiNames::for_tools(tools))
+            }
             Self::Mcp => Err(ReadError::NotAModelApi),
         }
     }
@@ -189,7 +217,9 @@ impl ModelApi {
             Self::Anthropic => Ok(ResponseStream::anthropic()),
             Self::OpenAiChat => Ok(ResponseStream::openai_chat()),
             Self::OpenAiResponses => Ok(ResponseStream::openai_responses()),
-            Self::Gemini => Ok(ResponseStream::gemini(GeminiNames::for_tools(tools))),
+            Self::Gemini | Self::GeminiOpenApi => {
+                Ok(ResponseStream::gemini(GeminiNames::for_tools(tools)))
+            }
             Self::Mcp => Err(ReadError::NotAModelApi),
         }
     }
@@ -216,8 +246,21 @@ impl ModelApi {
             Self::OpenAiResponses => {
                 openai_responses::results_items(calls, results).map(Value::from)
             }
-            Self::Gemini => gemini::results_content(calls, results, &GeminiNames::for_tools(tools)),
+            Self::Gemini | Self::GeminiOpenApi => {
+                gemini::results_content(calls, results, &GeminiNames::for_tools(tools))
+            }
             Self::Mcp => Err(ResultsError::NotAModelApi),
+        }
+    }
+}
+
+impl ModelApi {
+    /// The declaration field a Gemini format writes (JSON Schema for any other API, unused).
+    fn gemini_form(self) -> gemini::ParametersForm {
+        if self == Self::GeminiOpenApi {
+            gemini::ParametersForm::OpenApi
+        } else {
+            gemini::ParametersForm::JsonSchema
         }
     }
 }
@@ -231,7 +274,7 @@ impl std::fmt::Display for ModelApi {
 impl std::str::FromStr for ModelApi {
     type Err = String;
 
-    /// `anthropic`, `openai-chat`, `openai-responses`, `gemini` or `mcp`.
+    /// `anthropic`, `openai-chat`, `openai-responses`, `gemini`, `gemini-openapi` or `mcp`.
     ///
     /// # Errors
     /// Any other text, with a message listing the accepted ones.
@@ -241,7 +284,7 @@ impl std::str::FromStr for ModelApi {
             .find(|api| api.as_str() == text)
             .ok_or_else(|| {
                 format!(
-                    "unknown format `{text}`; use anthropic, openai-chat, openai-responses, gemini or mcp"
+                    "unknown format `{text}`; use anthropic, openai-chat, openai-responses, gemini, gemini-openapi or mcp"
                 )
             })
     }

@@ -72,7 +72,8 @@ enum Command {
     },
     /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
     Definitions {
-        /// anthropic, openai-chat, openai-responses, gemini or mcp.
+        /// anthropic, openai-chat, openai-responses, gemini (`parametersJsonSchema`),
+        /// gemini-openapi (the OpenAPI-subset `parameters`) or mcp.
         #[arg(long, default_value = "anthropic")]
         format: ModelApi,
         /// OpenAI strict mode for every tool (a tool whose schema cannot be strict is sent

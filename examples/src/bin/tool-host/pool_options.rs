@@ -274,9 +274,9 @@ pub fn pool_json(pool: &ToolPool) -> Vec<serde_json::Value> {
 
 /// The definitions in `api`'s shape for the pool `options` describe, rendered through a
 /// schema cache. With `strict`, OpenAI APIs ask for strict mode; a tool whose schema cannot be
-/// strict is sent without it and a warning naming the field goes to stderr. For Gemini, each
-/// renamed tool is said on stderr; a tool whose schema cannot be made portable fails the
-/// command, naming the tool and field.
+/// strict is sent without it and a warning naming the field goes to stderr. For both Gemini
+/// formats, each renamed tool is said on stderr; with `gemini-openapi`, a tool whose schema
+/// cannot be made portable fails the command, naming the tool and field.
 pub fn definitions(
     registry: &ToolRegistry,
     options: &PoolOptions,
@@ -298,7 +298,7 @@ pub fn definitions(
     let definitions = api
         .definitions(&cache, pool.tools(), &request)
         .map_err(|error| error.to_string())?;
-    if api == ModelApi::Gemini {
+    if matches!(api, ModelApi::Gemini | ModelApi::GeminiOpenApi) {
         for (name, sent) in GeminiNames::for_tools(pool.tools()).renamed() {
             eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");
         }

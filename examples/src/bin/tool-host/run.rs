@@ -305,7 +305,7 @@ fn replay(
 fn parse_model_api(text: &str) -> Result<ModelApi, String> {
     match text.parse() {
         Ok(ModelApi::Mcp) | Err(_) => Err(format!(
-            "`{text}` is not a model API `run` reads; use anthropic, openai-chat, openai-responses or gemini"
+            "`{text}` is not a model API `run` reads; use anthropic, openai-chat, openai-responses, gemini or gemini-openapi"
         )),
         Ok(api) => Ok(api),
     }

@@ -8,10 +8,13 @@
 //! `parameters` is a `Schema` of the OpenAPI 3.0 subset: only the keys of
 //! [`GEMINI_SCHEMA_KEYS`], one string `type` of [`GEMINI_TYPES`] per schema (an `anyOf`
 //! carries its types in its branches), `enum` only of strings and only on strings, a `format`
-//! from [`is_gemini_format`], no boolean sub-schema, `required` naming declared properties.
+//! from [`is_gemini_format`], no boolean sub-schema, `required` naming declared properties;
+//! `parametersJsonSchema` (mutually exclusive with `parameters`) is a JSON Schema checked by
+//! [`check_json_schema`].
 
 use serde_json::Value;
 
+use super::json_schema::check_json_schema;
 use super::schema::{GEMINI_SCHEMA_KEYS, GEMINI_TYPES, is_gemini_format};
 
 /// `true` when Gemini accepts `name` as a function name.
@@ -42,7 +45,13 @@ pub fn check_function_declaration(declaration: &Value) -> Vec<String> {
     for key in map.keys() {
         if !matches!(
             key.as_str(),
-            "name" | "description" | "parameters" | "response" | "behavior"
+            "name"
+                | "description"
+                | "parameters"
+                | "parametersJsonSchema"
+                | "response"
+                | "responseJsonSchema"
+                | "behavior"
         ) {
             problems.push(format!("{key}: not a FunctionDeclaration field"));
         }
@@ -52,6 +61,15 @@ pub fn check_function_declaration(declaration: &Value) -> Vec<String> {
             problems.push("parameters: must be an object schema".to_owned());
         }
         check_schema(parameters, "parameters", &mut problems);
+        if map.contains_key("parametersJsonSchema") {
+            problems.push(
+                "parametersJsonSchema: mutually exclusive with `parameters`; send one of them"
+                    .to_owned(),
+            );
+        }
+    }
+    if let Some(schema) = map.get("parametersJsonSchema") {
+        check_json_schema(schema, &mut problems);
     }
     problems
 }

@@ -8,6 +8,7 @@
 //! carry inline media).
 
 pub(crate) mod check;
+mod json_schema;
 pub(crate) mod schema;
 
 use std::collections::HashMap;
@@ -20,7 +21,8 @@ use super::ReadError;
 use super::calls::{ModelToolCall, ToolCalls};
 use super::content::{Image, Part, parts};
 use super::pairing::ResultsError;
-use crate::export::{SchemaCache, SchemaError};
+use crate::export::cache::open_input_root;
+use crate::export::{RenderRequest, SchemaCache, SchemaError};
 use check::is_valid_function_name;
 use schema::portable_schema;
 
@@ -29,9 +31,16 @@ use schema::portable_schema;
 pub(crate) const MADE_UP_ID_PREFIX: &str = "gemini-call-";
 
 /// Pool names ↔ the names Gemini is sent, for the names Gemini refuses
-/// (`is_valid_function_name`): each character outside `a-z A-Z 0-9 _ . -` becomes `_`, a
-/// name not starting with a letter or `_` gets a leading `_`, the result is cut to 64 chars,
-/// and a clash with another name gets `_2`, `_3`, ... Valid names are sent unchanged.
+/// (`is_valid_function_name`: Gemini's pattern is `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`): each
+/// character outside `a-z A-Z 0-9 _ . -` becomes `_`, a name not starting with a letter or `_`
+/// gets a leading `_`, the result is cut to 64 chars, and a clash with another name gets `_2`,
+/// `_3`, ... Valid names are sent unchanged, and calls are mapped back before they run.
+///
+/// A name every provider accepts as it is matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (Anthropic
+/// and OpenAI allow `a-z A-Z 0-9 _ -` up to 64 chars; Gemini also wants a letter or `_` first).
+/// Tool names are `^[A-Za-z0-9_-]{1,64}$` already (`#[tool(name)]`, JSON tools) and MCP tool
+/// names are normalised into `[A-Za-z0-9_-]` (`mcp__server__tool`), so the other providers take
+/// every name as it is, and for Gemini only a name starting with a digit or `-` is mapped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GeminiNames {
     to_gemini: HashMap<String, String>,
@@ -108,46 +117,94 @@ fn mapped(name: &str) -> String {
 }
 
 /// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
-/// (`{"name","description","parameters"?}`, an entry of
-/// [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions) breaks, each as
-/// `PATH: what is wrong`; empty when Gemini accepts it. An offline check, so a schema the API
-/// would refuse at request time is caught in tests (sources:
+/// breaks, each as `PATH: what is wrong`; empty when Gemini accepts it. Both forms are
+/// checked: `{"name","description","parametersJsonSchema"?}` (an entry of
+/// [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions: an object-rooted JSON Schema
+/// whose local `$ref`s resolve) and `{"name","description","parameters"?}` (an entry of
+/// [`ModelApi::GeminiOpenApi`](super::ModelApi::GeminiOpenApi)'s: the OpenAPI 3.0 subset);
+/// both at once is an error, as the two fields are mutually exclusive. An offline check, so a
+/// schema the API would refuse at request time is caught in tests (sources, read 2026-12-03:
 /// <https://ai.google.dev/api/caching#FunctionDeclaration>,
-/// <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>).
+/// <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>, and
+/// `google/genai/types.py` `FunctionDeclaration` of google-genai 3.6.1).
 pub fn check_declaration(declaration: &Value) -> Vec<String> {
     check::check_function_declaration(declaration)
 }
 
+/// Which `FunctionDeclaration` field carries a tool's input schema: the two `--format`s of
+/// Gemini, [`ModelApi::Gemini`](super::ModelApi::Gemini) and
+/// [`ModelApi::GeminiOpenApi`](super::ModelApi::GeminiOpenApi).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParametersForm {
+    /// `parametersJsonSchema`: the input schema in export shape, full JSON Schema.
+    JsonSchema,
+    /// `parameters`: the input schema through [`portable_schema`] (the OpenAPI 3.0 subset).
+    OpenApi,
+}
+
 /// The Gemini function declarations of `tools`, in order, from the session `cache`'s captured
 /// form of each tool (so they are byte-stable for the session as the other APIs' are): per
-/// tool `{"name","description","parameters"?}`, the name mapped when Gemini refuses it
-/// ([`GeminiNames`]), the input schema through [`portable_schema`] (Gemini's OpenAPI-subset
-/// `parameters`), left out for a tool without parameters (Gemini refuses an object schema
-/// with no properties).
+/// tool `{"name","description",FIELD?}`, the name mapped when Gemini refuses it
+/// ([`GeminiNames`]). FIELD is, by `form`:
+///
+/// - [`ParametersForm::JsonSchema`]: `parametersJsonSchema`, the input schema in export shape
+///   as it is (`$defs`, `$ref`, `anyOf`, maps and recursive types kept), its root opened for a
+///   tool in `request.lenient_input` as for every other API;
+/// - [`ParametersForm::OpenApi`]: `parameters`, the input schema through [`portable_schema`]
+///   (Gemini's OpenAPI-subset `Schema`), with the tool's first example input as the root
+///   `example` (the `Schema` slot for one example instance) unless the schema has its own.
+///
+/// FIELD is left out for a tool without parameters (an input schema of exactly
+/// `{"type":"object","properties":{}}`; Gemini refuses an object schema with no properties in
+/// `parameters`). The rest of `request` does not apply (see [`RenderRequest`]).
 ///
 /// # Errors
-/// [`SchemaError`] naming the first tool and field that cannot be made portable: a recursive
-/// type, a tuple, a field accepting any value, a numeric enum, a map (such as a `HashMap`
-/// field), an array with no `items`, or a schema over 10,000 sub-schemas once its references
-/// are inlined.
+/// [`ParametersForm::OpenApi`] only: [`SchemaError`] naming the first tool and field that
+/// cannot be made portable: a recursive type, a tuple, a field accepting any value, an `enum`
+/// mixing strings and other values, a map (such as a `HashMap` field), an array with no
+/// `items`, or a schema over 10,000 sub-schemas once its references are inlined.
 pub(crate) fn declarations(
     cache: &SchemaCache,
     tools: &[Arc<dyn DynTool>],
+    request: &RenderRequest,
+    form: ParametersForm,
 ) -> Result<Vec<Value>, SchemaError> {
     let names = GeminiNames::for_tools(tools);
     let mut declarations = Vec::with_capacity(tools.len());
     for tool in tools {
         let entry = cache.entry(tool.as_ref());
-        let parameters = portable_schema(&entry.name, &entry.input_schema)?;
         let mut declaration = Map::new();
         declaration.insert("name".to_owned(), json!(names.to_gemini(&entry.name)));
         declaration.insert("description".to_owned(), json!(entry.description));
-        let has_properties = parameters
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|properties| !properties.is_empty());
-        if has_properties {
-            declaration.insert("parameters".to_owned(), parameters);
+        let has_properties = |schema: &Value| {
+            schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| !properties.is_empty())
+        };
+        match form {
+            ParametersForm::JsonSchema => {
+                let mut schema = entry.input_schema.clone();
+                if request.lenient_input.contains(&entry.name)
+                    && let Value::Object(root) = &mut schema
+                {
+                    open_input_root(root);
+                }
+                if schema != json!({"type": "object", "properties": {}}) {
+                    declaration.insert("parametersJsonSchema".to_owned(), schema);
+                }
+            }
+            ParametersForm::OpenApi => {
+                let mut parameters = portable_schema(&entry.name, &entry.input_schema)?;
+                if has_properties(&parameters) {
+                    if let (Value::Object(root), Some(first)) =
+                        (&mut parameters, entry.examples.first())
+                    {
+                        root.entry("example").or_insert_with(|| first.clone());
+                    }
+                    declaration.insert("parameters".to_owned(), parameters);
+                }
+            }
         }
         declarations.push(Value::Object(declaration));
     }

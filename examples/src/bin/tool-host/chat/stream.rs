@@ -91,7 +91,7 @@ pub fn chat_span(provider: ModelApi, model: &str) -> tracing::Span {
 pub fn provider_name(api: ModelApi) -> &'static str {
     match api {
         ModelApi::Anthropic => "anthropic",
-        ModelApi::Gemini => "gcp.gemini",
+        ModelApi::Gemini | ModelApi::GeminiOpenApi => "gcp.gemini",
         _ => "openai",
     }
 }

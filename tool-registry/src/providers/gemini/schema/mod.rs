@@ -65,7 +65,10 @@ pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
 ///   the field; only-string-constant branches (schemars' documented unit enums) merge into one
 ///   string `enum`; `allOf` branches are merged;
 /// - `const` becomes a one-value `enum`; an `enum` keeps every value and must hold only strings
-///   (plus `null` → `nullable`);
+///   (plus `null` → `nullable`), except that an `enum` of numbers only on an integer or number
+///   (or untyped) field keeps the type, loses the `enum` and gets `Allowed values: 1, 2, 3.`
+///   appended to its description (the subset's `enum` holds strings; the tool's own schema,
+///   which the orchestrator checks calls against, still holds the values);
 /// - a field without `type` gets the one its keywords imply (`properties` → object, `items`
 ///   → array, string `enum` → string);
 /// - `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` (for integers moved by
@@ -78,7 +81,8 @@ pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
 /// # Errors
 /// [`SchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
 /// does not resolve, a boolean schema or one with no inferable type (any value), an `enum` or
-/// `const` with a value that is not a string, an empty `enum`, a tuple (`prefixItems` or an
+/// `const` with a value that is not a string (other than an all-number `enum` on a number
+/// type, described instead), an empty `enum`, a tuple (`prefixItems` or an
 /// `items` array), a field whose only type is `null`, a `not`, and `allOf` branches that are
 /// not all objects.
 pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, SchemaError> {
@@ -172,6 +176,9 @@ impl Converter<'_> {
         path: &str,
     ) -> Result<Map<String, Value>, SchemaError> {
         let kind = out.get("type").and_then(Value::as_str).map(str::to_owned);
+        if matches!(kind.as_deref(), Some("integer" | "number")) && numeric_enum(&out).is_some() {
+            describe_numeric_enum(&mut out);
+        }
         if let Some(values) = out.get("enum") {
             let strings = values
                 .as_array()
@@ -269,11 +276,12 @@ impl Converter<'_> {
             if values.is_empty() {
                 return Err(self.fail(path, "its `enum` is empty"));
             }
-            if let Some(bad) = values.iter().find(|value| !value.is_string()) {
+            let numeric = values.iter().all(Value::is_number);
+            if let Some(bad) = values.iter().find(|value| !value.is_string() && !numeric) {
                 return Err(self.fail(
                     path,
                     format!(
-                        "its `enum` holds the non-string value {bad}, and Gemini enums hold strings only"
+                        "its `enum` holds the non-string value {bad} beside other kinds of values, and Gemini enums hold strings only (all numbers would be listed in the description)"
                     ),
                 ));
             }
@@ -281,6 +289,10 @@ impl Converter<'_> {
         let kind = match map.get("type") {
             Some(Value::String(kind)) => kind.to_ascii_lowercase(),
             Some(_) => return Err(self.fail(path, "its `type` is not a string")),
+            None if numeric_enum(&map).is_some_and(|all_integers| all_integers) => {
+                "integer".to_owned()
+            }
+            None if numeric_enum(&map).is_some() => "number".to_owned(),
             None if map.contains_key("enum") => "string".to_owned(),
             None if map.contains_key("properties") || map.contains_key("required") => {
                 "object".to_owned()
@@ -302,7 +314,8 @@ impl Converter<'_> {
                 format!("its type `{kind}` is not an OpenAPI 3.0 type"),
             ));
         }
-        if map.contains_key("enum") && kind != "string" {
+        let numeric = numeric_enum(&map).is_some() && matches!(kind.as_str(), "integer" | "number");
+        if map.contains_key("enum") && kind != "string" && !numeric {
             return Err(self.fail(
                 path,
                 format!("it is a `{kind}` with an `enum`, and Gemini enums hold strings only"),
@@ -422,6 +435,29 @@ impl Converter<'_> {
             }
         }
     }
+}
+
+/// `Some(all integers)` when `schema`'s `enum` is a non-empty list of numbers only.
+fn numeric_enum(schema: &Map<String, Value>) -> Option<bool> {
+    let values = schema.get("enum")?.as_array()?;
+    (!values.is_empty() && values.iter().all(Value::is_number))
+        .then(|| values.iter().all(|v| v.is_i64() || v.is_u64()))
+}
+
+/// An integer or number `enum` the subset cannot hold (its `enum` holds strings): removed, and
+/// the allowed values said in the description instead. The type stays, and the tool's own
+/// schema (which the orchestrator checks calls against) still holds the `enum`.
+fn describe_numeric_enum(schema: &mut Map<String, Value>) {
+    let Some(Value::Array(values)) = schema.shift_remove("enum") else {
+        return;
+    };
+    let listed: Vec<String> = values.iter().map(Value::to_string).collect();
+    let allowed = format!("Allowed values: {}.", listed.join(", "));
+    let description = match schema.get("description").and_then(Value::as_str) {
+        Some(text) if !text.trim().is_empty() => format!("{} {allowed}", text.trim_end()),
+        _ => allowed,
+    };
+    schema.insert("description".to_owned(), Value::String(description));
 }
 
 fn number(value: f64) -> Value {
