@@ -3,6 +3,8 @@
 //! prints that API's answer, run as a real child process on real files.
 
 mod common;
+#[path = "../../tool-registry/tests/gemini_sdk_support/mod.rs"]
+mod gemini_sdk_support;
 use common::{host, run_message};
 
 use serde_json::{Value, json};
@@ -35,6 +37,18 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
         let problems = check_declaration(declaration);
         assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
         assert!(
+            declaration["parametersJsonSchema"]["properties"].is_object(),
+            "{declaration:#}"
+        );
+    }
+    let (ok, stdout, stderr) = host(&["definitions", "--format", "gemini-openapi"]);
+    assert!(ok, "{stderr}");
+    let subset: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(subset.len(), names.len());
+    for declaration in &subset {
+        let problems = check_declaration(declaration);
+        assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
+        assert!(
             declaration["parameters"]["properties"].is_object(),
             "{declaration:#}"
         );
@@ -47,6 +61,49 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
         ),
         "{stderr}"
     );
+}
+
+/// `definitions --format gemini` of a JSON tool whose schema has `$defs` and `anyOf` (the union
+/// tool of google-genai 3.6.1's tests, `tool-registry/tests/data/gemini/`): the schema goes out
+/// whole in `parametersJsonSchema`, and the declarations deserialise into the SDK's
+/// `types.Tool` and `types.FunctionDeclaration`.
+#[test]
+fn gemini_definitions_carry_a_defs_and_any_of_schema_the_sdk_accepts() {
+    let fixture: Value = serde_json::from_str(include_str!(
+        "../../tool-registry/tests/data/gemini/union_tool_turn.json"
+    ))
+    .unwrap();
+    let sent = &fixture["request"]["tools"][0]["functionDeclarations"][0];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    let tools = json!([{
+        "name": sent["name"],
+        "description": "Tells what is known of an animal or a plant.",
+        "input_schema": sent["parametersJsonSchema"],
+    }]);
+    std::fs::write(&file, tools.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    let (ok, stdout, stderr) = host(&["definitions", "--format", "gemini", "--tools-json", file]);
+    assert!(ok, "{stderr}");
+    let declarations: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let union = declarations
+        .iter()
+        .find(|d| d["name"] == "get_information")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(union["parametersJsonSchema"], sent["parametersJsonSchema"]);
+    assert_eq!(
+        union["parametersJsonSchema"]["properties"]["object_of_interest"]["anyOf"][0]["$ref"],
+        "#/$defs/AnimalObject"
+    );
+    if let Some(python) = gemini_sdk_support::sdk_python() {
+        gemini_sdk_support::validate(
+            &python,
+            "Tool",
+            &json!({"functionDeclarations": declarations}),
+        )
+        .unwrap();
+        gemini_sdk_support::validate(&python, "FunctionDeclaration", union).unwrap();
+    }
 }
 
 /// A Read of `a.txt` and a call whose arguments are broken, in `format`'s shape.
@@ -69,10 +126,12 @@ fn turn(format: &str, path: &str) -> Value {
             {"type": "function_call", "id": "fc_1", "call_id": "call_read", "name": "Read", "arguments": read},
             {"type": "function_call", "id": "fc_2", "call_id": "call_glob", "name": "Glob", "arguments": broken}
         ]}),
-        "gemini" => json!({"candidates": [{"content": {"role": "model", "parts": [
-            {"functionCall": {"id": "call_read", "name": "Read", "args": {"file_path": path}}},
-            {"functionCall": {"id": "call_glob", "name": "Glob", "args": {"pattern": "*.txt"}}}
-        ]}}]}),
+        "gemini" | "gemini-openapi" => {
+            json!({"candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"id": "call_read", "name": "Read", "args": {"file_path": path}}},
+                {"functionCall": {"id": "call_glob", "name": "Glob", "args": {"pattern": "*.txt"}}}
+            ]}}]})
+        }
         _ => unreachable!(),
     }
 }
@@ -82,7 +141,13 @@ fn run_answers_each_api_in_its_own_shape() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello from a\n").unwrap();
     let path = dir.path().join("a.txt").to_string_lossy().into_owned();
-    for format in ["anthropic", "openai-chat", "openai-responses", "gemini"] {
+    for format in [
+        "anthropic",
+        "openai-chat",
+        "openai-responses",
+        "gemini",
+        "gemini-openapi",
+    ] {
         let file = dir.path().join(format!("{format}.json"));
         std::fs::write(&file, turn(format, &path).to_string()).unwrap();
         let (ok, stdout, stderr) = host(&[
