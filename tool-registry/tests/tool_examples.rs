@@ -104,3 +104,114 @@ fn docs_page_shows_declared_examples_instead_of_the_generated_one() {
     let plain = ToolDoc::of(&TypedTool::of::<CountLines>(None));
     assert_eq!(plain.examples.len(), 3);
 }
+
+/// Greps, with examples it asks to have in the description where there is no slot for them.
+#[tool(
+    name = "SearchText",
+    max_result_size_chars = 1_000,
+    example = r#"{"pattern": "fn main"}"#,
+    examples_in_description
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct SearchText {
+    /// The regex.
+    pub pattern: String,
+}
+
+#[tool]
+impl Tool for SearchText {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(self.pattern))
+    }
+}
+
+/// Where each API puts a tool's examples: Anthropic's `input_examples` and the root `example`
+/// of Gemini's subset `Schema` are slots; OpenAI (openai 3.60.0 `FunctionDefinition`,
+/// `FunctionTool`), MCP (2025-11-25 `Tool`) and Gemini's `parametersJsonSchema` have none, so
+/// there the examples join the description only for a tool that asks.
+#[test]
+fn examples_go_into_slots_and_into_descriptions_only_when_asked() {
+    use serde_json::json;
+    use tool_registry::dynamic::{DynamicTool, ToolHandler};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
+    let json_tool = DynamicTool::from_json(
+        &json!({"name": "Weather", "description": "Current weather.", "input_schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]
+        }, "input_examples": [{"city": "Paris"}], "examples_in_description": true}),
+        ToolHandler::fixed_text("sunny"),
+    )
+    .unwrap();
+    let tools: Vec<Arc<dyn DynTool>> = vec![
+        Arc::new(TypedTool::of::<FindFiles>(None)),
+        Arc::new(TypedTool::of::<SearchText>(None)),
+        Arc::new(json_tool),
+    ];
+    let cache = SchemaCache::new();
+    let render = |api: ModelApi| {
+        api.definitions(&cache, &tools, &RenderRequest::default())
+            .unwrap()
+    };
+    let description = |api: ModelApi, index: usize| -> String {
+        let definition = &render(api)[index];
+        definition
+            .get("function")
+            .unwrap_or(definition)
+            .get("description")
+            .and_then(serde_json::Value::as_str)
+            .unwrap()
+            .to_owned()
+    };
+    let asked = "Greps, with examples it asks to have in the description where there is no slot for them.\n\nExample inputs:\n{\"pattern\":\"fn main\"}";
+    for api in [
+        ModelApi::OpenAiChat,
+        ModelApi::OpenAiResponses,
+        ModelApi::Mcp,
+        ModelApi::Gemini,
+    ] {
+        assert_eq!(description(api, 0), "Finds files by name.", "{api}");
+        assert_eq!(description(api, 1), asked, "{api}");
+        assert_eq!(
+            description(api, 2),
+            "Current weather.\n\nExample inputs:\n{\"city\":\"Paris\"}",
+            "{api}"
+        );
+    }
+    let anthropic = render(ModelApi::Anthropic);
+    assert_eq!(
+        anthropic[1]["description"],
+        "Greps, with examples it asks to have in the description where there is no slot for them."
+    );
+    assert_eq!(
+        anthropic[1]["input_examples"],
+        json!([{"pattern": "fn main"}])
+    );
+    assert_eq!(anthropic[2]["input_examples"], json!([{"city": "Paris"}]));
+    let subset = render(ModelApi::GeminiOpenApi);
+    assert_eq!(subset[0]["description"], "Finds files by name.");
+    assert_eq!(
+        subset[0]["parameters"]["example"],
+        json!({"pattern": "**/*.rs"})
+    );
+    assert_eq!(subset[2]["description"], "Current weather.");
+    assert_eq!(subset[2]["parameters"]["example"], json!({"city": "Paris"}));
+    for declaration in &subset {
+        assert_eq!(
+            tool_registry::providers::gemini::check_declaration(declaration),
+            Vec::<String>::new()
+        );
+    }
+    // A JSON tool's examples are checked like its other fields.
+    let error = DynamicTool::from_json(
+        &json!({"name": "W", "description": "d", "input_schema": {"type": "object"},
+            "examples_in_description": true}),
+        ToolHandler::fixed_text("x"),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        error.to_string().contains("examples_in_description"),
+        "{error}"
+    );
+}

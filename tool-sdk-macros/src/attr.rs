@@ -36,6 +36,9 @@ pub(crate) struct ToolArgs {
     /// `example = r#"{"pattern": "*.rs"}"#`, the one key that may repeat: one per example.
     #[darling(multiple)]
     pub example: Vec<syn::LitStr>,
+    /// `examples_in_description`: also append the examples to the description sent to APIs
+    /// with no slot for them.
+    pub examples_in_description: Option<FlagValue>,
 }
 
 /// Every key, as written in `#[tool(...)]`; the field names of [`ToolArgs`].
@@ -60,6 +63,7 @@ pub(crate) const KEYS: &[&str] = &[
     "task",
     "scopes",
     "example",
+    "examples_in_description",
 ];
 
 /// Keys that may be given more than once, each occurrence adding one value.

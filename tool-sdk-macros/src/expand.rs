@@ -313,6 +313,9 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
             const EXAMPLES: &'static [&'static #Private::str] = &[#(#examples),*];
         ));
     }
+    if model.examples_in_description {
+        out.extend(quote!(const EXAMPLES_IN_DESCRIPTION: #Private::bool = true;));
+    }
     if let Some(title) = &model.title {
         out.extend(quote!(
             const TITLE: #Private::Option<&'static #Private::str> = #Private::Option::Some(#title);

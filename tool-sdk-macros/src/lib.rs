@@ -95,10 +95,11 @@ use proc_macro::TokenStream;
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
 /// | `task = "optional"` / `"required"` | no | the call may (`optional`: when still running after a moment) or must (`required`) run as a task, started now and followed by the client (MCP tasks extension, SEP-2663; read by `tool_registry`'s MCP server, ignored by hosts that run calls in the request) |
 /// | `scopes = "files:read files:write"` | no | the OAuth scopes a call needs, space-separated (`ToolSpec::SCOPES`): a server that checks access tokens (`tool_registry`'s `mcp::serve::auth`) hides the tool from a client whose token lacks one, and refuses its call with `403 insufficient_scope` |
-/// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
+/// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` (the first also as the root `example` of Gemini's subset `parameters`) and shown in docs |
+/// | `examples_in_description` | no | also append the examples to the description sent to APIs with no slot for them (OpenAI Chat and Responses, MCP, Gemini's `parametersJsonSchema`); needs an `example` |
 ///
-/// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world` and `idempotent` are
-/// fixed per tool: a bare word, `= true` or `= false`.
+/// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world`, `idempotent` and
+/// `examples_in_description` are fixed per tool: a bare word, `= true` or `= false`.
 ///
 /// ## `name`, `max_result_size_chars`, description
 ///

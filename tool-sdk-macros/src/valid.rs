@@ -37,6 +37,8 @@ pub(crate) struct Model<'a> {
     pub scopes: Vec<String>,
     /// `example` values, each checked to be a JSON object, in declaration order.
     pub examples: Vec<syn::LitStr>,
+    /// `examples_in_description`: only with at least one `example`.
+    pub examples_in_description: bool,
 }
 
 /// Longest tool name the Anthropic and OpenAI APIs accept.
@@ -62,6 +64,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let task = check_task(&args, &mut errors);
     let scopes = check_scopes(&args, &mut errors);
     check_examples(&args, &mut errors);
+    let examples_in_description = check_examples_in_description(&args, &mut errors);
 
     errors.finish_with(Model {
         input,
@@ -84,6 +87,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         task,
         scopes,
         examples: args.example,
+        examples_in_description,
         enabled_if: args.enabled_if.map(|path| (*path).clone()),
     })
 }
@@ -397,6 +401,23 @@ fn check_examples(args: &ToolArgs, errors: &mut Errors) {
             errors.push(darling::Error::custom(problem).with_span(example));
         }
     }
+}
+
+/// `examples_in_description`: fixed per tool, and only next to an `example` (with none there is
+/// nothing to append).
+fn check_examples_in_description(args: &ToolArgs, errors: &mut Errors) -> bool {
+    let key = "examples_in_description";
+    let flag = args.examples_in_description.as_ref();
+    let value = fixed_flag(errors, key, flag);
+    if value && args.example.is_empty() {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{key}` has no examples to append; add `example = r#\"{{...}}\"#` or drop `{key}`"
+            ))
+            .with_span(&flag.map_or_else(Span::call_site, FlagValue::span)),
+        );
+    }
+    value
 }
 
 /// What is wrong with one example's text, and the fix; `None` when it is a JSON object.

@@ -92,10 +92,17 @@ pub struct ToolMeta {
     pub scopes: Vec<Cow<'static, str>>,
     /// Example inputs, each a JSON object as text, in declaration order: exported as the
     /// Anthropic tool definition's `input_examples` ("tool use examples", beta header
-    /// `advanced-tool-use-2025-11-20`) and shown in generated docs. Kept as text so that a
+    /// `advanced-tool-use-2025-11-20`), the first as the root `example` of Gemini's subset
+    /// `parameters` (`Schema.example`), and shown in generated docs. Kept as text so that a
     /// tool that declares none costs nothing; `tool_registry::ToolRegistry::check_examples`
     /// checks each against the tool's input parsing.
     pub examples: Vec<Cow<'static, str>>,
+    /// Also append [`examples`](Self::examples) to the description sent to APIs with no slot
+    /// for example inputs (OpenAI Chat Completions and Responses, MCP `tools/list`, Gemini's
+    /// `parametersJsonSchema` form; checked 2026-12-03 against openai 3.60.0's
+    /// `FunctionDefinition` / `FunctionTool`, MCP 2025-11-25 `Tool` and google-genai 3.6.1's
+    /// `FunctionDeclaration`). Default `false`.
+    pub examples_in_description: bool,
     /// The schema name of the Rust type a [`crate::Tool`]'s input is parsed into
     /// (`JsonSchema::schema_name`: the type's own name for a derived schema, `string` for
     /// `String`), for messages that name it; `None` for tools defined at run time (MCP,
@@ -126,6 +133,7 @@ impl ToolMeta {
             task: TaskSupport::Forbidden,
             scopes: Vec::new(),
             examples: Vec::new(),
+            examples_in_description: false,
             input_type: None,
         }
     }

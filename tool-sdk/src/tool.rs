@@ -200,11 +200,17 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     const SCOPES: &'static [&'static str] = &[];
     /// Example inputs, each a JSON object as text, shown to the model next to the schema
     /// (Anthropic "tool use examples": the tool definition's `input_examples`, beta header
-    /// `advanced-tool-use-2025-11-20`) and in generated docs. `#[tool(example = r#"{...}"#)]`
+    /// `advanced-tool-use-2025-11-20`; the first as the root `example` of Gemini's subset
+    /// `parameters`) and in generated docs. `#[tool(example = r#"{...}"#)]`
     /// checks at compile time that each parses as a JSON object;
     /// `tool_registry::ToolRegistry::check_examples` checks that each passes the tool's own
     /// input parsing.
     const EXAMPLES: &'static [&'static str] = &[];
+    /// Also append [`EXAMPLES`](Self::EXAMPLES) to the description sent to APIs that have no
+    /// slot for example inputs (OpenAI Chat Completions and Responses, MCP `tools/list`, and
+    /// Gemini's `parametersJsonSchema` form); `#[tool(examples_in_description)]`. Default
+    /// `false`: those APIs get the description alone.
+    const EXAMPLES_IN_DESCRIPTION: bool = false;
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
     /// Which of the three flag methods below answer per input rather than as the flag

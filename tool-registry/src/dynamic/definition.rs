@@ -104,6 +104,14 @@ pub struct ToolDefinition {
     /// The opt-in coercion mode for this tool's input (`tool_sdk::input::coerce`); default off.
     #[serde(default)]
     pub coerce_input: bool,
+    /// Example inputs, each a JSON object (Anthropic's `input_examples` name): exported where
+    /// an API has a slot for them, as `#[tool(example = ...)]` says for a Rust tool.
+    #[serde(default)]
+    pub input_examples: Vec<Value>,
+    /// Also append `input_examples` to the description sent to APIs with no slot for them,
+    /// as `#[tool(examples_in_description)]` says for a Rust tool; default off.
+    #[serde(default)]
+    pub examples_in_description: bool,
     /// The result-size limit in chars; default 100,000; `null` is unbounded.
     #[serde(default = "default_max_result")]
     pub max_result_size_chars: Option<usize>,
@@ -237,6 +245,24 @@ impl DynamicTool {
                 ));
             }
         }
+        if let Some(index) = definition
+            .input_examples
+            .iter()
+            .position(|e| !e.is_object())
+        {
+            return Err(field_error(
+                "input_examples",
+                format!(
+                    "entry {index} is not a JSON object; each example is a whole input, `{{\"city\": \"Paris\"}}`"
+                ),
+            ));
+        }
+        if definition.examples_in_description && definition.input_examples.is_empty() {
+            return Err(field_error(
+                "examples_in_description",
+                "has no `input_examples` to append; add some or drop the key".to_owned(),
+            ));
+        }
         if definition.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(field_error(
                 "input_schema",
@@ -273,6 +299,12 @@ impl DynamicTool {
         meta.always_load = definition.always_load;
         meta.strict = definition.strict;
         meta.coerce_input = definition.coerce_input;
+        meta.examples = definition
+            .input_examples
+            .iter()
+            .map(|example| Cow::Owned(example.to_string()))
+            .collect();
+        meta.examples_in_description = definition.examples_in_description;
         meta.read_only = declared(read_only);
         meta.concurrency_safe = declared(concurrency_safe);
         meta.destructive = declared(destructive);

@@ -1,6 +1,7 @@
 //! The captured form of one tool (SPEC §8.4): everything any export target needs, read from
 //! the tool once, so later renders do not depend on the tool any more.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -64,6 +65,9 @@ pub struct CachedTool {
     /// The declared example inputs that parse as JSON objects, in order (text that does not is
     /// left out here and reported by [`ToolRegistry::check_examples`](crate::ToolRegistry::check_examples)).
     pub examples: Vec<Value>,
+    /// Whether the tool asked for its examples in the description where an API has no slot
+    /// for them ([`ToolMeta::examples_in_description`](tool_sdk::ToolMeta::examples_in_description)).
+    pub examples_in_description: bool,
     strict_schema: OnceLock<Result<Value, SchemaError>>,
 }
 
@@ -80,8 +84,29 @@ impl CachedTool {
             hints: ResolvedHints::of(tool),
             output_schema: tool.output_schema().cloned(),
             examples: object_examples(tool),
+            examples_in_description: tool.meta().examples_in_description,
             strict_schema: OnceLock::new(),
         }
+    }
+
+    /// The description for an API with no slot for example inputs (OpenAI Chat Completions
+    /// and Responses, MCP, Gemini's `parametersJsonSchema` form): the description as it is,
+    /// or, when the tool asks for it and has examples, the description followed by a blank
+    /// line, `Example inputs:` and one compact JSON object per line.
+    pub(crate) fn description_without_example_slot(&self) -> Cow<'_, str> {
+        if !self.examples_in_description || self.examples.is_empty() {
+            return Cow::Borrowed(&self.description);
+        }
+        let mut text = self.description.trim_end().to_owned();
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str("Example inputs:");
+        for example in &self.examples {
+            text.push('\n');
+            text.push_str(&example.to_string());
+        }
+        Cow::Owned(text)
     }
 
     /// The input schema transformed for OpenAI strict mode, computed once.

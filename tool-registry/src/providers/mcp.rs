@@ -29,7 +29,7 @@ pub(crate) fn definition(tool: &CachedTool) -> Value {
     }
     map.insert(
         "description".to_owned(),
-        Value::String(tool.description.clone()),
+        Value::String(tool.description_without_example_slot().into_owned()),
     );
     let input = tool.mcp_input_schema.as_ref().unwrap_or(&tool.input_schema);
     map.insert("inputSchema".to_owned(), input.clone());

@@ -45,7 +45,7 @@ pub(super) fn function(
     function.insert("name".to_owned(), Value::String(tool.name.clone()));
     function.insert(
         "description".to_owned(),
-        Value::String(tool.description.clone()),
+        Value::String(tool.description_without_example_slot().into_owned()),
     );
     function.insert(
         "parameters".to_owned(),

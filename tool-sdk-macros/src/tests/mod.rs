@@ -198,7 +198,7 @@ fn key_errors_are_collected_with_the_key_named() {
     assert_eq!(
         errors(quote!(colour = "red")),
         [
-            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `task`, `scopes`, `example`"
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `task`, `scopes`, `example`, `examples_in_description`"
         ]
     );
 }

@@ -11,6 +11,7 @@ pub(crate) mod check;
 mod json_schema;
 pub(crate) mod schema;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -175,7 +176,11 @@ pub(crate) fn declarations(
         let entry = cache.entry(tool.as_ref());
         let mut declaration = Map::new();
         declaration.insert("name".to_owned(), json!(names.to_gemini(&entry.name)));
-        declaration.insert("description".to_owned(), json!(entry.description));
+        let description = match form {
+            ParametersForm::JsonSchema => entry.description_without_example_slot(),
+            ParametersForm::OpenApi => Cow::Borrowed(entry.description.as_str()),
+        };
+        declaration.insert("description".to_owned(), json!(description));
         let has_properties = |schema: &Value| {
             schema
                 .get("properties")
