@@ -188,7 +188,7 @@ fn an_integer_enum_is_described_for_the_subset_and_still_checked_at_run_time() {
         "type": "object",
         "properties": {"level": {"type": "integer", "enum": [1, 2, 3], "description": "How loud."}},
         "required": ["level"]
-    }});
+    }, "input_examples": [{"level": 2}]});
     let tools: Vec<Arc<dyn DynTool>> = vec![Arc::new(
         DynamicTool::from_json(&definition, ToolHandler::fixed_text("set")).unwrap(),
     )];
@@ -200,6 +200,8 @@ fn an_integer_enum_is_described_for_the_subset_and_still_checked_at_run_time() {
         subset[0]["parameters"]["properties"]["level"],
         json!({"type": "integer", "description": "How loud. Allowed values: 1, 2, 3."})
     );
+    // The subset `Schema`'s slot for an example instance, at the root.
+    assert_eq!(subset[0]["parameters"]["example"], json!({"level": 2}));
     assert_eq!(check_declaration(&subset[0]), Vec::<String>::new());
     let full = ModelApi::Gemini
         .definitions(&cache, &tools, &RenderRequest::default())
