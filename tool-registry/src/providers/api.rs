@@ -8,6 +8,7 @@ use tool_sdk::{DynTool, ToolResultBlock};
 
 use super::calls::ToolCalls;
 use super::gemini::GeminiNames;
+use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;
 use super::stream::ResponseStream;
 use super::{ReadError, anthropic, gemini, mcp, openai_chat, openai_responses};
@@ -156,7 +157,8 @@ impl ModelApi {
 
     /// The tool calls of a response (or of its assistant message / content) in this API's
     /// shape; `tools` is the pool the definitions were written for (Gemini maps refused names
-    /// back through it; the others ignore it). A call whose arguments are not JSON is read as
+    /// back through it, OpenAI Responses maps a call inside a namespace, `{"name",
+    /// "namespace"}`, back to its pool name through it; the others ignore it). A call whose arguments are not JSON is read as
     /// a call that failed alone ([`ModelToolCall::input`](super::ModelToolCall::input) is
     /// `Err`), answered with an error result and never run.
     ///
@@ -171,7 +173,9 @@ impl ModelApi {
         match self {
             Self::Anthropic => anthropic::read_calls(response),
             Self::OpenAiChat => openai_chat::read_calls(response),
-            Self::OpenAiResponses => openai_responses::read_calls(response),
+            Self::OpenAiResponses => {
+                openai_responses::read_calls(response, &ResponsesNames::for_tools(tools))
+            }
             Self::Gemini => gemini::read_calls(response, &GeminiNames::for_tools(tools)),
             Self::Mcp => Err(ReadError::NotAModelApi),
         }
@@ -188,7 +192,9 @@ impl ModelApi {
         match self {
             Self::Anthropic => Ok(ResponseStream::anthropic()),
             Self::OpenAiChat => Ok(ResponseStream::openai_chat()),
-            Self::OpenAiResponses => Ok(ResponseStream::openai_responses()),
+            Self::OpenAiResponses => Ok(ResponseStream::openai_responses(
+                ResponsesNames::for_tools(tools),
+            )),
             Self::Gemini => Ok(ResponseStream::gemini(GeminiNames::for_tools(tools))),
             Self::Mcp => Err(ReadError::NotAModelApi),
         }
