@@ -308,3 +308,110 @@ fn tools_that_join_later_come_as_an_additional_tools_item_grouped_the_same_way()
     assert_eq!(tools[1]["tools"][0]["name"], "list_open_orders");
     assert_eq!(tools[1]["tools"][0]["defer_loading"], true);
 }
+
+/// The `openai` Python SDK's interpreter (`target/mcp-peers/providers`), or `None` with a
+/// line saying the test skips (failing instead under `TOOL_SDK_REQUIRE_PEERS`).
+fn sdk_python() -> Option<std::path::PathBuf> {
+    let python =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/providers/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
+        "the providers venv is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
+    );
+    eprintln!(
+        "SKIPPED: the providers venv (target/mcp-peers/providers) is not installed; run scripts/install-mcp-peers.sh to run this test"
+    );
+    None
+}
+
+/// Validates each `(type name, value)` with pydantic against the `openai` SDK type
+/// `openai.types.responses.<type name>`; a value must come back unchanged (a key the type does
+/// not know would be dropped, a wrong type refused). Panics naming the value otherwise.
+fn check_against_openai_sdk(python: &Path, values: &[(&str, Value)]) {
+    const SCRIPT: &str = r#"
+import json, sys
+from pydantic import TypeAdapter
+import openai.types.responses as types
+failures = []
+for name, value in json.load(sys.stdin):
+    adapter = TypeAdapter(getattr(types, name))
+    try:
+        back = json.loads(adapter.dump_json(adapter.validate_python(value)))
+    except Exception as error:
+        failures.append(f"{name}: {json.dumps(value)[:300]}: {error}")
+        continue
+    if back != value:
+        failures.append(f"{name} changed: {json.dumps(value)} -> {json.dumps(back)}")
+print("\n".join(failures))
+sys.exit(1 if failures else 0)
+"#;
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(python)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = Value::Array(
+        values
+            .iter()
+            .map(|(name, value)| json!([name, value]))
+            .collect(),
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "the openai SDK types refuse our JSON:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
+    let Some(python) = sdk_python() else {
+        return;
+    };
+    let cache = SchemaCache::new();
+    let request = RenderRequest::default();
+    let rules = DeferralRules::default();
+    let mut values = Vec::new();
+    for search in [OpenAiToolSearch::Hosted, OpenAiToolSearch::Client] {
+        for tool in search.tools(&cache, &pool(), &rules, &request).unwrap() {
+            values.push(("ToolParam", tool));
+        }
+    }
+    let additional = OpenAiToolSearch::additional_tools(&cache, &pool(), &rules, &request).unwrap();
+    values.push(("ResponseInputItemParam", additional));
+    let search_call = json!({"output": [{"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders,get_weather"}, "status": "completed"}]});
+    let call = &ToolSearchCall::read_all(&search_call).unwrap()[0];
+    let state = tool_registry::search::SearchState::new(pool());
+    let answer = call.answer(&state, &cache, &request).unwrap();
+    assert_eq!(answer["tools"].as_array().unwrap().len(), 2, "{answer:#}");
+    values.push(("ResponseInputItemParam", answer));
+    let response = fixture()["response"].clone();
+    for item in response["output"].as_array().unwrap() {
+        values.push(("ResponseInputItemParam", item.clone()));
+    }
+    let calls = ModelApi::OpenAiResponses
+        .read_calls(&response, &pool())
+        .unwrap();
+    let results = run(&calls, &pool());
+    let answer = ModelApi::OpenAiResponses
+        .write_results(&calls, results, &pool())
+        .unwrap();
+    for item in answer.as_array().unwrap() {
+        values.push(("ResponseInputItemParam", item.clone()));
+    }
+    check_against_openai_sdk(&python, &values);
+}
