@@ -126,7 +126,7 @@ fn a_namespaced_turn_and_a_deferred_top_level_call_round_trip_through_the_orches
         "a hosted search is OpenAI's to answer"
     );
 
-    let streamed = stream_of(&response, &pool);
+    let streamed = stream_of(&response, &pool, 2);
     assert_eq!(streamed.calls, calls, "the stream reads the same calls");
     assert_eq!(
         streamed.message, response["output"],
@@ -147,9 +147,11 @@ fn a_namespaced_turn_and_a_deferred_top_level_call_round_trip_through_the_orches
 }
 
 /// The response's output items as a Responses event stream, read by `ModelApi::stream`.
+/// `calls` function calls are expected to be handed over as they finish.
 fn stream_of(
     response: &Value,
     pool: &[Arc<dyn DynTool>],
+    calls: usize,
 ) -> tool_registry::providers::stream::StreamedResponse {
     let mut stream = ModelApi::OpenAiResponses.stream(pool).unwrap();
     let mut sink = Vec::new();
@@ -179,7 +181,7 @@ fn stream_of(
         &mut sink,
     );
     let streamed = stream.finish(&mut sink);
-    assert_eq!(sink.len(), 2);
+    assert_eq!(sink.len(), calls);
     streamed
 }
 
@@ -414,4 +416,23 @@ fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
         values.push(("ResponseInputItemParam", item.clone()));
     }
     check_against_openai_sdk(&python, &values);
+}
+
+#[test]
+fn a_streamed_client_tool_search_call_is_kept_for_the_host_to_answer() {
+    let pool = pool();
+    let response = json!({"output": [
+        {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders"}, "status": "completed"}
+    ]});
+    let streamed = stream_of(&response, &pool, 0);
+    assert!(streamed.calls.is_empty(), "a search is not a function call");
+    let searches = ToolSearchCall::read_all(&streamed.message).unwrap();
+    assert_eq!(searches.len(), 1);
+    let state = tool_registry::search::SearchState::new(pool);
+    let answer = searches[0]
+        .answer(&state, &SchemaCache::new(), &RenderRequest::default())
+        .unwrap();
+    assert_eq!(answer["call_id"], "call_s");
+    assert_eq!(answer["tools"][0]["name"], "crm");
+    assert_eq!(answer["tools"][0]["tools"][0]["name"], "list_open_orders");
 }

@@ -25,7 +25,7 @@ use crate::export::{RenderRequest, SchemaCache, SchemaError};
 /// |---|---|---|---|
 /// | [`Anthropic`](Self::Anthropic) (Messages) | `{"name","description","input_schema"}` | `tool_use` blocks | one user message of `tool_result` blocks |
 /// | [`OpenAiChat`](Self::OpenAiChat) (Chat Completions) | `{"type":"function","function":{..}}` | `tool_calls` | one `tool` message per call (an array) |
-/// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` | `function_call` items | `function_call_output` items (an array) |
+/// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` (with tool search, [`OpenAiToolSearch`](super::OpenAiToolSearch): MCP servers as `namespace` tools) | `function_call` items, a `namespace` mapped back to the pool name | `function_call_output` items (an array) |
 /// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries, portable schemas | `functionCall` parts | a content of `functionResponse` parts |
 /// | [`Mcp`](Self::Mcp) (`tools/list`) | `{"name","title"?,"description","inputSchema",..}` | — | — |
 ///

@@ -9,6 +9,12 @@
 //! end with `response.function_call_arguments.done` (which repeats the whole text). The
 //! stream ends with `response.completed` or `response.incomplete` (the response's `status`
 //! and `incomplete_details.reason`), or fails with `response.failed` (`response.error`).
+//!
+//! A `function_call` inside a namespace names it in the item's `namespace` (at
+//! `output_item.added` and `output_item.done`); the call is handed over under its pool name.
+//! `tool_search_call` / `tool_search_output` items are kept in the message like any item: a
+//! hosted search's go back to OpenAI as they came, a client search's call is read from the
+//! message with [`ToolSearchCall::read_all`](crate::providers::ToolSearchCall::read_all).
 
 use std::collections::{BTreeMap, HashMap};
 
