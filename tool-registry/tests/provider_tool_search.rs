@@ -128,7 +128,10 @@ fn openai_gets_namespaces_per_mcp_server_and_a_tool_search_tool() {
         None,
         "a namespace itself is not deferred"
     );
-    assert_eq!(tools[2]["tools"][0]["name"], "mcp__github__create_issue");
+    assert_eq!(
+        tools[2]["tools"][0]["name"], "create_issue",
+        "named inside its namespace"
+    );
     assert_eq!(tools[2]["tools"][0]["defer_loading"], true);
     assert_eq!(tools[4], json!({"type": "tool_search"}));
     let client = openai(OpenAiToolSearch::Client);
@@ -155,25 +158,30 @@ fn a_client_tool_search_call_is_answered_with_the_matching_definitions() {
     assert_eq!(output["type"], "tool_search_output");
     assert_eq!(output["call_id"], "call_s1");
     assert_eq!(output["execution"], "client");
-    let names: Vec<&str> = output["tools"]
+    let names: Vec<(&str, &str)> = output["tools"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| t["name"].as_str().unwrap())
+        .map(|t| (t["type"].as_str().unwrap(), t["name"].as_str().unwrap()))
         .collect();
-    assert_eq!(names, ["mcp__slack__send_message", "NotebookEdit"]);
-    assert_eq!(output["tools"][0]["type"], "function");
-    assert!(output["tools"][0]["parameters"]["properties"]["q"].is_object());
+    assert_eq!(
+        names,
+        [("function", "NotebookEdit"), ("namespace", "slack")],
+        "an MCP match loads inside its namespace"
+    );
+    let member = &output["tools"][1]["tools"][0];
+    assert_eq!(member["name"], "send_message");
+    assert_eq!(member.get("defer_loading"), None);
+    assert!(member["parameters"]["properties"]["q"].is_object());
     let keyword = calls[1]
         .answer(&state, &cache, &RenderRequest::default())
         .unwrap();
     let found = keyword["tools"].as_array().unwrap();
     assert_eq!(found.len(), 1);
-    assert!(
-        found[0]["name"]
-            .as_str()
-            .unwrap()
-            .starts_with("mcp__github__"),
+    assert_eq!(found[0]["name"], "github", "{keyword:#}");
+    assert_eq!(
+        found[0]["tools"].as_array().unwrap().len(),
+        1,
         "{keyword:#}"
     );
 }

@@ -8,6 +8,7 @@ use tool_sdk::{DynTool, ToolResultBlock};
 
 use super::calls::ToolCalls;
 use super::gemini::GeminiNames;
+use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;
 use super::stream::ResponseStream;
 use super::{ReadError, anthropic, gemini, mcp, openai_chat, openai_responses};
@@ -24,7 +25,7 @@ use crate::export::{RenderRequest, SchemaCache, SchemaError};
 /// |---|---|---|---|
 /// | [`Anthropic`](Self::Anthropic) (Messages) | `{"name","description","input_schema"}` | `tool_use` blocks | one user message of `tool_result` blocks |
 /// | [`OpenAiChat`](Self::OpenAiChat) (Chat Completions) | `{"type":"function","function":{..}}` | `tool_calls` | one `tool` message per call (an array) |
-/// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` | `function_call` items | `function_call_output` items (an array) |
+/// | [`OpenAiResponses`](Self::OpenAiResponses) | `{"type":"function","name",..}` (with tool search, [`OpenAiToolSearch`](super::OpenAiToolSearch): MCP servers as `namespace` tools) | `function_call` items, a `namespace` mapped back to the pool name | `function_call_output` items (an array) |
 /// | [`Gemini`](Self::Gemini) (`generateContent`) | `functionDeclarations` entries with `parametersJsonSchema` | `functionCall` parts | a content of `functionResponse` parts |
 /// | [`GeminiOpenApi`](Self::GeminiOpenApi) | `functionDeclarations` entries with OpenAPI-subset `parameters` | as Gemini | as Gemini |
 /// | [`Mcp`](Self::Mcp) (`tools/list`) | `{"name","title"?,"description","inputSchema",..}` | — | — |
@@ -182,7 +183,8 @@ impl ModelApi {
 
     /// The tool calls of a response (or of its assistant message / content) in this API's
     /// shape; `tools` is the pool the definitions were written for (Gemini maps refused names
-    /// back through it; the others ignore it). A call whose arguments are not JSON is read as
+    /// back through it, OpenAI Responses maps a call inside a namespace, `{"name",
+    /// "namespace"}`, back to its pool name through it; the others ignore it). A call whose arguments are not JSON is read as
     /// a call that failed alone ([`ModelToolCall::input`](super::ModelToolCall::input) is
     /// `Err`), answered with an error result and never run.
     ///
@@ -197,7 +199,9 @@ impl ModelApi {
         match self {
             Self::Anthropic => anthropic::read_calls(response),
             Self::OpenAiChat => openai_chat::read_calls(response),
-            Self::OpenAiResponses => openai_responses::read_calls(response),
+            Self::OpenAiResponses => {
+                openai_responses::read_calls(response, &ResponsesNames::for_tools(tools))
+            }
             Self::Gemini | Self::GeminiOpenApi => {
                 gemini::read_calls(response, &GeminiNames::for_tools(tools))
             }
@@ -216,7 +220,9 @@ impl ModelApi {
         match self {
             Self::Anthropic => Ok(ResponseStream::anthropic()),
             Self::OpenAiChat => Ok(ResponseStream::openai_chat()),
-            Self::OpenAiResponses => Ok(ResponseStream::openai_responses()),
+            Self::OpenAiResponses => Ok(ResponseStream::openai_responses(
+                ResponsesNames::for_tools(tools),
+            )),
             Self::Gemini | Self::GeminiOpenApi => {
                 Ok(ResponseStream::gemini(GeminiNames::for_tools(tools)))
             }

@@ -32,6 +32,7 @@ mod calls;
 mod content;
 pub mod gemini;
 pub(crate) mod mcp;
+mod namespaces;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 mod pairing;

@@ -15,6 +15,7 @@ use tool_sdk::ToolResultBlock;
 use super::ReadError;
 use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
+use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;
 use crate::export::captured::CachedTool;
 use crate::export::shape::{DefinitionShape, StrictMode};
@@ -81,7 +82,7 @@ pub(crate) fn output_items(response: &Value) -> Result<&Vec<Value>, ReadError> {
 /// not be answered). A `function_call` with no `name`, and every `custom_tool_call`, is read
 /// as a call whose input failed ([`ArgumentsError::NotRunnable`]): answered with an error
 /// result (a `custom_tool_call_output` for a custom call), never run.
-pub(crate) fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
+pub(crate) fn read_calls(response: &Value, names: &ResponsesNames) -> Result<ToolCalls, ReadError> {
     let mut calls = Vec::new();
     for (index, item) in output_items(response)?.iter().enumerate() {
         let kind = item.get("type").and_then(Value::as_str);
@@ -117,6 +118,13 @@ pub(crate) fn read_calls(response: &Value) -> Result<ToolCalls, ReadError> {
                 "has no string `name`; send the call again naming the tool".to_owned(),
             ));
             continue;
+        };
+        let name = match names.resolve(item.get("namespace").and_then(Value::as_str), name) {
+            Ok(name) => name,
+            Err(reason) => {
+                calls.push(not_runnable(reason));
+                continue;
+            }
         };
         let arguments = match item.get("arguments") {
             None | Some(Value::Null) => String::new(),

@@ -12,12 +12,23 @@
 //!   and the SDK types `BetaToolSearchToolBm25_20251119` / `BetaToolSearchToolRegex_20251119`.
 //! - **OpenAI Responses** ([`openai_tool_search_request`]): deferred functions carry
 //!   `"defer_loading": true`, MCP tools are grouped into one `{"type":"namespace"}` per server
-//!   (`defer_loading` goes on the functions inside, not on the namespace), and a
+//!   (`defer_loading` goes on the functions inside, not on the namespace; members named
+//!   without their `mcp__SERVER__` prefix, see `super::namespaces`), and a
 //!   `{"type":"tool_search"}` tool is added, hosted by OpenAI or executed by the client
 //!   (`"execution":"client"`): the model then emits `tool_search_call` items, answered with
 //!   `tool_search_output` items listing the loaded definitions ([`answer_tool_search_call`],
-//!   which runs our own search). Source: OpenAI's tool search guide,
-//!   <https://developers.openai.com/api/docs/guides/tools-tool-search>.
+//!   which runs our own search). A hosted search's `tool_search_call` / `tool_search_output`
+//!   items are OpenAI's: a host sends them back with the rest of the output and answers
+//!   nothing. Tools that join mid-conversation (a server that connected later) go in an
+//!   `{"type":"additional_tools","role":"developer","tools":[...]}` input item
+//!   ([`OpenAiToolSearch::additional_tools`]) instead of changing `tools`, which keeps the
+//!   prompt cache. Sources: OpenAI's tool search guide,
+//!   <https://developers.openai.com/api/docs/guides/tools-tool-search>, and the `openai` 3.60.0
+//!   Python SDK types `types/responses/tool_search_tool_param.py` (`ToolSearchToolParam`:
+//!   `type`, `execution` `"server"`/`"client"`, `description`, `parameters`),
+//!   `response_input_item_param.py` (`ToolSearchCall`, `AdditionalTools`: `role` only
+//!   `"developer"`, `tools`) and `response_tool_search_output_item_param_param.py`, all read
+//!   2026-12-03.
 //!
 //! Our ToolSearch tool is left out of these requests: the API's search replaces it. Anthropic
 //! has no namespace for tools the host runs (its `mcp_toolset` is for MCP servers the API
@@ -28,7 +39,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tool_sdk::DynTool;
 
-use super::{anthropic, openai_responses};
+use super::{anthropic, namespaces, openai_responses};
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
 use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
 
@@ -138,8 +149,9 @@ fn client_search_tool() -> Value {
 /// The `tools` array of an OpenAI Responses request with tool search over `pool`: non-MCP
 /// tools as functions in pool order (deferred ones with `"defer_loading": true`), then one
 /// `namespace` per MCP server (in order of first appearance) holding its tools, each with
-/// `"defer_loading": true` when deferred, then the `tool_search` tool. Function names stay the
-/// pool names (`mcp__server__tool` inside a namespace too), so calls come back unchanged.
+/// `"defer_loading": true` when deferred and named without its `mcp__SERVER__` prefix, then
+/// the `tool_search` tool. Calls come back as `{"name","namespace"}`, which
+/// [`ModelApi::read_calls`](super::ModelApi::read_calls) maps to the pool names.
 ///
 /// # Errors
 /// As [`ModelApi::definitions`](super::ModelApi::definitions) (strict mode under [`crate::export::StrictPolicy::Error`]).
@@ -152,58 +164,12 @@ pub fn openai_tool_search_request(
 ) -> Result<Vec<Value>, SchemaError> {
     let tools = without_tool_search(pool);
     let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
-    let mut out = Vec::new();
-    let mut namespaces: Vec<(String, Vec<Value>)> = Vec::new();
-    for (tool, mut definition) in tools.iter().zip(definitions) {
-        if is_deferred_tool(tool.as_ref(), rules) {
-            definition["defer_loading"] = Value::Bool(true);
-        }
-        match tool.meta().mcp_info.as_ref().filter(|_| tool.meta().is_mcp) {
-            Some(info) => {
-                let server = info.server_name.clone();
-                match namespaces.iter_mut().find(|(name, _)| *name == server) {
-                    Some((_, members)) => members.push(definition),
-                    None => namespaces.push((server, vec![definition])),
-                }
-            }
-            None => out.push(definition),
-        }
-    }
-    for (server, members) in namespaces {
-        out.push(json!({
-            "type": "namespace",
-            "name": namespace_name(&server),
-            "description": format!("Tools of the MCP server {server}."),
-            "tools": members,
-        }));
-    }
+    let mut out = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
     out.push(match search {
         OpenAiToolSearch::Hosted => json!({"type": "tool_search"}),
         OpenAiToolSearch::Client => client_search_tool(),
     });
     Ok(out)
-}
-
-/// A namespace name from a server name, distinct for distinct servers: a name made only of
-/// `a-z A-Z 0-9 _ -` is kept as is; any other has each such character replaced by `_` and a
-/// stable suffix `_` + 8 hex digits (FNV-1a of the original name) appended, so `a.b` and `a_b`
-/// never share a namespace, and the same server gets the same name in every request.
-fn namespace_name(server: &str) -> String {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if !server.is_empty() && server.chars().all(allowed) {
-        return server.to_owned();
-    }
-    let mut name: String = server
-        .chars()
-        .map(|c| if allowed(c) { c } else { '_' })
-        .collect();
-    let mut hash: u32 = 0x811c_9dc5;
-    for byte in server.bytes() {
-        hash ^= u32::from(byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    name.push_str(&format!("_{hash:08x}"));
-    name
 }
 
 /// A client-executed `tool_search_call` item of a Responses output.
@@ -266,7 +232,8 @@ pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, s
 /// Answers a client-executed `tool_search_call` with our search over `state`'s pool:
 /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}` with the
 /// Responses function definition of every match (rendered through `cache`, with
-/// `"defer_loading": true` kept off so the definitions load).
+/// `"defer_loading": true` kept off so the definitions load), an MCP server's matches inside
+/// their namespace as in the request.
 ///
 /// # Errors
 /// As [`ModelApi::definitions`](super::ModelApi::definitions).
@@ -283,7 +250,8 @@ pub fn answer_tool_search_call(
             matched.push(Arc::clone(tool));
         }
     }
-    let tools = cache.render(&matched, &openai_responses::SHAPE, request)?;
+    let definitions = cache.render(&matched, &openai_responses::SHAPE, request)?;
+    let tools = namespaces::group(&matched, definitions, |_| false);
     Ok(json!({
         "type": "tool_search_output",
         "call_id": call.call_id,
@@ -316,8 +284,11 @@ impl OpenAiToolSearch {
     /// The `tools` array of an OpenAI Responses request with this tool search over `pool`:
     /// non-MCP tools as functions in pool order (deferred ones with `"defer_loading": true`),
     /// then one `namespace` per MCP server (in order of first appearance) holding its tools,
-    /// each with `"defer_loading": true` when deferred, then the `tool_search` tool. Function
-    /// names stay the pool names, so calls come back unchanged.
+    /// each with `"defer_loading": true` when deferred and named without its `mcp__SERVER__`
+    /// prefix, then the `tool_search` tool. Calls come back as `{"name","namespace"}`, which
+    /// [`ModelApi::read_calls`](super::ModelApi::read_calls) and
+    /// [`ModelApi::stream`](super::ModelApi::stream), given the same pool, map back to the
+    /// pool names. Built-in and JSON tools have no group, so they stay top-level.
     ///
     /// # Errors
     /// As [`ModelApi::definitions`](super::ModelApi::definitions) (strict mode under [`crate::export::StrictPolicy::Error`]).
@@ -329,6 +300,30 @@ impl OpenAiToolSearch {
         request: &RenderRequest,
     ) -> Result<Vec<Value>, SchemaError> {
         openai_tool_search_request(cache, pool, rules, self, request)
+    }
+
+    /// The input item that makes `tools` available from this point of the conversation on,
+    /// for tools that joined the pool after the request's `tools` array was written (an MCP
+    /// server that connected later): `{"type":"additional_tools","role":"developer",
+    /// "tools":[...]}`, grouped and deferred exactly as [`OpenAiToolSearch::tools`] groups them
+    /// (without a second `tool_search` tool). Appending it to `input`, rather than changing
+    /// `tools`, keeps the cached prefix of the conversation. Shape: `AdditionalTools` in
+    /// `openai/types/responses/response_input_item_param.py` of the `openai` 3.60.0 Python
+    /// SDK (read 2026-12-03): `role` may only be `"developer"`. Our ToolSearch tool is left
+    /// out, as in [`OpenAiToolSearch::tools`].
+    ///
+    /// # Errors
+    /// As [`ModelApi::definitions`](super::ModelApi::definitions).
+    pub fn additional_tools(
+        cache: &SchemaCache,
+        tools: &[Arc<dyn DynTool>],
+        rules: &DeferralRules,
+        request: &RenderRequest,
+    ) -> Result<Value, SchemaError> {
+        let tools = without_tool_search(tools);
+        let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
+        let grouped = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
+        Ok(json!({"type": "additional_tools", "role": "developer", "tools": grouped}))
     }
 }
 
@@ -360,29 +355,5 @@ impl ToolSearchCall {
         request: &RenderRequest,
     ) -> Result<Value, SchemaError> {
         answer_tool_search_call(self, state, cache, request)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::namespace_name;
-
-    #[test]
-    fn namespace_names_are_distinct_for_distinct_servers_and_stable() {
-        assert_eq!(namespace_name("github"), "github");
-        assert_eq!(namespace_name("a_b"), "a_b");
-        let dotted = namespace_name("a.b");
-        assert_ne!(dotted, namespace_name("a_b"));
-        assert_ne!(dotted, namespace_name("a b"));
-        assert!(
-            dotted.starts_with("a_b_") && dotted.len() == "a_b_".len() + 8,
-            "{dotted}"
-        );
-        assert_eq!(
-            dotted,
-            namespace_name("a.b"),
-            "the same server, the same name"
-        );
-        assert_eq!(namespace_name("a.b"), "a_b_108bf50c");
     }
 }

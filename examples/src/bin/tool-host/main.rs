@@ -36,6 +36,7 @@ mod mcp;
 mod oauth;
 mod pool_options;
 mod progress;
+mod provider_search;
 mod rebase;
 mod run;
 mod search;
@@ -80,6 +81,11 @@ enum Command {
         /// without it, with a warning on stderr naming the field).
         #[arg(long)]
         strict: bool,
+        /// The API's own tool search: deferred tools carry `defer_loading` and the API's
+        /// search tool is added; for openai-responses (`hosted` or `client`) each MCP server's
+        /// tools form a `namespace`; for anthropic, `bm25` or `regex`.
+        #[arg(long, value_name = "KIND")]
+        tool_search: Option<provider_search::ProviderSearch>,
         /// Accepted for symmetry with the other commands: the output is always JSON.
         #[arg(long)]
         json: bool,
@@ -188,10 +194,14 @@ fn run_command() -> ExitCode {
         Command::Definitions {
             format,
             strict,
+            tool_search,
             json: _,
             pool,
-        } => pool_options::definitions(&registry, &pool, format, strict)
-            .and_then(|definitions| print_json(&definitions)),
+        } => match tool_search {
+            Some(search) => provider_search::definitions(&registry, &pool, format, strict, search),
+            None => pool_options::definitions(&registry, &pool, format, strict),
+        }
+        .and_then(|definitions| print_json(&definitions)),
         Command::Pool { json, pool } => pool.build(&registry).and_then(|pool| {
             if json {
                 print_json(&pool_options::pool_json(&pool))

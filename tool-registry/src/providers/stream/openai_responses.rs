@@ -9,14 +9,21 @@
 //! end with `response.function_call_arguments.done` (which repeats the whole text). The
 //! stream ends with `response.completed` or `response.incomplete` (the response's `status`
 //! and `incomplete_details.reason`), or fails with `response.failed` (`response.error`).
+//!
+//! A `function_call` inside a namespace names it in the item's `namespace` (at
+//! `output_item.added` and `output_item.done`); the call is handed over under its pool name.
+//! `tool_search_call` / `tool_search_output` items are kept in the message like any item: a
+//! hosted search's go back to OpenAI as they came, a client search's call is read from the
+//! message with [`ToolSearchCall::read_all`](crate::providers::ToolSearchCall::read_all).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
 use super::error::StreamedError;
 use crate::providers::calls::{ArgumentsError, ModelToolCall};
+use crate::providers::namespaces::ResponsesNames;
 
 /// Assembles a Responses output from stream events: the message is the array of output
 /// items, in `output_index` order, ready to append to the next request's `input`.
@@ -26,9 +33,14 @@ use crate::providers::calls::{ArgumentsError, ModelToolCall};
 /// the full text the event repeats. Every item is kept as the API last sent it (`reasoning`
 /// items included, with their `encrypted_content` when it was asked for); an item whose
 /// `output_item.done` never came is kept as it grew, with `status` `incomplete`. A
-/// `function_call` item whose call failed carries `"arguments":"{}"`.
+/// `function_call` item whose call failed carries `"arguments":"{}"`. A call inside a
+/// namespace (the item's `namespace`) is mapped back to its pool name through `names`, as the
+/// whole-response reader does.
 #[derive(Debug, Default)]
 pub(crate) struct ResponsesAssembler {
+    names: ResponsesNames,
+    /// The `namespace` of each open `function_call` item that has one, by `item_id`.
+    namespaces: HashMap<String, String>,
     open: BTreeMap<String, (u64, Partial)>,
     done: BTreeMap<u64, ModelToolCall>,
     finished_items: Vec<String>,
@@ -44,6 +56,38 @@ struct Item {
 }
 
 impl ResponsesAssembler {
+    /// An assembler mapping namespaced calls back through `names`.
+    pub(crate) fn new(names: ResponsesNames) -> Self {
+        Self {
+            names,
+            ..Self::default()
+        }
+    }
+
+    /// Keeps the `namespace` of a `function_call` item, when it has one.
+    fn note_namespace(&mut self, item_id: &str, item: &Value) {
+        if let Some(namespace) = text(item, "namespace") {
+            self.namespaces
+                .insert(item_id.to_owned(), namespace.to_owned());
+        }
+    }
+
+    /// `call`, named by its pool name, or answered with an error naming its namespace and
+    /// name when the pool has no such tool.
+    fn resolved(&mut self, item_id: &str, index: u64, mut call: ModelToolCall) -> ModelToolCall {
+        let namespace = self.namespaces.remove(item_id);
+        match self.names.resolve(namespace.as_deref(), &call.name) {
+            Ok(name) => call.name = name,
+            Err(reason) => {
+                call.input = Err(ArgumentsError::NotRunnable {
+                    item: format!("output[{index}]"),
+                    reason,
+                });
+            }
+        }
+        call
+    }
+
     fn finish_item(&mut self, item_id: &str, full: Option<&str>, out: &mut Vec<ModelToolCall>) {
         let Some((index, mut partial)) = self.open.remove(item_id) else {
             return;
@@ -51,7 +95,7 @@ impl ResponsesAssembler {
         if let Some(full) = full {
             full.clone_into(&mut partial.arguments);
         }
-        let call = partial.complete();
+        let call = self.resolved(item_id, index, partial.complete());
         self.done.insert(index, call.clone());
         self.finished_items.push(item_id.to_owned());
         out.push(call);
@@ -60,7 +104,8 @@ impl ResponsesAssembler {
     /// A finished `custom_tool_call` item at `index`, as the whole-response reader reads it:
     /// a call that is answered with an error and never run.
     fn custom_call(&mut self, index: u64, item: &Value, out: &mut Vec<ModelToolCall>) {
-        let Ok(read) = crate::providers::openai_responses::read_calls(&json!([item])) else {
+        let Ok(read) = crate::providers::openai_responses::read_calls(&json!([item]), &self.names)
+        else {
             return;
         };
         for mut call in read.calls {
@@ -153,6 +198,7 @@ impl Assemble for ResponsesAssembler {
                     };
                     partial.append(text(item, "arguments").unwrap_or_default());
                     self.open.insert(item_id.to_owned(), (index, partial));
+                    self.note_namespace(item_id, item);
                 }
                 self.items.entry(index).or_insert_with(|| Item {
                     value: item.clone(),
@@ -202,6 +248,7 @@ impl Assemble for ResponsesAssembler {
                 if text(item, "type") == Some("function_call")
                     && let Some(item_id) = text(item, "id")
                 {
+                    self.note_namespace(item_id, item);
                     let full = text(item, "arguments");
                     self.finish_item(item_id, full, &mut out);
                 }
@@ -233,12 +280,17 @@ impl Assemble for ResponsesAssembler {
 
     fn end(&mut self) -> Vec<ModelToolCall> {
         let mut out = Vec::new();
-        let mut open: Vec<_> = std::mem::take(&mut self.open).into_values().collect();
+        let mut open: Vec<_> = std::mem::take(&mut self.open).into_iter().collect();
         // In the order of the output, not of the item ids.
-        open.sort_by_key(|(index, _)| *index);
-        for (index, partial) in open {
-            // No `.done` event: the item was cut off.
-            let call = partial.truncated();
+        open.sort_by_key(|(_, (index, _))| *index);
+        for (item_id, (index, partial)) in open {
+            // No `.done` event: the item was cut off (named as the pool knows it, still
+            // answered with the truncation error).
+            let mut call = partial.truncated();
+            let namespace = self.namespaces.remove(&item_id);
+            if let Ok(name) = self.names.resolve(namespace.as_deref(), &call.name) {
+                call.name = name;
+            }
             self.done.insert(index, call.clone());
             out.push(call);
         }

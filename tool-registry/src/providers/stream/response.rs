@@ -14,6 +14,7 @@ use super::openai_responses::ResponsesAssembler;
 use super::sse::{SseDecoder, SseEvent};
 use crate::providers::calls::{ModelToolCall, ToolCalls};
 use crate::providers::gemini::GeminiNames;
+use crate::providers::namespaces::ResponsesNames;
 
 /// Where finished calls go as a response streams: a
 /// [`StreamingToolExecutor`](crate::orchestration::StreamingToolExecutor) (which starts each
@@ -124,8 +125,8 @@ impl ResponseStream {
     }
 
     /// An OpenAI Responses stream.
-    pub(crate) fn openai_responses() -> Self {
-        Self::new(Box::<ResponsesAssembler>::default())
+    pub(crate) fn openai_responses(names: ResponsesNames) -> Self {
+        Self::new(Box::new(ResponsesAssembler::new(names)))
     }
 
     /// A Gemini stream, names mapped back with `names`.

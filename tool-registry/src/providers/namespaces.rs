@@ -1,0 +1,202 @@
+//! OpenAI Responses namespaces: how the pool is grouped into `{"type":"namespace"}` tools, and
+//! how a `function_call` that names a `namespace` is mapped back to the pool tool it calls.
+//!
+//! Shapes, as in the official Python SDK `openai` 3.60.0 (read 2026-12-03):
+//! `types/responses/namespace_tool_param.py` (`NamespaceToolParam`: `type` `"namespace"`,
+//! `name`, `description`, `tools` of functions, each with its own `defer_loading`),
+//! `types/responses/response_function_tool_call.py` (a `function_call` item carries the
+//! function `name` and, for a function inside a namespace, the `namespace`), and
+//! `types/responses/tool_search_output_namespace_tool_param.py` (a `tool_search_output` loads
+//! namespace members as a namespace holding them). Guide: "Tool search",
+//! <https://developers.openai.com/api/docs/guides/tools-tool-search> (read 2026-12-03).
+//!
+//! Grouping: each MCP server's tools form one namespace, named after the server
+//! ([`namespace_name`]); inside it a tool is named by its own part of the pool name (the pool
+//! name without `mcp__SERVER__`), which is what the model writes in the call's `name`. Built-in
+//! and JSON tools have no group in the pool, so they stay top-level functions under their pool
+//! names. Calls are mapped back by [`ResponsesNames`]; besides the member form it accepts a
+//! pool name in any namespace, because OpenAI reports a deferred top-level function with a
+//! namespace equal to its own name (openai-agents-python, `tests/test_process_model_response.py`,
+//! `test_process_model_response_preserves_synthetic_namespace_for_deferred_top_level_tools`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tool_sdk::DynTool;
+
+use crate::mcp_names::{fnv1a_32, mcp_prefix};
+
+/// The namespace of `tool` in a Responses export: its MCP server's, or `None` for a tool that
+/// is not from an MCP server.
+pub(crate) fn namespace_of(tool: &dyn DynTool) -> Option<String> {
+    let meta = tool.meta();
+    meta.mcp_info
+        .as_ref()
+        .filter(|_| meta.is_mcp)
+        .map(|info| namespace_name(&info.server_name))
+}
+
+/// The name of `tool` inside its namespace: the pool name without its `mcp__SERVER__` prefix,
+/// or the whole pool name when the name does not start with that prefix (a name shortened
+/// to 64 characters keeps its hash only as a whole) or nothing would be left.
+pub(crate) fn member_name(tool: &dyn DynTool) -> String {
+    let meta = tool.meta();
+    let name = meta.name.as_ref();
+    meta.mcp_info
+        .as_ref()
+        .and_then(|info| name.strip_prefix(&mcp_prefix(&info.server_name)))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(name)
+        .to_owned()
+}
+
+/// A namespace name from a server name, distinct for distinct servers: a name made only of
+/// `a-z A-Z 0-9 _ -` is kept as is; any other has each such character replaced by `_` and a
+/// stable suffix `_` + 8 hex digits (FNV-1a of the original name) appended, so `a.b` and `a_b`
+/// never share a namespace, and the same server gets the same name in every request.
+pub(crate) fn namespace_name(server: &str) -> String {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !server.is_empty() && server.chars().all(allowed) {
+        return server.to_owned();
+    }
+    let mut name: String = server
+        .chars()
+        .map(|c| if allowed(c) { c } else { '_' })
+        .collect();
+    name.push_str(&format!("_{:08x}", fnv1a_32(server.as_bytes())));
+    name
+}
+
+/// The Responses `tools` entries for `tools` and their rendered function `definitions` (same
+/// order): top-level functions in pool order, then one namespace per MCP server in order of
+/// first appearance, its members renamed to [`member_name`]. `deferred(tool)` marks a function
+/// with `"defer_loading": true`; a namespace itself never is (the guide: "defer_loading applies
+/// to the functions inside the namespace, not to the namespace object itself").
+pub(crate) fn group(
+    tools: &[Arc<dyn DynTool>],
+    definitions: Vec<Value>,
+    deferred: impl Fn(&dyn DynTool) -> bool,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut namespaces: Vec<(String, String, Vec<Value>)> = Vec::new();
+    for (tool, mut definition) in tools.iter().zip(definitions) {
+        if deferred(tool.as_ref()) {
+            definition["defer_loading"] = Value::Bool(true);
+        }
+        let Some(namespace) = namespace_of(tool.as_ref()) else {
+            out.push(definition);
+            continue;
+        };
+        definition["name"] = Value::String(member_name(tool.as_ref()));
+        match namespaces.iter_mut().find(|(name, ..)| *name == namespace) {
+            Some((.., members)) => members.push(definition),
+            None => {
+                let server = tool
+                    .meta()
+                    .mcp_info
+                    .as_ref()
+                    .map(|info| info.server_name.clone())
+                    .unwrap_or_default();
+                namespaces.push((namespace, server, vec![definition]));
+            }
+        }
+    }
+    for (name, server, members) in namespaces {
+        out.push(json!({
+            "type": "namespace",
+            "name": name,
+            "description": format!("Tools of the MCP server {server}."),
+            "tools": members,
+        }));
+    }
+    out
+}
+
+/// How the function calls of a Responses output map back to pool names: built from the pool
+/// the definitions were written for.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResponsesNames {
+    /// `(namespace, member name)` → pool name.
+    members: HashMap<(String, String), String>,
+    /// Every namespace the pool exports.
+    namespaces: BTreeSet<String>,
+    /// Every pool name.
+    names: HashSet<String>,
+}
+
+impl ResponsesNames {
+    /// The names of `tools`.
+    pub(crate) fn for_tools(tools: &[Arc<dyn DynTool>]) -> Self {
+        let mut names = Self::default();
+        for tool in tools {
+            names.names.insert(tool.name().to_owned());
+            if let Some(namespace) = namespace_of(tool.as_ref()) {
+                names.namespaces.insert(namespace.clone());
+                names.members.insert(
+                    (namespace, member_name(tool.as_ref())),
+                    tool.name().to_owned(),
+                );
+            }
+        }
+        names
+    }
+
+    /// The pool name a call of `name` in `namespace` (when the item has one) is for. Without a
+    /// namespace the name is the pool name as it stands (an unknown one is refused by the
+    /// orchestrator, like any unknown tool).
+    ///
+    /// # Errors
+    /// Why the call cannot be run, naming the namespace and the tool, when neither the pair
+    /// nor the bare name is in the pool.
+    pub(crate) fn resolve(&self, namespace: Option<&str>, name: &str) -> Result<String, String> {
+        let Some(namespace) = namespace else {
+            return Ok(name.to_owned());
+        };
+        if let Some(pool_name) = self.members.get(&(namespace.to_owned(), name.to_owned())) {
+            return Ok(pool_name.clone());
+        }
+        if self.names.contains(name) {
+            return Ok(name.to_owned());
+        }
+        Err(if self.namespaces.contains(namespace) {
+            format!(
+                "calls `{name}` in the namespace `{namespace}`, which has no tool of that name; call one of the tools listed in `{namespace}`"
+            )
+        } else {
+            let known: Vec<&str> = self.namespaces.iter().map(String::as_str).collect();
+            format!(
+                "calls `{name}` in the namespace `{namespace}`, which no tool definition declares (declared namespaces: {}); call a tool of a declared namespace",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::namespace_name;
+
+    #[test]
+    fn namespace_names_are_distinct_for_distinct_servers_and_stable() {
+        assert_eq!(namespace_name("github"), "github");
+        assert_eq!(namespace_name("a_b"), "a_b");
+        let dotted = namespace_name("a.b");
+        assert_ne!(dotted, namespace_name("a_b"));
+        assert_ne!(dotted, namespace_name("a b"));
+        assert!(
+            dotted.starts_with("a_b_") && dotted.len() == "a_b_".len() + 8,
+            "{dotted}"
+        );
+        assert_eq!(
+            dotted,
+            namespace_name("a.b"),
+            "the same server, the same name"
+        );
+        assert_eq!(namespace_name("a.b"), "a_b_108bf50c");
+    }
+}
