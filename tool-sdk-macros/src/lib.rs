@@ -95,6 +95,7 @@ use proc_macro::TokenStream;
 /// | `title = "Find files"` | no | a display name for people (MCP `title`) |
 /// | `task = "optional"` / `"required"` | no | the call may (`optional`: when still running after a moment) or must (`required`) run as a task, started now and followed by the client (MCP tasks extension, SEP-2663; read by `tool_registry`'s MCP server, ignored by hosts that run calls in the request) |
 /// | `scopes = "files:read files:write"` | no | the OAuth scopes a call needs, space-separated (`ToolSpec::SCOPES`): a server that checks access tokens (`tool_registry`'s `mcp::serve::auth`) hides the tool from a client whose token lacks one, and refuses its call with `403 insufficient_scope` |
+/// | `callers = ["direct", "programmatic"]` | no | who may call the tool (`ToolSpec::CALLERS`, `tool_sdk::callers::Callers`): `"direct"` the model itself, `"programmatic"` code the model runs in the provider's sandbox (Anthropic programmatic tool calling, OpenAI Responses programs); a non-empty list, each name once; absent means `["direct"]` and nothing new is exported. Exported as `allowed_callers` for Anthropic and OpenAI Responses; a call from a caller not listed is answered with an error result |
 /// | `example = r#"{"pattern": "*.rs"}"#` | no, repeatable | an example input, a JSON object checked at compile time; exported as Anthropic `input_examples` and shown in docs |
 ///
 /// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world` and `idempotent` are

@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 
 use serde_json::Value;
+use tool_sdk::callers::Callers;
 use tool_sdk::{DeclaredFlag, DynTool};
 
 use super::schema::{export_input_schema, mcp_input_object};
@@ -64,6 +65,8 @@ pub struct CachedTool {
     /// The declared example inputs that parse as JSON objects, in order (text that does not is
     /// left out here and reported by [`ToolRegistry::check_examples`](crate::ToolRegistry::check_examples)).
     pub examples: Vec<Value>,
+    /// Who may call the tool (programmatic tool calling), as declared.
+    pub callers: Callers,
     strict_schema: OnceLock<Result<Value, SchemaError>>,
 }
 
@@ -80,6 +83,7 @@ impl CachedTool {
             hints: ResolvedHints::of(tool),
             output_schema: tool.output_schema().cloned(),
             examples: object_examples(tool),
+            callers: tool.meta().callers,
             strict_schema: OnceLock::new(),
         }
     }

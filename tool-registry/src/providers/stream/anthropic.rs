@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
-use crate::providers::calls::ModelToolCall;
+use crate::providers::calls::{ModelToolCall, read_caller};
 
 /// Assembles a Messages response from its stream events.
 ///
@@ -49,6 +49,7 @@ impl MessagesAssembler {
             let partial = Partial {
                 id: text_of(block, "id").to_owned(),
                 name: text_of(block, "name").to_owned(),
+                caller: read_caller(block.get("caller")),
                 ..Partial::default()
             };
             let start_input = block.get("input").cloned().unwrap_or(Value::Null);
@@ -115,7 +116,9 @@ impl MessagesAssembler {
                 Value::Null => Value::Object(Map::new()),
                 input => input,
             };
-            ModelToolCall::new(open.partial.id, open.partial.name, input)
+            let mut call = ModelToolCall::new(open.partial.id, open.partial.name, input);
+            call.caller = open.partial.caller;
+            call
         };
         self.done.insert(index, call.clone());
         Some(call)

@@ -2,8 +2,10 @@
 //! finished calls out to a [`CallSink`]), and the [`StreamedResponse`] it leaves.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value;
+use tool_sdk::DynTool;
 
 use super::anthropic::MessagesAssembler;
 use super::assemble::{Assemble, Found};
@@ -53,6 +55,8 @@ pub struct ResponseStream {
     /// never run.
     duplicates: Vec<ModelToolCall>,
     found: Found,
+    /// The pool, for [`ModelToolCall::check_caller`].
+    tools: Vec<Arc<dyn DynTool>>,
 }
 
 /// What a finished stream left: the assistant message, its calls, its text, and how it
@@ -110,7 +114,15 @@ impl ResponseStream {
             handed: HashSet::new(),
             duplicates: Vec::new(),
             found: Found::default(),
+            tools: Vec::new(),
         }
+    }
+
+    /// Refuses each call whose tool (in `tools`) does not allow its caller, as it is handed
+    /// over and again in [`ResponseStream::finish`]'s calls.
+    pub(crate) fn checking_callers(mut self, tools: &[Arc<dyn DynTool>]) -> Self {
+        self.tools = tools.to_vec();
+        self
     }
 
     /// An Anthropic Messages stream.
@@ -205,9 +217,11 @@ impl ResponseStream {
     /// so it is never run (the first keeps the id).
     fn hand_over(&mut self, mut call: ModelToolCall, sink: &mut impl CallSink) {
         if !self.handed.insert(call.id.clone()) {
+            // As assembled, to be found again among `finish`'s calls.
             self.duplicates.push(call.clone());
             call.mark_duplicate();
         }
+        call.check_caller(&self.tools);
         sink.call_ready(&call);
     }
 
@@ -237,7 +251,7 @@ impl ResponseStream {
         }
         StreamedResponse {
             message: self.api.message(),
-            calls: ToolCalls::new(calls),
+            calls: ToolCalls::new(calls).check_callers(&self.tools),
             text: self.found.text,
             stop_reason: self.found.stop_reason,
             error: self.found.error,
