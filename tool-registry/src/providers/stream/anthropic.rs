@@ -4,7 +4,9 @@
 //! or a `tool_use` block whose `input` is `{}`), grows by `content_block_delta` events
 //! (`text_delta`, `thinking_delta`, `signature_delta`, `citations_delta`, `input_json_delta`
 //! pieces of `partial_json`) and closes with `content_block_stop`; blocks are keyed by
-//! `index`. `message_delta` carries `delta.stop_reason`, and `message_stop` ends the stream.
+//! `index`. `message_delta` carries `delta.stop_reason` (and, when code execution ran,
+//! `delta.container`; `anthropic` SDK 2.16.0 `types/raw_message_delta_event.py`), and
+//! `message_stop` ends the stream.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -139,7 +141,17 @@ impl Assemble for MessagesAssembler {
                 self.delta(index, delta, found);
             }
             ("content_block_stop", Some(index)) => out.extend(self.stop(index)),
-            ("message_delta", _) => {
+            ("message_start" | "message_delta", _) => {
+                // `message_start.message.container`, `message_delta.delta.container`.
+                let container = event
+                    .get("message")
+                    .or_else(|| event.get("delta"))
+                    .and_then(|at| at.get("container"))
+                    .and_then(|container| container.get("id"))
+                    .and_then(Value::as_str);
+                if let Some(id) = container {
+                    found.container = Some(id.to_owned());
+                }
                 if let Some(reason) = event
                     .get("delta")
                     .and_then(|delta| delta.get("stop_reason"))

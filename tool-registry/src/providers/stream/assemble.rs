@@ -38,6 +38,8 @@ pub(crate) struct Found {
     /// The tokens of the prompt and of the response, as the API last reported them.
     pub(crate) input_tokens: Option<u64>,
     pub(crate) output_tokens: Option<u64>,
+    /// Anthropic: the id of the code execution container the response used.
+    pub(crate) container: Option<String>,
 }
 
 impl Found {

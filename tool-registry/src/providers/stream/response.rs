@@ -103,6 +103,14 @@ pub struct StreamedResponse {
     /// The response's tokens as the API reported them, if it did (`output_tokens`,
     /// `completion_tokens`, `candidatesTokenCount`).
     pub output_tokens: Option<u64>,
+    /// Anthropic: the id of the code execution container the response ran code in
+    /// (`message_start.message.container` or `message_delta.delta.container`), `None` for the
+    /// other APIs and when no code ran. A response whose code made tool calls (programmatic
+    /// tool calling) is continued by sending the results with this id as the next request's
+    /// `container`
+    /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
+    /// read 2026-12-03).
+    pub container: Option<String>,
 }
 
 impl ResponseStream {
@@ -258,6 +266,7 @@ impl ResponseStream {
             ended: self.found.ended,
             input_tokens: self.found.input_tokens,
             output_tokens: self.found.output_tokens,
+            container: self.found.container,
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct RequestSettings {
     pub search: SearchChoice,
     /// The tool search configuration (deferral rules, gate, delta switch).
     pub search_config: ToolSearchConfig,
+    /// Anthropic programmatic tool calling: send the code execution tool
+    /// ([`ModelApi::ANTHROPIC_CODE_EXECUTION`]).
+    pub programmatic: bool,
 }
 
 /// The history and the per-session caches.
@@ -63,6 +66,9 @@ pub struct Conversation {
     result_history: Vec<Value>,
     /// The deferred-tools deltas announced so far (SPEC §8.2).
     announced: Vec<DeferredToolsDelta>,
+    /// Anthropic: the code execution container of the last response that had one, sent as
+    /// the next request's `container` (programmatic tool calling resumes the code there).
+    container: Option<String>,
 }
 
 /// A request ready to send: its body and the headers it needs.
@@ -83,6 +89,14 @@ impl Conversation {
             messages: Vec::new(),
             result_history: Vec::new(),
             announced: Vec::new(),
+            container: None,
+        }
+    }
+
+    /// Keeps the code execution container a response named (`None` keeps the last one).
+    pub fn keep_container(&mut self, container: Option<String>) {
+        if container.is_some() {
+            self.container = container;
         }
     }
 
@@ -234,8 +248,19 @@ impl Conversation {
                 "messages": messages,
                 "stream": true,
             });
+            let mut tools = tools;
+            if settings.programmatic {
+                // Programmatic tool calling: the server tool whose code calls ours (the
+                // version the definitions' `allowed_callers` name).
+                tools.push(
+                    json!({"type": ModelApi::ANTHROPIC_CODE_EXECUTION, "name": "code_execution"}),
+                );
+            }
             if !tools.is_empty() {
                 body["tools"] = Value::Array(tools);
+            }
+            if let Some(container) = &self.container {
+                body["container"] = json!(container);
             }
             body
         } else {

@@ -130,6 +130,13 @@ pub struct ChatArgs {
     /// else deny), stdin, or deny.
     #[arg(long, value_enum, default_value = "auto")]
     pub permission_prompt: PromptChoice,
+    /// Programmatic tool calling (anthropic only): send Anthropic's code execution tool
+    /// (`code_execution_20260120`), so that code the model writes can call the tools that
+    /// allow it (`#[tool(callers = ["programmatic"])]`, `"callers"` in `--tools-json`,
+    /// `--allow-programmatic TOOL_OR_SERVER`). Calls made by code are shown on stderr as
+    /// such, and each response's code container is sent back with the results.
+    #[arg(long)]
+    pub programmatic: bool,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -159,6 +166,9 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     {
         return Err("--search bm25|regex is Anthropic's server-side search; with --provider openai use client or off".into());
     }
+    if args.programmatic && provider != ModelApi::Anthropic {
+        return Err("--programmatic is Anthropic's programmatic tool calling (code execution calling tools); use it with --provider anthropic".into());
+    }
     let root = match &args.root {
         Some(root) => root.clone(),
         None => std::env::current_dir()
@@ -173,6 +183,15 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
     search_config.base_url = base_url.clone().filter(|_| provider == ModelApi::Anthropic);
     let mut tools = live.pool.tools().to_vec();
+    if args.programmatic
+        && !tools
+            .iter()
+            .any(|tool| tool.meta().callers.allows_programmatic())
+    {
+        eprintln!(
+            "tool-host: warning: --programmatic: no tool allows calls from code; name some with --allow-programmatic"
+        );
+    }
     if args.search == SearchChoice::Client {
         search_config.insert_tool_search(&mut tools);
     }
@@ -212,6 +231,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         max_tokens: args.max_tokens,
         search: args.search,
         search_config,
+        programmatic: args.programmatic,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -427,6 +447,18 @@ impl Agent {
         }
         let read = reader.finish(&mut executor, &mut on_text);
         stream::record_response(&chat, &read);
+        for call in read
+            .calls
+            .calls
+            .iter()
+            .filter(|call| call.caller.is_programmatic())
+        {
+            progress.println(&format!(
+                "tool-host: {} ({}) was called by {}",
+                call.name, call.id, call.caller
+            ));
+        }
+        self.conversation.keep_container(read.container.clone());
         drop(chat);
         let stream_error = read
             .error
@@ -441,7 +473,17 @@ impl Agent {
         self.progress.finish_unfinished(&outcome.results);
         self.conversation
             .push_turn(read.message, &read.calls, outcome.results)?;
+        let from_code = read
+            .calls
+            .calls
+            .iter()
+            .any(|call| call.caller.is_programmatic());
         if cancel.is_cancelled() {
+            if from_code {
+                // The answer to calls made by code may hold tool results only (Anthropic's
+                // programmatic tool calling); each cancelled call's result says so.
+                return Ok(Step::Interrupted);
+            }
             let note = if read.calls.is_empty() {
                 INTERRUPTED
             } else {
