@@ -93,6 +93,22 @@ impl Conversation {
         }
     }
 
+    /// Notes in the history that the user interrupted the turn that made `calls`: the
+    /// interruption text, unless code made a call (the answer to calls made by code may hold
+    /// tool results only, Anthropic's programmatic tool calling rule; each cancelled call's
+    /// result says it was cancelled).
+    pub fn note_interrupted_turn(&mut self, calls: &ToolCalls) {
+        if calls.calls.iter().any(|call| call.caller.is_programmatic()) {
+            return;
+        }
+        let note = if calls.is_empty() {
+            INTERRUPTED
+        } else {
+            INTERRUPTED_FOR_TOOL_USE
+        };
+        self.push_user_text(note);
+    }
+
     /// Keeps the code execution container a response named (`None` keeps the last one).
     pub fn keep_container(&mut self, container: Option<String>) {
         if container.is_some() {

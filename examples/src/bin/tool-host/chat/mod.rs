@@ -10,6 +10,7 @@
 mod api;
 mod ask;
 mod conversation;
+mod programmatic;
 mod stream;
 
 use std::io::{IsTerminal as _, Write as _};
@@ -30,9 +31,7 @@ use crate::pool_options::PoolOptions;
 use crate::progress::{Display, Progress};
 use api::{ApiClient, ApiKey};
 use ask::{Asker, Lines, PromptChoice};
-use conversation::{
-    Conversation, INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, RequestSettings, SearchChoice,
-};
+use conversation::{Conversation, INTERRUPTED, RequestSettings, SearchChoice};
 use stream::ResponseReader;
 
 /// `--provider`: a model API `chat` speaks, as a [`ModelApi`]; `openai-chat` is an alias of
@@ -130,11 +129,8 @@ pub struct ChatArgs {
     /// else deny), stdin, or deny.
     #[arg(long, value_enum, default_value = "auto")]
     pub permission_prompt: PromptChoice,
-    /// Programmatic tool calling (anthropic only): send Anthropic's code execution tool
-    /// (`code_execution_20260120`), so that code the model writes can call the tools that
-    /// allow it (`#[tool(callers = ["programmatic"])]`, `"callers"` in `--tools-json`,
-    /// `--allow-programmatic TOOL_OR_SERVER`). Calls made by code are shown on stderr as
-    /// such, and each response's code container is sent back with the results.
+    /// Anthropic programmatic tool calling: send the code execution tool, so code the model
+    /// writes can call the tools that allow it (see --allow-programmatic).
     #[arg(long)]
     pub programmatic: bool,
     #[command(flatten)]
@@ -166,9 +162,6 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     {
         return Err("--search bm25|regex is Anthropic's server-side search; with --provider openai use client or off".into());
     }
-    if args.programmatic && provider != ModelApi::Anthropic {
-        return Err("--programmatic is Anthropic's programmatic tool calling (code execution calling tools); use it with --provider anthropic".into());
-    }
     let root = match &args.root {
         Some(root) => root.clone(),
         None => std::env::current_dir()
@@ -183,15 +176,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
     search_config.base_url = base_url.clone().filter(|_| provider == ModelApi::Anthropic);
     let mut tools = live.pool.tools().to_vec();
-    if args.programmatic
-        && !tools
-            .iter()
-            .any(|tool| tool.meta().callers.allows_programmatic())
-    {
-        eprintln!(
-            "tool-host: warning: --programmatic: no tool allows calls from code; name some with --allow-programmatic"
-        );
-    }
+    programmatic::check(args.programmatic, provider, &tools)?;
     if args.search == SearchChoice::Client {
         search_config.insert_tool_search(&mut tools);
     }
@@ -447,18 +432,7 @@ impl Agent {
         }
         let read = reader.finish(&mut executor, &mut on_text);
         stream::record_response(&chat, &read);
-        for call in read
-            .calls
-            .calls
-            .iter()
-            .filter(|call| call.caller.is_programmatic())
-        {
-            progress.println(&format!(
-                "tool-host: {} ({}) was called by {}",
-                call.name, call.id, call.caller
-            ));
-        }
-        self.conversation.keep_container(read.container.clone());
+        programmatic::after_response(&progress, &mut self.conversation, &read);
         drop(chat);
         let stream_error = read
             .error
@@ -473,23 +447,8 @@ impl Agent {
         self.progress.finish_unfinished(&outcome.results);
         self.conversation
             .push_turn(read.message, &read.calls, outcome.results)?;
-        let from_code = read
-            .calls
-            .calls
-            .iter()
-            .any(|call| call.caller.is_programmatic());
         if cancel.is_cancelled() {
-            if from_code {
-                // The answer to calls made by code may hold tool results only (Anthropic's
-                // programmatic tool calling); each cancelled call's result says so.
-                return Ok(Step::Interrupted);
-            }
-            let note = if read.calls.is_empty() {
-                INTERRUPTED
-            } else {
-                INTERRUPTED_FOR_TOOL_USE
-            };
-            self.conversation.push_user_text(note);
+            self.conversation.note_interrupted_turn(&read.calls);
             return Ok(Step::Interrupted);
         }
         let broken = broken.or_else(|| {
