@@ -291,3 +291,36 @@ fn host_configuration_names_parse_into_callers() {
         Callers::Direct
     );
 }
+
+#[test]
+fn a_streamed_responses_program_call_carries_its_caller() {
+    let fixture = fixture_responses();
+    let pool = pool();
+    let mut stream = ModelApi::OpenAiResponses.stream(&pool).unwrap();
+    let mut handed = Vec::new();
+    for (index, item) in fixture["output"].as_array().unwrap().iter().enumerate() {
+        let mut added = item.clone();
+        if added["type"] == "function_call" {
+            added["arguments"] = json!("");
+        }
+        for event in [
+            json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+            json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+        ] {
+            stream.push_event(&event, &mut handed);
+        }
+    }
+    let done = stream.finish(&mut handed);
+    assert_eq!(handed.len(), 2, "{handed:?}");
+    for call in &handed {
+        assert_eq!(
+            call.caller,
+            Caller::Program {
+                kind: "program".into(),
+                id: "call_prog_1".into()
+            }
+        );
+        assert!(call.input.is_ok(), "{:?}", call.input);
+    }
+    assert_eq!(done.calls.calls, handed);
+}
