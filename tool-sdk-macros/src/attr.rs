@@ -33,6 +33,8 @@ pub(crate) struct ToolArgs {
     pub task: Option<SpannedValue<String>>,
     /// `scopes = "files:read files:write"`: the OAuth scopes a call needs, space-separated.
     pub scopes: Option<SpannedValue<String>>,
+    /// `callers = ["direct", "programmatic"]`: who may call the tool.
+    pub callers: Option<SpannedValue<CallerList>>,
     /// `example = r#"{"pattern": "*.rs"}"#`, the one key that may repeat: one per example.
     #[darling(multiple)]
     pub example: Vec<syn::LitStr>,
@@ -62,6 +64,7 @@ pub(crate) const KEYS: &[&str] = &[
     "title",
     "task",
     "scopes",
+    "callers",
     "example",
     "examples_in_description",
 ];
@@ -217,28 +220,47 @@ pub(crate) struct Aliases(pub Vec<syn::LitStr>);
 
 impl FromMeta for Aliases {
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
-        let Expr::Array(array) = expr else {
-            return Err(darling::Error::custom(
-                "expected a list of names in brackets, such as `aliases = [\"Task\"]`",
-            )
-            .with_span(expr));
-        };
-        let mut errors = darling::Error::accumulator();
-        let mut names = Vec::new();
-        for element in &array.elems {
-            match element {
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(name),
-                    ..
-                }) => names.push(name.clone()),
-                other => errors.push(
-                    darling::Error::custom("each alias must be a string literal, such as \"Task\"")
-                        .with_span(other),
-                ),
-            }
-        }
-        errors.finish_with(Self(names))
+        str_list(
+            expr,
+            "expected a list of names in brackets, such as `aliases = [\"Task\"]`",
+            "each alias must be a string literal, such as \"Task\"",
+        )
+        .map(Self)
     }
+}
+
+/// `callers = ["direct", "programmatic"]`; the names are checked in `valid.rs`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CallerList(pub Vec<syn::LitStr>);
+
+impl FromMeta for CallerList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        str_list(
+            expr,
+            "expected a list of callers in brackets, such as `callers = [\"direct\", \"programmatic\"]`",
+            "each caller must be a string literal, `\"direct\"` or `\"programmatic\"`",
+        )
+        .map(Self)
+    }
+}
+
+/// The string literals of `[..]`, every element that is not one reported with `element`.
+fn str_list(expr: &Expr, not_a_list: &str, element: &str) -> darling::Result<Vec<syn::LitStr>> {
+    let Expr::Array(array) = expr else {
+        return Err(darling::Error::custom(not_a_list).with_span(expr));
+    };
+    let mut errors = darling::Error::accumulator();
+    let mut names = Vec::new();
+    for item in &array.elems {
+        match item {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(name),
+                ..
+            }) => names.push(name.clone()),
+            other => errors.push(darling::Error::custom(element).with_span(other)),
+        }
+    }
+    errors.finish_with(names)
 }
 
 /// `max_result_size_chars = 100_000` or `max_result_size_chars = unbounded`.

@@ -71,6 +71,16 @@ pub(crate) fn tool_section(model: &Model<'_>) -> String {
             scopes.join(" ")
         ));
     }
+    if let Some(callers) = model.callers {
+        lines.push(format!(
+            "| callers | {} (programmatic tool calling) |",
+            if callers == "Programmatic" {
+                "code the model runs only"
+            } else {
+                "the model and code it runs"
+            }
+        ));
+    }
     if model.always_load {
         lines.push("| always load | yes |".to_owned());
     }

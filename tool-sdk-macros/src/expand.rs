@@ -325,6 +325,10 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
         let task = syn::Ident::new(task, Span::call_site());
         out.extend(quote!(const TASK: #Private::TaskSupport = #Private::TaskSupport::#task;));
     }
+    if let Some(callers) = model.callers {
+        let callers = syn::Ident::new(callers, Span::call_site());
+        out.extend(quote!(const CALLERS: #Private::Callers = #Private::Callers::#callers;));
+    }
     if !model.scopes.is_empty() {
         let scopes = &model.scopes;
         out.extend(quote!(

@@ -35,6 +35,8 @@ pub(crate) struct Model<'a> {
     pub task: Option<&'static str>,
     /// `scopes`, split at whitespace, each a valid OAuth scope token.
     pub scopes: Vec<String>,
+    /// `callers`: the `Callers` variant; `None` when undeclared or `["direct"]` (the default).
+    pub callers: Option<&'static str>,
     /// `example` values, each checked to be a JSON object, in declaration order.
     pub examples: Vec<syn::LitStr>,
     /// `examples_in_description`: only with at least one `example`.
@@ -63,6 +65,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let title = check_title(&args, &mut errors);
     let task = check_task(&args, &mut errors);
     let scopes = check_scopes(&args, &mut errors);
+    let callers = check_callers(&args, &mut errors);
     check_examples(&args, &mut errors);
     let examples_in_description = check_examples_in_description(&args, &mut errors);
 
@@ -86,6 +89,7 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
         title,
         task,
         scopes,
+        callers,
         examples: args.example,
         examples_in_description,
         enabled_if: args.enabled_if.map(|path| (*path).clone()),
@@ -311,6 +315,68 @@ fn check_scopes(args: &ToolArgs, errors: &mut Errors) -> Vec<String> {
         return Vec::new();
     }
     tokens
+}
+
+/// `callers`: a non-empty list of `"direct"` and `"programmatic"`, each at most once.
+fn check_callers(args: &ToolArgs, errors: &mut Errors) -> Option<&'static str> {
+    const NAMES: [&str; 2] = ["direct", "programmatic"];
+    let callers = args.callers.as_ref()?;
+    if callers.0.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "`callers` is empty: list who may call the tool, `\"direct\"` (the model) \
+                 and/or `\"programmatic\"` (code the model runs); leave `callers` out for \
+                 the model only",
+            )
+            .with_span(&callers.span()),
+        );
+        return None;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    let mut ok = true;
+    for caller in &callers.0 {
+        let name = caller.value();
+        if !NAMES.contains(&name.as_str()) {
+            let hint = match name.as_str() {
+                "code"
+                | "code_execution"
+                | "program"
+                | "code_execution_20250825"
+                | "code_execution_20260120"
+                | "code_execution_20260521" => {
+                    "; write `\"programmatic\"`: exports name each provider's code runner"
+                }
+                _ => "",
+            };
+            errors.push(
+                darling::Error::custom(format!(
+                    "unknown caller `{name}`: the callers are `\"direct\"` (the model calls \
+                     the tool) and `\"programmatic\"` (code the model runs calls it){hint}"
+                ))
+                .with_span(caller),
+            );
+            ok = false;
+        } else if seen.contains(&name) {
+            errors.push(
+                darling::Error::custom(format!("caller `{name}` is listed twice; keep one"))
+                    .with_span(caller),
+            );
+            ok = false;
+        } else {
+            seen.push(name);
+        }
+    }
+    if !ok {
+        return None;
+    }
+    match (
+        seen.iter().any(|n| n == "direct"),
+        seen.iter().any(|n| n == "programmatic"),
+    ) {
+        (true, true) => Some("DirectAndProgrammatic"),
+        (false, true) => Some("Programmatic"),
+        _ => None,
+    }
 }
 
 /// The value of a key that is fixed per tool: a bare word or a bool, never a method;

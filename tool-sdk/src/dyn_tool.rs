@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::blocks::ToolResultContent;
+use crate::callers::Callers;
 use crate::context::ToolUseContext;
 use crate::input::InputError;
 use crate::permission::{PermissionResult, ValidationResult};
@@ -108,6 +109,11 @@ pub struct ToolMeta {
     /// `String`), for messages that name it; `None` for tools defined at run time (MCP,
     /// JSON-defined).
     pub input_type: Option<Cow<'static, str>>,
+    /// Who may call the tool: the model itself, code it runs in the provider's sandbox
+    /// (programmatic tool calling), or both; default [`Callers::Direct`]. Exports write it as
+    /// `allowed_callers` where the API has that field; a call from a caller it does not allow
+    /// is answered with an error result and never run (see [`crate::callers`]).
+    pub callers: Callers,
 }
 
 impl ToolMeta {
@@ -135,6 +141,7 @@ impl ToolMeta {
             examples: Vec::new(),
             examples_in_description: false,
             input_type: None,
+            callers: Callers::Direct,
         }
     }
 

@@ -45,6 +45,7 @@
 extern crate self as tool_sdk;
 
 pub mod blocks;
+pub mod callers;
 mod compile_checks;
 pub mod context;
 mod dyn_tool;
@@ -105,6 +106,7 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::boxed::Box;
 
+    pub use crate::callers::Callers;
     pub use crate::compile_checks::{
         InputHasNamedFields, NamedFields, assert_named_fields, doc_title_and_description,
         named_fields,

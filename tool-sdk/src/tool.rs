@@ -198,6 +198,11 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// server that checks access tokens (tool-registry's `mcp::serve::auth`): a client whose
     /// token lacks one does not see the tool and cannot call it. Default: none.
     const SCOPES: &'static [&'static str] = &[];
+    /// Who may call the tool (`#[tool(callers = ["direct", "programmatic"])]`): the model,
+    /// code it runs in the provider's sandbox (programmatic tool calling), or both. Default
+    /// [`Callers::Direct`](crate::callers::Callers::Direct): only the model, nothing new in
+    /// exported definitions.
+    const CALLERS: crate::callers::Callers = crate::callers::Callers::Direct;
     /// Example inputs, each a JSON object as text, shown to the model next to the schema
     /// (Anthropic "tool use examples": the tool definition's `input_examples`, beta header
     /// `advanced-tool-use-2025-11-20`; the first as the root `example` of Gemini's subset

@@ -233,13 +233,23 @@ pub fn anthropic_stream(
                     .map(|piece| json!({"type": "text_delta", "text": piece}))
                     .collect::<Vec<_>>(),
             ),
-            Some("tool_use") => (
-                json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
-                split(&block["input"].to_string(), 3)
-                    .into_iter()
-                    .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
-                    .collect(),
-            ),
+            Some(kind @ ("tool_use" | "server_tool_use")) => {
+                let mut start =
+                    json!({"type": kind, "id": block["id"], "name": block["name"], "input": {}});
+                if let Some(caller) = block.get("caller") {
+                    // Programmatic tool calling: the call's caller comes with its start.
+                    start["caller"] = caller.clone();
+                }
+                (
+                    start,
+                    split(&block["input"].to_string(), 3)
+                        .into_iter()
+                        .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
+                        .collect(),
+                )
+            }
+            // A server tool's result comes whole with its start.
+            Some("code_execution_tool_result") => (block.clone(), Vec::new()),
             _ => continue,
         };
         text.push_str(&event(
@@ -272,14 +282,29 @@ pub fn anthropic_stream(
         parts.push((text, pause));
     }
     parts.push((
-        event(
-            "message_delta",
-            &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
-        ) + &event("message_stop", &json!({"type": "message_stop"})),
+        event("message_delta", &message_delta(content, stop_reason))
+            + &event("message_stop", &json!({"type": "message_stop"})),
         Duration::ZERO,
     ));
     parts
 }
+
+/// The `message_delta` event ending a replayed response; when code execution ran
+/// (`server_tool_use`), it names the container as the API does
+/// (`anthropic` SDK 2.16.0 `types/raw_message_delta_event.py`: `delta.container`).
+fn message_delta(content: &[Value], stop_reason: &str) -> Value {
+    let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+    if content
+        .iter()
+        .any(|block| block["type"] == "server_tool_use")
+    {
+        delta["container"] = json!({"id": REPLAY_CONTAINER, "expires_at": "2026-12-03T20:00:00Z"});
+    }
+    json!({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 10}})
+}
+
+/// The container id of a replayed response whose code ran.
+pub const REPLAY_CONTAINER: &str = "container_replay";
 
 /// An OpenAI Chat Completions stream replaying `content` (an Anthropic content array: text
 /// becomes `delta.content`, each `tool_use` a `delta.tool_calls` entry with its arguments in

@@ -11,6 +11,7 @@ use tool_sdk::prelude::*;
     max_result_size_chars = 30_000,
     should_defer,
     always_load = false,
+    callers = ["direct", "programmatic"],
 )]
 #[derive(Deserialize, JsonSchema)]
 pub struct Bash {

@@ -17,7 +17,7 @@ pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError>
 }
 
 /// Reports the time.
-#[tool(name = "Now", max_result_size_chars = 100)]
+#[tool(name = "Now", callers = ["programmatic"], max_result_size_chars = 100)]
 async fn now() -> Result<String, String> {
     Ok("noon".to_owned())
 }

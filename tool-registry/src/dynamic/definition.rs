@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
+use tool_sdk::callers::Callers;
 use tool_sdk::tool::TaskSupport;
 use tool_sdk::{
     DeclaredFlag, DefinitionSite, DynTool, InputError, MaxResultSize, PermissionResult, ToolCall,
@@ -89,6 +90,11 @@ pub struct ToolDefinition {
     /// (`["files:write"]`), as `#[tool(scopes = ...)]` says for a Rust tool.
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// Who may call the tool (programmatic tool calling): `["direct"]` (the default: the
+    /// model only), `["programmatic"]` (only code the model runs in the provider's sandbox)
+    /// or both, as `#[tool(callers = ...)]` says for a Rust tool (`tool_sdk::callers`).
+    #[serde(default)]
+    pub callers: Option<Vec<String>>,
     /// MCP-style hints, used for flags not given explicitly.
     #[serde(default)]
     pub annotations: Option<ToolAnnotations>,
@@ -208,7 +214,8 @@ impl DynamicTool {
     /// # Errors
     /// [`DefinitionError::Field`] for a bad name or alias, an `mcp__` name, a schema whose root
     /// is not an object schema or that does not compile, a `max_result_size_chars` of 0, or a
-    /// `scopes` entry that is not one OAuth scope.
+    /// `scopes` entry that is not one OAuth scope, or a `callers` list that is empty or has
+    /// an unknown or repeated name.
     pub fn from_definition(
         definition: ToolDefinition,
         handler: ToolHandler,
@@ -263,6 +270,11 @@ impl DynamicTool {
                 "has no `input_examples` to append; add some or drop the key".to_owned(),
             ));
         }
+        let callers = match &definition.callers {
+            None => Callers::Direct,
+            Some(names) => Callers::from_names(names.iter().map(String::as_str))
+                .map_err(|problem| field_error("callers", problem))?,
+        };
         if definition.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(field_error(
                 "input_schema",
@@ -311,6 +323,7 @@ impl DynamicTool {
         meta.open_world = declared(open_world);
         meta.idempotent = declared(idempotent);
         meta.task = definition.task;
+        meta.callers = callers;
         meta.scopes = definition.scopes.iter().cloned().map(Cow::Owned).collect();
         meta.title = definition
             .title

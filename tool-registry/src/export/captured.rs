@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use serde_json::Value;
+use tool_sdk::callers::Callers;
 use tool_sdk::{DeclaredFlag, DynTool};
 
 use super::schema::{export_input_schema, mcp_input_object};
@@ -68,6 +69,8 @@ pub struct CachedTool {
     /// Whether the tool asked for its examples in the description where an API has no slot
     /// for them ([`ToolMeta::examples_in_description`](tool_sdk::ToolMeta::examples_in_description)).
     pub examples_in_description: bool,
+    /// Who may call the tool (programmatic tool calling), as declared.
+    pub callers: Callers,
     strict_schema: OnceLock<Result<Value, SchemaError>>,
 }
 
@@ -85,6 +88,7 @@ impl CachedTool {
             output_schema: tool.output_schema().cloned(),
             examples: object_examples(tool),
             examples_in_description: tool.meta().examples_in_description,
+            callers: tool.meta().callers,
             strict_schema: OnceLock::new(),
         }
     }

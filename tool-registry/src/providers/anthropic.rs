@@ -16,10 +16,11 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tool_sdk::blocks::MessageError;
+use tool_sdk::callers::Callers;
 use tool_sdk::{DynTool, ResultBlock, ToolResultBlock, ToolResultContent};
 
 use super::ReadError;
-use super::calls::ToolCalls;
+use super::calls::{ToolCalls, read_caller};
 use super::pairing::ResultsError;
 use crate::export::captured::{CachedTool, object_examples};
 use crate::export::schema::export_input_cow;
@@ -59,7 +60,19 @@ pub(crate) fn read_calls(message: &Value) -> Result<ToolCalls, ReadError> {
             block.input = Value::Object(Map::new());
         }
     }
-    Ok(ToolCalls::from(blocks))
+    let mut calls = ToolCalls::from(blocks);
+    // Programmatic tool calling: each `tool_use` block's `caller`, in block order.
+    let content = message.get("content").unwrap_or(message);
+    let callers = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .map(|block| read_caller(block.get("caller")));
+    for (call, caller) in calls.calls.iter_mut().zip(callers) {
+        call.caller = caller;
+    }
+    Ok(calls)
 }
 
 /// The text written for an error result whose content is empty (the Messages API refuses
@@ -128,8 +141,9 @@ fn content_value(content: ToolResultContent) -> Value {
 }
 
 /// The base definition from a captured tool: `name`, `description`, `input_schema`,
-/// `"strict": true` only when the tool asks for it, and `input_examples` (an array of input
-/// objects) only when the tool declares examples. `input_examples` is Anthropic's "tool use
+/// `"strict": true` only when the tool asks for it, `input_examples` (an array of input
+/// objects) only when the tool declares examples, and `allowed_callers` only when code may
+/// call the tool ([`allowed_callers`]). `input_examples` is Anthropic's "tool use
 /// examples" field of a tool definition (beta header `advanced-tool-use-2025-11-20`; see
 /// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference>): a host
 /// that sends tools with examples must send that header.
@@ -140,7 +154,24 @@ fn definition(tool: &CachedTool, _strict_schema: Option<&Value>) -> Value {
         tool.input_schema.clone(),
         tool.strict,
         tool.examples.clone(),
+        tool.callers,
     )
+}
+
+/// The `allowed_callers` of a tool that code may call, `None` for the default (the model
+/// only: the field is left out, as the API's default is `["direct"]`). Code is named by the
+/// code execution tool version [`ModelApi::ANTHROPIC_CODE_EXECUTION`](super::ModelApi::ANTHROPIC_CODE_EXECUTION)
+/// (the version a request must send in its `tools` for these tools to be callable from code).
+///
+/// Source (read 2026-12-03): <https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>
+/// ("The `allowed_callers` field"), `anthropic` SDK 2.16.0 `types/tool_param.py`.
+pub(crate) fn allowed_callers(callers: Callers) -> Option<Vec<&'static str>> {
+    let code = super::ModelApi::ANTHROPIC_CODE_EXECUTION;
+    match callers {
+        Callers::Direct => None,
+        Callers::Programmatic => Some(vec![code]),
+        Callers::DirectAndProgrammatic => Some(vec!["direct", code]),
+    }
 }
 
 /// [`definition`]'s object from its parts, moved in.
@@ -150,6 +181,7 @@ fn assemble(
     input_schema: Value,
     strict: bool,
     examples: Vec<Value>,
+    callers: Callers,
 ) -> Value {
     let mut map = Map::new();
     map.insert("name".to_owned(), Value::String(name));
@@ -160,6 +192,9 @@ fn assemble(
     }
     if !examples.is_empty() {
         map.insert("input_examples".to_owned(), Value::Array(examples));
+    }
+    if let Some(allowed) = allowed_callers(callers) {
+        map.insert("allowed_callers".to_owned(), json!(allowed));
     }
     Value::Object(map)
 }
@@ -210,6 +245,7 @@ pub fn tools_json(tools: &[Arc<dyn DynTool>]) -> String {
                 input_schema: export_input_cow(tool.input_schema()),
                 strict: tool.meta().strict,
                 input_examples: object_examples(tool),
+                allowed_callers: allowed_callers(tool.meta().callers),
             }
         })
         .collect();
@@ -227,4 +263,6 @@ struct DefinitionRef<'a> {
     strict: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     input_examples: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_callers: Option<Vec<&'static str>>,
 }

@@ -101,6 +101,15 @@ const _: () = {
 };
 
 impl ModelApi {
+    /// The Anthropic code execution tool version that programmatic tool calling names: the
+    /// `type` of the server tool a request sends (`{"type": this, "name": "code_execution"}`)
+    /// and the value naming code in a tool's `allowed_callers`. Anthropic's guide says
+    /// programmatic tool calling requires `code_execution_20260120`
+    /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
+    /// read 2026-12-03); calls from code are recognised whatever `code_execution_*` version
+    /// their `caller` names.
+    pub const ANTHROPIC_CODE_EXECUTION: &'static str = "code_execution_20260120";
+
     /// Every API, in the order `--format` lists them.
     pub const ALL: [ModelApi; 6] = [
         Self::Anthropic,
@@ -196,7 +205,7 @@ impl ModelApi {
         response: &Value,
         tools: &[Arc<dyn DynTool>],
     ) -> Result<ToolCalls, ReadError> {
-        match self {
+        let calls = match self {
             Self::Anthropic => anthropic::read_calls(response),
             Self::OpenAiChat => openai_chat::read_calls(response),
             Self::OpenAiResponses => {
@@ -206,7 +215,8 @@ impl ModelApi {
                 gemini::read_calls(response, &GeminiNames::for_tools(tools))
             }
             Self::Mcp => Err(ReadError::NotAModelApi),
-        }
+        }?;
+        Ok(calls.check_callers(tools))
     }
 
     /// A reader for a streamed response of this API ([`ResponseStream`]): bytes in as they
@@ -217,17 +227,18 @@ impl ModelApi {
     /// # Errors
     /// [`ReadError::NotAModelApi`] for [`Mcp`](Self::Mcp).
     pub fn stream(self, tools: &[Arc<dyn DynTool>]) -> Result<ResponseStream, ReadError> {
-        match self {
-            Self::Anthropic => Ok(ResponseStream::anthropic()),
-            Self::OpenAiChat => Ok(ResponseStream::openai_chat()),
-            Self::OpenAiResponses => Ok(ResponseStream::openai_responses(
-                ResponsesNames::for_tools(tools),
-            )),
-            Self::Gemini | Self::GeminiOpenApi => {
-                Ok(ResponseStream::gemini(GeminiNames::for_tools(tools)))
+        let stream = match self {
+            Self::Anthropic => ResponseStream::anthropic(),
+            Self::OpenAiChat => ResponseStream::openai_chat(),
+            Self::OpenAiResponses => {
+                ResponseStream::openai_responses(ResponsesNames::for_tools(tools))
             }
-            Self::Mcp => Err(ReadError::NotAModelApi),
-        }
+            Self::Gemini | Self::GeminiOpenApi => {
+                ResponseStream::gemini(GeminiNames::for_tools(tools))
+            }
+            Self::Mcp => return Err(ReadError::NotAModelApi),
+        };
+        Ok(stream.checking_callers(tools))
     }
 
     /// The answer to `calls` in this API's shape, every call answered exactly once and in

@@ -2,8 +2,12 @@
 //! name and input (or why its arguments could not be read), ids made unique. Which of them run
 //! and how their results pair back is in `pairing`.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
+use tool_sdk::DynTool;
 use tool_sdk::ToolUseBlock;
+use tool_sdk::callers::Caller;
 
 /// One tool call as a model API sent it, before it runs (in any API's shape); distinct from
 /// the [`tool_sdk::ToolCall`] trait a tool implements.
@@ -20,6 +24,13 @@ pub struct ModelToolCall {
     /// `false` when the API sent no id and [`ModelToolCall::id`] was made up (Gemini calls may
     /// come without one); writers then leave the id out of the answer.
     pub id_was_sent: bool,
+    /// Who made the call, from the API's `caller` field (Anthropic `tool_use`, OpenAI
+    /// Responses `function_call`): [`Caller::Direct`] when it has none (and for the APIs
+    /// without programmatic tool calling). A call whose caller the tool does not allow (or
+    /// an unknown caller) is read with a failed input
+    /// ([`ArgumentsError::CallerNotAllowed`], [`ArgumentsError::UnknownCaller`]) and never
+    /// run; the OpenAI Responses answer repeats a program caller.
+    pub caller: Caller,
 }
 
 impl ModelToolCall {
@@ -30,6 +41,7 @@ impl ModelToolCall {
             name: name.into(),
             input: Ok(input),
             id_was_sent: true,
+            caller: Caller::Direct,
         }
     }
 
@@ -42,6 +54,44 @@ impl ModelToolCall {
             input: parse_arguments(&name, arguments),
             name,
             id_was_sent: true,
+            caller: Caller::Direct,
+        }
+    }
+
+    /// Refuses the call, unless it already failed, when `tools` holds its tool and that
+    /// tool does not allow its [`ModelToolCall::caller`] (`tool_sdk::ToolMeta::callers`), and
+    /// whatever the tool when the caller is [`Caller::Unknown`]. A call naming no tool of
+    /// `tools` is left to the orchestrator, which answers that the tool does not exist.
+    pub(crate) fn check_caller(&mut self, tools: &[Arc<dyn DynTool>]) {
+        if self.input.is_err() {
+            return;
+        }
+        if let Caller::Unknown { raw } = &self.caller {
+            self.input = Err(ArgumentsError::UnknownCaller {
+                tool: self.name.clone(),
+                caller: raw.clone(),
+            });
+            return;
+        }
+        let Some(tool) = tools
+            .iter()
+            .find(|tool| tool.meta().matches_name(&self.name))
+        else {
+            return;
+        };
+        let allowed = tool.meta().callers;
+        if !allowed.allows(&self.caller) {
+            let fix = if self.caller.is_programmatic() {
+                "call it directly instead, not from code"
+            } else {
+                "call it from code execution instead, not directly"
+            };
+            self.input = Err(ArgumentsError::CallerNotAllowed {
+                tool: self.name.clone(),
+                caller: self.caller.to_string(),
+                allowed: allowed.to_string(),
+                fix,
+            });
         }
     }
 
@@ -87,6 +137,32 @@ pub enum ArgumentsError {
         /// What is wrong with it, naming the field.
         reason: String,
     },
+    /// The call came from a caller its tool does not allow (a call from code to a tool that
+    /// allows only the model, or the reverse; `tool_sdk::callers`).
+    #[error(
+        "{tool} may not be called by {caller}: it allows calls from {allowed} only; {fix}; this call was not run"
+    )]
+    CallerNotAllowed {
+        /// The tool called.
+        tool: String,
+        /// Who made the call (`tool_sdk::callers::Caller`'s text).
+        caller: String,
+        /// Who may call the tool (`direct`, `programmatic`).
+        allowed: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+    /// The call's `caller` is of a type this host does not know (not `direct`, not a code
+    /// execution or program caller with its id).
+    #[error(
+        "the call of {tool} came from an unknown caller {caller}; only calls from the model (`direct`) or from code execution with its id are run; this call was not run"
+    )]
+    UnknownCaller {
+        /// The tool called.
+        tool: String,
+        /// The `caller` value as sent (compact JSON).
+        caller: String,
+    },
     /// The stream ended before the arguments were complete.
     #[error(
         "the response ended before the arguments of {tool} were complete ({received} bytes received); send the call again"
@@ -117,6 +193,45 @@ pub(crate) fn parse_arguments(tool: &str, arguments: &str) -> Result<Value, Argu
             tool: tool.to_owned(),
             reason: error.to_string(),
         }),
+    }
+}
+
+/// Reads a call's `caller` field as both APIs with programmatic tool calling send it: absent,
+/// `null` or `{"type":"direct"}` is [`Caller::Direct`]; Anthropic
+/// `{"type":"code_execution_<version>","tool_id":"srvtoolu_…"}` and OpenAI Responses
+/// `{"type":"program","caller_id":"…"}` are [`Caller::Program`]; anything else (another
+/// type, a missing id) is [`Caller::Unknown`], which is refused, never dropped.
+///
+/// Sources (read 2026-12-03): `anthropic` SDK 2.16.0 `types/tool_use_block.py`
+/// (`Caller = DirectCaller | ServerToolCaller | ServerToolCaller20260120`); `openai` SDK 3.60.0
+/// `types/responses/response_function_tool_call.py` (`CallerDirect | CallerProgram`).
+pub(crate) fn read_caller(caller: Option<&Value>) -> Caller {
+    let Some(caller) = caller.filter(|value| !value.is_null()) else {
+        return Caller::Direct;
+    };
+    let kind = caller
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let id_key = if kind == "program" {
+        "caller_id"
+    } else {
+        "tool_id"
+    };
+    let id = caller.get(id_key).and_then(Value::as_str);
+    match (kind, id) {
+        ("direct", _) => Caller::Direct,
+        ("program", Some(id)) => Caller::Program {
+            kind: kind.to_owned(),
+            id: id.to_owned(),
+        },
+        (kind, Some(id)) if kind.starts_with("code_execution_") => Caller::Program {
+            kind: kind.to_owned(),
+            id: id.to_owned(),
+        },
+        _ => Caller::Unknown {
+            raw: caller.to_string(),
+        },
     }
 }
 
@@ -159,6 +274,14 @@ impl ToolCalls {
     /// Number of calls.
     pub fn len(&self) -> usize {
         self.calls.len()
+    }
+
+    /// [`ModelToolCall::check_caller`] for every call.
+    pub(crate) fn check_callers(mut self, tools: &[Arc<dyn DynTool>]) -> Self {
+        for call in &mut self.calls {
+            call.check_caller(tools);
+        }
+        self
     }
 }
 

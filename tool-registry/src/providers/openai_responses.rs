@@ -11,9 +11,10 @@
 
 use serde_json::{Map, Value, json};
 use tool_sdk::ToolResultBlock;
+use tool_sdk::callers::{Caller, Callers};
 
 use super::ReadError;
-use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls, read_caller};
 use super::content::{Part, joined_text, parts};
 use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;
@@ -32,7 +33,10 @@ pub(crate) const SHAPE: DefinitionShape = DefinitionShape {
 /// The function object of a captured tool: `type` (when `typed`), `name`, `description`,
 /// `parameters`, `strict`. `strict_schema` is the strict-mode schema when strict mode applies
 /// (then `"strict": true`), else `None` (`"strict": false` and the plain schema; the Responses
-/// API would otherwise default to strict). Chat Completions nests it untyped
+/// API would otherwise default to strict), and for Responses `allowed_callers`
+/// (`["direct", "programmatic"]`, `["programmatic"]`) when code may call the tool
+/// (`openai` SDK 3.60.0 `types/responses/function_tool_param.py`, read 2026-12-03; the request
+/// must also send the `{"type":"programmatic_tool_calling"}` tool). Chat Completions nests it untyped
 /// (`super::openai_chat`).
 pub(super) fn function(
     tool: &CachedTool,
@@ -53,6 +57,11 @@ pub(super) fn function(
         strict_schema.unwrap_or(&tool.input_schema).clone(),
     );
     function.insert("strict".to_owned(), Value::Bool(strict_schema.is_some()));
+    if typed && tool.callers != Callers::Direct {
+        // Responses only (Chat Completions has no programmatic calling): left out for the
+        // model-only default.
+        function.insert("allowed_callers".to_owned(), json!(tool.callers.names()));
+    }
     function
 }
 
@@ -131,7 +140,9 @@ pub(crate) fn read_calls(response: &Value, names: &ResponsesNames) -> Result<Too
             Some(Value::String(text)) => text.clone(),
             Some(other) => other.to_string(),
         };
-        calls.push(ModelToolCall::from_arguments(call_id, name, &arguments));
+        let mut call = ModelToolCall::from_arguments(call_id, name, &arguments);
+        call.caller = read_caller(item.get("caller"));
+        calls.push(call);
     }
     Ok(ToolCalls::new(calls))
 }
@@ -178,7 +189,12 @@ pub(crate) fn results_items(
             } else {
                 "function_call_output"
             };
-            json!({"type": kind, "call_id": result.tool_use_id, "output": output})
+            let mut item = json!({"type": kind, "call_id": result.tool_use_id, "output": output});
+            if let Caller::Program { kind, id } = &call.caller {
+                // The output of a program's call names that program, as the call did.
+                item["caller"] = json!({"type": kind, "caller_id": id});
+            }
+            item
         })
         .collect())
 }

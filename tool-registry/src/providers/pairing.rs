@@ -3,7 +3,7 @@
 
 use tool_sdk::{ToolResultBlock, ToolUseBlock};
 
-use super::calls::{ModelToolCall, ToolCalls};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use crate::messages::tool_use_error;
 
 impl ModelToolCall {
@@ -20,10 +20,14 @@ impl ModelToolCall {
     /// The error result of a call whose arguments failed; `None` when they were read.
     pub fn argument_error_result(&self) -> Option<ToolResultBlock> {
         let error = self.input.as_ref().err()?;
-        Some(ToolResultBlock::error(
-            &self.id,
-            tool_use_error(&format!("InputValidationError: {error}")),
-        ))
+        let text = match error {
+            // Not the input's fault: said as it is.
+            ArgumentsError::CallerNotAllowed { .. } | ArgumentsError::UnknownCaller { .. } => {
+                error.to_string()
+            }
+            _ => format!("InputValidationError: {error}"),
+        };
+        Some(ToolResultBlock::error(&self.id, tool_use_error(&text)))
     }
 }
 

@@ -198,7 +198,7 @@ fn key_errors_are_collected_with_the_key_named() {
     assert_eq!(
         errors(quote!(colour = "red")),
         [
-            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `task`, `scopes`, `example`, `examples_in_description`"
+            "unknown key `colour`; the keys are `name`, `description`, `aliases`, `search_hint`, `read_only`, `concurrency_safe`, `destructive`, `max_result_size_chars`, `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `enabled_if`, `open_world`, `idempotent`, `title`, `task`, `scopes`, `callers`, `example`, `examples_in_description`"
         ]
     );
 }
@@ -331,6 +331,32 @@ fn task_mode_becomes_a_constant_and_a_docs_row() {
         },
     );
     assert!(!forbidden.contains("const TASK"), "{forbidden}");
+}
+
+#[test]
+fn callers_become_a_constant_and_a_docs_row_and_the_default_adds_nothing() {
+    let tool = |callers: TokenStream| {
+        expand(
+            quote!(name = "Query", max_result_size_chars = 10, callers = #callers),
+            quote! {
+                /// Queries.
+                struct Query { sql: String }
+            },
+        )
+    };
+    let out = tool(quote!(["programmatic", "direct"]));
+    assert!(out.contains("const CALLERS: ::tool_sdk::__private::Callers = ::tool_sdk::__private::Callers::DirectAndProgrammatic;"), "{out}");
+    assert!(
+        out.contains("| callers | the model and code it runs"),
+        "{out}"
+    );
+    let direct = tool(quote!(["direct"]));
+    assert!(
+        !direct.contains("CALLERS") && !direct.contains("| callers"),
+        "{direct}"
+    );
+    let unknown = tool(quote!(["direct", "code"]));
+    assert!(unknown.contains("unknown caller `code`"), "{unknown}");
 }
 
 #[test]

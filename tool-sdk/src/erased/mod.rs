@@ -59,6 +59,7 @@ struct TypedFns {
     title: Option<&'static str>,
     task: TaskSupport,
     scopes: &'static [&'static str],
+    callers: crate::callers::Callers,
     examples: &'static [&'static str],
     examples_in_description: bool,
     strict: bool,
@@ -91,6 +92,7 @@ impl<T: Tool> FnsOf<T> {
         title: T::TITLE,
         task: T::TASK,
         scopes: T::SCOPES,
+        callers: T::CALLERS,
         examples: T::EXAMPLES,
         examples_in_description: T::EXAMPLES_IN_DESCRIPTION,
         strict: T::STRICT,
@@ -125,6 +127,7 @@ impl TypedFns {
         meta.title = self.title.map(Cow::Borrowed);
         meta.task = self.task;
         meta.scopes = borrowed(self.scopes);
+        meta.callers = self.callers;
         meta.examples = borrowed(self.examples);
         meta.examples_in_description = self.examples_in_description;
         meta.strict = self.strict;

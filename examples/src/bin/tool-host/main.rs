@@ -28,6 +28,7 @@
 //! recorded only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. Whatever is
 //! left is sent before the command exits.
 
+mod callers;
 mod chat;
 mod demo;
 mod docs;

@@ -40,6 +40,13 @@ pub struct PoolOptions {
     /// answer with an error (repeatable).
     #[arg(long = "mcp-tools-json", value_name = "SERVER=FILE")]
     pub mcp_tools_json: Vec<String>,
+    /// Let code the model runs in the provider's sandbox call this tool (a name or alias) or
+    /// every tool of this MCP server (programmatic tool calling), besides the model itself:
+    /// Anthropic and OpenAI Responses definitions get `allowed_callers`. Tools can also say
+    /// it themselves: `#[tool(callers = [...])]`, or `"callers"` in a `--tools-json`
+    /// definition (repeatable).
+    #[arg(long = "allow-programmatic", value_name = "TOOL_OR_SERVER")]
+    pub allow_programmatic: Vec<String>,
     /// Simple mode: only Bash, Read and Edit among the built-in tools.
     #[arg(long)]
     pub simple: bool,
@@ -70,6 +77,8 @@ struct PoolParts {
     base: Vec<Arc<dyn DynTool>>,
     recorded_mcp: Vec<Arc<dyn DynTool>>,
     config: PoolConfig,
+    /// `--allow-programmatic`.
+    programmatic: Vec<String>,
 }
 
 impl PoolParts {
@@ -82,6 +91,7 @@ impl PoolParts {
         if let Some(session) = live {
             mcp.extend(session.tools());
         }
+        let mcp = crate::callers::allow_programmatic(mcp, &self.programmatic);
         let pool = ToolPool::assemble(&self.base, permissions, &mcp, &self.config)
             .map_err(|error| error.to_string())?;
         Ok(if self.config.coordinator {
@@ -190,16 +200,30 @@ impl PoolOptions {
     pub fn build_live(&self, registry: &ToolRegistry) -> Result<BuiltPool, String> {
         let base = self.base_tools(registry)?;
         let permissions = self.permissions(&AliasTable::from_tools(&base))?;
+        let recorded_mcp = self.mcp_tools()?;
+        let session = self.mcp.connect()?;
+        let mut known = base.clone();
+        known.extend(recorded_mcp.iter().cloned());
+        if let Some(live) = &session {
+            known.extend(live.tools());
+        }
+        // A live server may list its tools later: said, not refused.
+        for name in crate::callers::unmatched(&known, &self.allow_programmatic) {
+            eprintln!(
+                "tool-host: warning: --allow-programmatic {name}: no tool or MCP server has that name yet"
+            );
+        }
+        let base = crate::callers::allow_programmatic(base, &self.allow_programmatic);
         let parts = PoolParts {
             base,
-            recorded_mcp: self.mcp_tools()?,
+            recorded_mcp,
+            programmatic: self.allow_programmatic.clone(),
             config: PoolConfig {
                 simple: self.simple,
                 coordinator: self.coordinator,
                 ..PoolConfig::default()
             },
         };
-        let session = self.mcp.connect()?;
         let pool = parts.assemble(&permissions, session.as_ref())?;
         Ok(BuiltPool {
             pool,

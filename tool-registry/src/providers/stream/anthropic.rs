@@ -4,14 +4,16 @@
 //! or a `tool_use` block whose `input` is `{}`), grows by `content_block_delta` events
 //! (`text_delta`, `thinking_delta`, `signature_delta`, `citations_delta`, `input_json_delta`
 //! pieces of `partial_json`) and closes with `content_block_stop`; blocks are keyed by
-//! `index`. `message_delta` carries `delta.stop_reason`, and `message_stop` ends the stream.
+//! `index`. `message_delta` carries `delta.stop_reason` (and, when code execution ran,
+//! `delta.container`; `anthropic` SDK 2.16.0 `types/raw_message_delta_event.py`), and
+//! `message_stop` ends the stream.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
-use crate::providers::calls::ModelToolCall;
+use crate::providers::calls::{ModelToolCall, read_caller};
 
 /// Assembles a Messages response from its stream events.
 ///
@@ -49,6 +51,7 @@ impl MessagesAssembler {
             let partial = Partial {
                 id: text_of(block, "id").to_owned(),
                 name: text_of(block, "name").to_owned(),
+                caller: read_caller(block.get("caller")),
                 ..Partial::default()
             };
             let start_input = block.get("input").cloned().unwrap_or(Value::Null);
@@ -115,7 +118,9 @@ impl MessagesAssembler {
                 Value::Null => Value::Object(Map::new()),
                 input => input,
             };
-            ModelToolCall::new(open.partial.id, open.partial.name, input)
+            let mut call = ModelToolCall::new(open.partial.id, open.partial.name, input);
+            call.caller = open.partial.caller;
+            call
         };
         self.done.insert(index, call.clone());
         Some(call)
@@ -136,7 +141,17 @@ impl Assemble for MessagesAssembler {
                 self.delta(index, delta, found);
             }
             ("content_block_stop", Some(index)) => out.extend(self.stop(index)),
-            ("message_delta", _) => {
+            ("message_start" | "message_delta", _) => {
+                // `message_start.message.container`, `message_delta.delta.container`.
+                let container = event
+                    .get("message")
+                    .or_else(|| event.get("delta"))
+                    .and_then(|at| at.get("container"))
+                    .and_then(|container| container.get("id"))
+                    .and_then(Value::as_str);
+                if let Some(id) = container {
+                    found.container = Some(id.to_owned());
+                }
                 if let Some(reason) = event
                     .get("delta")
                     .and_then(|delta| delta.get("stop_reason"))

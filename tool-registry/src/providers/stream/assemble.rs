@@ -3,6 +3,7 @@
 //! streaming ([`Partial`], with the [`JsonScan`] that tells when its JSON closes).
 
 use serde_json::{Map, Value};
+use tool_sdk::callers::Caller;
 
 use super::error::StreamedError;
 use crate::providers::calls::{ArgumentsError, ModelToolCall};
@@ -37,6 +38,8 @@ pub(crate) struct Found {
     /// The tokens of the prompt and of the response, as the API last reported them.
     pub(crate) input_tokens: Option<u64>,
     pub(crate) output_tokens: Option<u64>,
+    /// Anthropic: the id of the code execution container the response used.
+    pub(crate) container: Option<String>,
 }
 
 impl Found {
@@ -104,12 +107,16 @@ pub(crate) struct Partial {
     pub(crate) name: String,
     pub(crate) arguments: String,
     pub(crate) scan: JsonScan,
+    /// Who made the call (its `caller` field, programmatic tool calling).
+    pub(crate) caller: Caller,
 }
 
 impl Partial {
     /// The finished call: arguments parsed once.
     pub(crate) fn complete(&self) -> ModelToolCall {
-        ModelToolCall::from_arguments(&self.id, &self.name, &self.arguments)
+        let mut call = ModelToolCall::from_arguments(&self.id, &self.name, &self.arguments);
+        call.caller = self.caller.clone();
+        call
     }
 
     /// The call at the end of a stream: parsed when its JSON is whole (or empty), failed as
@@ -125,6 +132,7 @@ impl Partial {
     /// The call failed as cut off by the end of the stream.
     pub(crate) fn truncated(&self) -> ModelToolCall {
         let mut call = ModelToolCall::new(&self.id, &self.name, Value::Null);
+        call.caller = self.caller.clone();
         call.input = Err(ArgumentsError::Truncated {
             tool: self.name.clone(),
             received: self.arguments.len(),

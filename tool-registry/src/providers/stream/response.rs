@@ -2,8 +2,10 @@
 //! finished calls out to a [`CallSink`]), and the [`StreamedResponse`] it leaves.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value;
+use tool_sdk::DynTool;
 
 use super::anthropic::MessagesAssembler;
 use super::assemble::{Assemble, Found};
@@ -54,6 +56,8 @@ pub struct ResponseStream {
     /// never run.
     duplicates: Vec<ModelToolCall>,
     found: Found,
+    /// The pool, for [`ModelToolCall::check_caller`].
+    tools: Vec<Arc<dyn DynTool>>,
 }
 
 /// What a finished stream left: the assistant message, its calls, its text, and how it
@@ -100,6 +104,14 @@ pub struct StreamedResponse {
     /// The response's tokens as the API reported them, if it did (`output_tokens`,
     /// `completion_tokens`, `candidatesTokenCount`).
     pub output_tokens: Option<u64>,
+    /// Anthropic: the id of the code execution container the response ran code in
+    /// (`message_start.message.container` or `message_delta.delta.container`), `None` for the
+    /// other APIs and when no code ran. A response whose code made tool calls (programmatic
+    /// tool calling) is continued by sending the results with this id as the next request's
+    /// `container`
+    /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
+    /// read 2026-12-03).
+    pub container: Option<String>,
 }
 
 impl ResponseStream {
@@ -111,7 +123,15 @@ impl ResponseStream {
             handed: HashSet::new(),
             duplicates: Vec::new(),
             found: Found::default(),
+            tools: Vec::new(),
         }
+    }
+
+    /// Refuses each call whose tool (in `tools`) does not allow its caller, as it is handed
+    /// over and again in [`ResponseStream::finish`]'s calls.
+    pub(crate) fn checking_callers(mut self, tools: &[Arc<dyn DynTool>]) -> Self {
+        self.tools = tools.to_vec();
+        self
     }
 
     /// An Anthropic Messages stream.
@@ -206,9 +226,11 @@ impl ResponseStream {
     /// so it is never run (the first keeps the id).
     fn hand_over(&mut self, mut call: ModelToolCall, sink: &mut impl CallSink) {
         if !self.handed.insert(call.id.clone()) {
+            // As assembled, to be found again among `finish`'s calls.
             self.duplicates.push(call.clone());
             call.mark_duplicate();
         }
+        call.check_caller(&self.tools);
         sink.call_ready(&call);
     }
 
@@ -238,13 +260,14 @@ impl ResponseStream {
         }
         StreamedResponse {
             message: self.api.message(),
-            calls: ToolCalls::new(calls),
+            calls: ToolCalls::new(calls).check_callers(&self.tools),
             text: self.found.text,
             stop_reason: self.found.stop_reason,
             error: self.found.error,
             ended: self.found.ended,
             input_tokens: self.found.input_tokens,
             output_tokens: self.found.output_tokens,
+            container: self.found.container,
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct RequestSettings {
     pub search: SearchChoice,
     /// The tool search configuration (deferral rules, gate, delta switch).
     pub search_config: ToolSearchConfig,
+    /// Anthropic programmatic tool calling: send the code execution tool
+    /// ([`ModelApi::ANTHROPIC_CODE_EXECUTION`]).
+    pub programmatic: bool,
 }
 
 /// The history and the per-session caches.
@@ -63,6 +66,9 @@ pub struct Conversation {
     result_history: Vec<Value>,
     /// The deferred-tools deltas announced so far (SPEC §8.2).
     announced: Vec<DeferredToolsDelta>,
+    /// Anthropic: the code execution container of the last response that had one, sent as
+    /// the next request's `container` (programmatic tool calling resumes the code there).
+    container: Option<String>,
 }
 
 /// A request ready to send: its body and the headers it needs.
@@ -83,6 +89,30 @@ impl Conversation {
             messages: Vec::new(),
             result_history: Vec::new(),
             announced: Vec::new(),
+            container: None,
+        }
+    }
+
+    /// Notes in the history that the user interrupted the turn that made `calls`: the
+    /// interruption text, unless code made a call (the answer to calls made by code may hold
+    /// tool results only, Anthropic's programmatic tool calling rule; each cancelled call's
+    /// result says it was cancelled).
+    pub fn note_interrupted_turn(&mut self, calls: &ToolCalls) {
+        if calls.calls.iter().any(|call| call.caller.is_programmatic()) {
+            return;
+        }
+        let note = if calls.is_empty() {
+            INTERRUPTED
+        } else {
+            INTERRUPTED_FOR_TOOL_USE
+        };
+        self.push_user_text(note);
+    }
+
+    /// Keeps the code execution container a response named (`None` keeps the last one).
+    pub fn keep_container(&mut self, container: Option<String>) {
+        if container.is_some() {
+            self.container = container;
         }
     }
 
@@ -234,8 +264,19 @@ impl Conversation {
                 "messages": messages,
                 "stream": true,
             });
+            let mut tools = tools;
+            if settings.programmatic {
+                // Programmatic tool calling: the server tool whose code calls ours (the
+                // version the definitions' `allowed_callers` name).
+                tools.push(
+                    json!({"type": ModelApi::ANTHROPIC_CODE_EXECUTION, "name": "code_execution"}),
+                );
+            }
             if !tools.is_empty() {
                 body["tools"] = Value::Array(tools);
+            }
+            if let Some(container) = &self.container {
+                body["container"] = json!(container);
             }
             body
         } else {

@@ -10,6 +10,7 @@
 mod api;
 mod ask;
 mod conversation;
+mod programmatic;
 mod stream;
 
 use std::io::{IsTerminal as _, Write as _};
@@ -30,9 +31,7 @@ use crate::pool_options::PoolOptions;
 use crate::progress::{Display, Progress};
 use api::{ApiClient, ApiKey};
 use ask::{Asker, Lines, PromptChoice};
-use conversation::{
-    Conversation, INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, RequestSettings, SearchChoice,
-};
+use conversation::{Conversation, INTERRUPTED, RequestSettings, SearchChoice};
 use stream::ResponseReader;
 
 /// `--provider`: a model API `chat` speaks, as a [`ModelApi`]; `openai-chat` is an alias of
@@ -130,6 +129,10 @@ pub struct ChatArgs {
     /// else deny), stdin, or deny.
     #[arg(long, value_enum, default_value = "auto")]
     pub permission_prompt: PromptChoice,
+    /// Anthropic programmatic tool calling: send the code execution tool, so code the model
+    /// writes can call the tools that allow it (see --allow-programmatic).
+    #[arg(long)]
+    pub programmatic: bool,
     #[command(flatten)]
     pub pool: PoolOptions,
 }
@@ -173,6 +176,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
     search_config.base_url = base_url.clone().filter(|_| provider == ModelApi::Anthropic);
     let mut tools = live.pool.tools().to_vec();
+    programmatic::check(args.programmatic, provider, &tools)?;
     if args.search == SearchChoice::Client {
         search_config.insert_tool_search(&mut tools);
     }
@@ -212,6 +216,7 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
         max_tokens: args.max_tokens,
         search: args.search,
         search_config,
+        programmatic: args.programmatic,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -427,6 +432,7 @@ impl Agent {
         }
         let read = reader.finish(&mut executor, &mut on_text);
         stream::record_response(&chat, &read);
+        programmatic::after_response(&progress, &mut self.conversation, &read);
         drop(chat);
         let stream_error = read
             .error
@@ -442,12 +448,7 @@ impl Agent {
         self.conversation
             .push_turn(read.message, &read.calls, outcome.results)?;
         if cancel.is_cancelled() {
-            let note = if read.calls.is_empty() {
-                INTERRUPTED
-            } else {
-                INTERRUPTED_FOR_TOOL_USE
-            };
-            self.conversation.push_user_text(note);
+            self.conversation.note_interrupted_turn(&read.calls);
             return Ok(Step::Interrupted);
         }
         let broken = broken.or_else(|| {

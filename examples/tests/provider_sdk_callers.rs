@@ -1,0 +1,168 @@
+//! Programmatic tool calling checked against the model APIs' official Python SDKs (the
+//! `providers` venv of the installed peers: anthropic 2.16.0, openai 3.60.0): the definitions
+//! `tool-host definitions` prints for tools that allow calls from code (a `--tools-json`
+//! definition's `callers`, `--allow-programmatic` on a built-in tool) validate as the SDKs'
+//! tool parameter types, with `allowed_callers` in each SDK's own values; the fixture's calls
+//! validate as the SDKs' call types, and tool-registry's answers to them as the SDKs' result
+//! types. Without the venv the test says it skips (and fails when `TOOL_SDK_REQUIRE_PEERS`
+//! is set).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+fn python() -> Option<PathBuf> {
+    let python =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/providers/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
+        "the providers venv is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
+    );
+    eprintln!(
+        "SKIPPED: the providers venv (target/mcp-peers/providers) is not installed; run scripts/install-mcp-peers.sh to run this test"
+    );
+    None
+}
+
+/// Validates each `(type path, value)` with pydantic's `TypeAdapter` (strict about
+/// `Literal`s, so an `allowed_callers` value the SDK does not list fails).
+fn validate(python: &Path, checks: &[(&str, Value)]) {
+    let script = r#"
+import importlib, json, sys
+import pydantic
+checks = json.load(sys.stdin)
+for path, value in checks:
+    module, name = path.rsplit(".", 1)
+    kind = getattr(importlib.import_module(module), name)
+    if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
+        kind.model_validate(value, strict=False)
+    else:
+        pydantic.TypeAdapter(kind).validate_python(value)
+    print("ok", path)
+"#;
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(json!(checks).to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-registry/tests/data/programmatic")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn definitions(format: &str, tools_file: &Path) -> Vec<Value> {
+    let (ok, stdout, stderr) = common::host(&[
+        "definitions",
+        "--format",
+        format,
+        "--tools-json",
+        tools_file.to_str().unwrap(),
+        "--allow-programmatic",
+        "Glob",
+    ]);
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn definitions_calls_and_answers_are_the_sdks_types() {
+    let Some(python) = python() else { return };
+    let anthropic_turn = fixture("anthropic_turn.json");
+    let responses_turn = fixture("responses_turn.json");
+    let dir = tempfile::tempdir().unwrap();
+    let mut query = anthropic_turn["request_tools"][1].clone();
+    query.as_object_mut().unwrap().remove("allowed_callers");
+    query["callers"] = json!(["programmatic"]);
+    let tools_file = dir.path().join("tools.json");
+    std::fs::write(&tools_file, json!([query]).to_string()).unwrap();
+
+    let anthropic = definitions("anthropic", &tools_file);
+    let find = |all: &[Value], name: &str| -> Value {
+        all.iter().find(|d| d["name"] == name).unwrap().clone()
+    };
+    let query = find(&anthropic, "query_database");
+    assert_eq!(query["allowed_callers"], json!(["code_execution_20260120"]));
+    let glob = find(&anthropic, "Glob");
+    assert_eq!(
+        glob["allowed_callers"],
+        json!(["direct", "code_execution_20260120"])
+    );
+    let responses = definitions("openai-responses", &tools_file);
+    assert_eq!(
+        find(&responses, "query_database")["allowed_callers"],
+        json!(["programmatic"])
+    );
+    let glob_responses = find(&responses, "Glob");
+    assert_eq!(
+        glob_responses["allowed_callers"],
+        json!(["direct", "programmatic"])
+    );
+
+    let mut checks: Vec<(&str, Value)> = vec![
+        ("anthropic.types.ToolParam", query),
+        ("anthropic.types.ToolParam", glob),
+        (
+            "anthropic.types.ToolUnionParam",
+            anthropic_turn["request_tools"][0].clone(),
+        ),
+        (
+            "openai.types.responses.FunctionToolParam",
+            find(&responses, "query_database"),
+        ),
+        ("openai.types.responses.FunctionToolParam", glob_responses),
+        (
+            "openai.types.responses.ToolParam",
+            responses_turn["request_tools"][0].clone(),
+        ),
+        (
+            "anthropic.types.MessageParam",
+            anthropic_turn["answer"].clone(),
+        ),
+    ];
+    for block in anthropic_turn["response"]["content"].as_array().unwrap() {
+        if block["type"] == "tool_use" {
+            checks.push(("anthropic.types.ToolUseBlock", block.clone()));
+        }
+    }
+    for item in responses_turn["output"].as_array().unwrap() {
+        if item["type"] == "function_call" {
+            checks.push((
+                "openai.types.responses.ResponseFunctionToolCall",
+                item.clone(),
+            ));
+        }
+    }
+    for item in responses_turn["answer"].as_array().unwrap() {
+        checks.push((
+            "openai.types.responses.response_input_item_param.FunctionCallOutput",
+            item.clone(),
+        ));
+    }
+    validate(&python, &checks);
+}

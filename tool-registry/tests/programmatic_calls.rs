@@ -1,0 +1,326 @@
+//! Programmatic tool calling round trips, each from a fixture in `tests/data/programmatic`
+//! (see its README for the sources): the definitions carry `allowed_callers`, the calls made
+//! by the provider's code are read with their caller, run through the orchestrator, and
+//! answered in the shape the API requires; a call from a caller its tool does not allow, and
+//! one from an unknown caller, are answered with an error result while their siblings run.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tool_registry::export::{RenderRequest, SchemaCache};
+use tool_registry::providers::{ModelApi, ToolCalls};
+use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
+use tool_sdk::ToolResultBlock;
+use tool_sdk::callers::{Caller, Callers};
+use tool_sdk::prelude::*;
+
+/// Execute a SQL query against the sales database. Returns a list of rows as JSON objects.
+#[tool(name = "query_database", callers = ["programmatic"], read_only, max_result_size_chars = 10_000)]
+#[derive(Deserialize, JsonSchema)]
+struct QueryDatabase {
+    /// SQL query to execute
+    sql: String,
+}
+
+#[tool]
+impl Tool for QueryDatabase {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        let revenue = if self.sql.contains("'West'") {
+            45_000
+        } else {
+            38_000
+        };
+        Ok(ToolResult::new(format!("[{{\"revenue\":{revenue}}}]")))
+    }
+}
+
+/// Sends the sales report to the team.
+#[tool(name = "send_report", max_result_size_chars = 1_000)]
+#[derive(Deserialize, JsonSchema)]
+struct SendReport {
+    /// The report's text.
+    text: String,
+}
+
+#[tool]
+impl Tool for SendReport {
+    type Output = String;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(format!("sent {} chars", self.text.len())))
+    }
+}
+
+fn fixture(name: &str) -> Value {
+    let path = format!(
+        "{}/tests/data/programmatic/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn pool() -> Vec<Arc<dyn DynTool>> {
+    vec![
+        tool_sdk::dyn_tool::<QueryDatabase>(),
+        tool_sdk::dyn_tool::<SendReport>(),
+    ]
+}
+
+async fn run(calls: &ToolCalls, pool: &[Arc<dyn DynTool>]) -> Vec<ToolResultBlock> {
+    Orchestrator::new(pool, OrchestratorConfig::default())
+        .run_tools(calls.runnable(), TurnState::default())
+        .collect_results()
+        .await
+        .results
+}
+
+fn definition<'a>(definitions: &'a [Value], name: &str) -> &'a Value {
+    definitions
+        .iter()
+        .find(|d| d["name"] == name)
+        .unwrap_or_else(|| panic!("no definition of {name}"))
+}
+
+#[test]
+fn definitions_say_who_may_call_and_the_default_says_nothing() {
+    let fixture = fixture("anthropic_turn.json");
+    let pool = pool();
+    let request = RenderRequest::default();
+    let anthropic = ModelApi::Anthropic
+        .definitions(&SchemaCache::new(), &pool, &request)
+        .unwrap();
+    let query = definition(&anthropic, "query_database");
+    let expected = &fixture["request_tools"][1];
+    assert_eq!(query["allowed_callers"], expected["allowed_callers"]);
+    assert_eq!(
+        fixture["request_tools"][0]["type"],
+        ModelApi::ANTHROPIC_CODE_EXECUTION,
+        "the server tool and allowed_callers name one version"
+    );
+    assert_eq!(query["description"], expected["description"]);
+    assert_eq!(
+        query["input_schema"]["properties"],
+        expected["input_schema"]["properties"]
+    );
+    let report = definition(&anthropic, "send_report");
+    assert!(report.get("allowed_callers").is_none(), "{report}");
+    // The fresh text render writes the same bytes as the cached one.
+    assert_eq!(
+        tool_registry::providers::anthropic::tools_json(&pool),
+        Value::from(anthropic.clone()).to_string()
+    );
+
+    let responses = ModelApi::OpenAiResponses
+        .definitions(&SchemaCache::new(), &pool, &request)
+        .unwrap();
+    let expected = &fixture_responses()["request_tools"][1];
+    let query = definition(&responses, "query_database");
+    assert_eq!(query["allowed_callers"], expected["allowed_callers"]);
+    assert!(
+        definition(&responses, "send_report")
+            .get("allowed_callers")
+            .is_none()
+    );
+    // Chat Completions, Gemini and MCP have no slot: nothing is written.
+    for api in [ModelApi::OpenAiChat, ModelApi::Gemini, ModelApi::Mcp] {
+        let text = api
+            .definitions_json(&SchemaCache::new(), &pool, &request)
+            .unwrap();
+        assert!(!text.contains("caller"), "{api}: {text}");
+    }
+}
+
+fn fixture_responses() -> Value {
+    fixture("responses_turn.json")
+}
+
+#[tokio::test]
+async fn an_anthropic_programmatic_turn_runs_both_calls_and_answers_with_tool_results_only() {
+    let fixture = fixture("anthropic_turn.json");
+    let pool = pool();
+    let calls = ModelApi::Anthropic
+        .read_calls(&fixture["response"], &pool)
+        .unwrap();
+    assert_eq!(calls.len(), 2, "the server_tool_use is not a call of ours");
+    for call in &calls.calls {
+        assert_eq!(
+            call.caller,
+            Caller::Program {
+                kind: "code_execution_20260120".into(),
+                id: "srvtoolu_abc123".into()
+            }
+        );
+        assert!(call.input.is_ok(), "{:?}", call.input);
+    }
+    let results = run(&calls, &pool).await;
+    let answer = ModelApi::Anthropic
+        .write_results(&calls, results, &pool)
+        .unwrap();
+    assert_eq!(answer, fixture["answer"]);
+    // The guide's rule: only tool_result blocks answer pending programmatic calls.
+    assert!(
+        answer["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|block| block["type"] == "tool_result")
+    );
+}
+
+#[tokio::test]
+async fn an_openai_responses_program_turn_is_answered_naming_its_program() {
+    let fixture = fixture_responses();
+    let pool = pool();
+    let response = json!({"output": fixture["output"]});
+    let calls = ModelApi::OpenAiResponses
+        .read_calls(&response, &pool)
+        .unwrap();
+    assert_eq!(calls.len(), 2, "the program item is not a call of ours");
+    assert!(
+        calls
+            .calls
+            .iter()
+            .all(|c| c.caller.is_programmatic() && c.input.is_ok())
+    );
+    let results = run(&calls, &pool).await;
+    let answer = ModelApi::OpenAiResponses
+        .write_results(&calls, results, &pool)
+        .unwrap();
+    assert_eq!(answer, fixture["answer"]);
+}
+
+#[tokio::test]
+async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings_run() {
+    let pool = pool();
+    let code = json!({"type": "code_execution_20250825", "tool_id": "srvtoolu_1"});
+    let message = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "query_database",
+         "input": {"sql": "SELECT 'West'"}, "caller": code},
+        {"type": "tool_use", "id": "toolu_2", "name": "send_report",
+         "input": {"text": "West wins"}, "caller": code},
+        {"type": "tool_use", "id": "toolu_3", "name": "query_database",
+         "input": {"sql": "SELECT 'East'"}},
+        {"type": "tool_use", "id": "toolu_4", "name": "query_database",
+         "input": {"sql": "SELECT 'East'"}, "caller": {"type": "code_execution_29990101"}},
+        {"type": "tool_use", "id": "toolu_5", "name": "send_report",
+         "input": {"text": "done"}, "caller": {"type": "direct"}},
+    ]});
+    let calls = ModelApi::Anthropic.read_calls(&message, &pool).unwrap();
+    assert_eq!(calls.runnable().len(), 2, "{calls:?}");
+    let results = run(&calls, &pool).await;
+    let answer = ModelApi::Anthropic
+        .write_results(&calls, results, &pool)
+        .unwrap();
+    let blocks = answer["content"].as_array().unwrap();
+    let text = |i: usize| blocks[i]["content"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(blocks.len(), 5, "every call is answered: {answer}");
+    assert_eq!(text(0), "[{\"revenue\":45000}]");
+    assert_eq!(blocks[1]["is_error"], true);
+    assert!(
+        text(1)
+            .contains("send_report may not be called by code (code_execution_20250825 srvtoolu_1)")
+            && text(1).contains("call it directly instead"),
+        "{}",
+        text(1)
+    );
+    assert_eq!(blocks[2]["is_error"], true);
+    assert!(
+        text(2).contains("allows calls from programmatic only")
+            && text(2).contains("call it from code execution instead"),
+        "{}",
+        text(2)
+    );
+    assert_eq!(blocks[3]["is_error"], true);
+    assert!(
+        text(3).contains("unknown caller {\"type\":\"code_execution_29990101\"}"),
+        "{}",
+        text(3)
+    );
+    assert_eq!(text(4), "sent 4 chars");
+}
+
+#[test]
+fn a_streamed_programmatic_call_carries_its_caller_and_is_checked() {
+    let pool = pool();
+    let mut stream = ModelApi::Anthropic.stream(&pool).unwrap();
+    let caller = json!({"type": "code_execution_20260120", "tool_id": "srvtoolu_9"});
+    let events = [
+        json!({"type": "content_block_start", "index": 0, "content_block":
+            {"type": "server_tool_use", "id": "srvtoolu_9", "name": "code_execution", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta":
+            {"type": "input_json_delta", "partial_json": "{\"code\":\"await query_database('x')\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block":
+            {"type": "tool_use", "id": "toolu_a", "name": "query_database", "input": {}, "caller": caller}}),
+        json!({"type": "content_block_delta", "index": 1, "delta":
+            {"type": "input_json_delta", "partial_json": "{\"sql\":\"SELECT 1\"}"}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "content_block_start", "index": 2, "content_block":
+            {"type": "tool_use", "id": "toolu_b", "name": "send_report", "input": {}, "caller": caller}}),
+        json!({"type": "content_block_delta", "index": 2, "delta":
+            {"type": "input_json_delta", "partial_json": "{\"text\":\"x\"}"}}),
+        json!({"type": "content_block_stop", "index": 2}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+    ];
+    let mut handed = Vec::new();
+    for event in &events {
+        stream.push_event(event, &mut handed);
+    }
+    let done = stream.finish(&mut handed);
+    assert_eq!(handed.len(), 2);
+    assert!(handed[0].caller.is_programmatic() && handed[0].input.is_ok());
+    assert!(
+        handed[1].input.is_err(),
+        "send_report allows only the model"
+    );
+    assert_eq!(done.calls.calls, handed);
+    // The assistant message keeps each block's caller, to be sent back as it came.
+    assert_eq!(done.message["content"][1]["caller"], caller);
+}
+
+#[test]
+fn host_configuration_names_parse_into_callers() {
+    assert_eq!(
+        Callers::from_names(["direct", "programmatic"]),
+        Ok(Callers::DirectAndProgrammatic)
+    );
+    let meta = tool_sdk::dyn_tool::<QueryDatabase>();
+    assert_eq!(meta.meta().callers, Callers::Programmatic);
+    assert_eq!(
+        tool_sdk::dyn_tool::<SendReport>().meta().callers,
+        Callers::Direct
+    );
+}
+
+#[test]
+fn a_streamed_responses_program_call_carries_its_caller() {
+    let fixture = fixture_responses();
+    let pool = pool();
+    let mut stream = ModelApi::OpenAiResponses.stream(&pool).unwrap();
+    let mut handed = Vec::new();
+    for (index, item) in fixture["output"].as_array().unwrap().iter().enumerate() {
+        let mut added = item.clone();
+        if added["type"] == "function_call" {
+            added["arguments"] = json!("");
+        }
+        for event in [
+            json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+            json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+        ] {
+            stream.push_event(&event, &mut handed);
+        }
+    }
+    let done = stream.finish(&mut handed);
+    assert_eq!(handed.len(), 2, "{handed:?}");
+    for call in &handed {
+        assert_eq!(
+            call.caller,
+            Caller::Program {
+                kind: "program".into(),
+                id: "call_prog_1".into()
+            }
+        );
+        assert!(call.input.is_ok(), "{:?}", call.input);
+    }
+    assert_eq!(done.calls.calls, handed);
+}
