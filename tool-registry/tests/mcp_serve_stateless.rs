@@ -245,7 +245,7 @@ async fn our_import_speaks_2026_and_hears_list_changes_through_listen() {
     })
     .await
     .expect("the import refreshes its tools within 5 s");
-    assert_eq!(names(&manager), ["mcp__live__chatty", "mcp__live__add"]);
+    assert_eq!(names(&manager), ["mcp__live__add", "mcp__live__chatty"]);
     manager.shutdown().await;
     http.shutdown().await;
 }
