@@ -430,3 +430,34 @@ fn json_schema_keywords_map_onto_the_openapi_subset() {
     assert_eq!(portable["required"], json!(["mode"]));
     assert!(portable.get("$defs").is_none() && portable.get("additionalProperties").is_none());
 }
+
+#[test]
+fn a_numeric_enum_behind_a_ref_or_in_a_union_keeps_its_values_beside_a_description() {
+    let level = |property: Value| {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": property},
+            "$defs": {"L": {"type": "integer", "enum": [1, 2]}}
+        });
+        let portable = portable_schema("T", &schema).unwrap();
+        assert_portable("T", &json!({"name": "T", "parameters": portable}));
+        portable["properties"]["a"].clone()
+    };
+    assert_eq!(
+        level(json!({"$ref": "#/$defs/L", "description": "Level."})),
+        json!({"type": "integer", "description": "Level. Allowed values: 1, 2."})
+    );
+    assert_eq!(
+        level(json!({"anyOf": [{"$ref": "#/$defs/L"}, {"type": "null"}], "description": "Level."})),
+        json!({"type": "integer", "description": "Level. Allowed values: 1, 2.", "nullable": true})
+    );
+    assert_eq!(
+        level(json!({"description": "Other.", "allOf": [{"$ref": "#/$defs/L"}]})),
+        json!({"type": "integer", "description": "Other. Allowed values: 1, 2."})
+    );
+    // A description without a full stop gets one before the sentence.
+    assert_eq!(
+        level(json!({"type": "integer", "enum": [3, 4], "description": "Level"})),
+        json!({"type": "integer", "description": "Level. Allowed values: 3, 4."})
+    );
+}

@@ -452,12 +452,53 @@ fn describe_numeric_enum(schema: &mut Map<String, Value>) {
         return;
     };
     let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-    let allowed = format!("Allowed values: {}.", listed.join(", "));
+    let allowed = format!("{ALLOWED_VALUES}{}.", listed.join(", "));
     let description = match schema.get("description").and_then(Value::as_str) {
-        Some(text) if !text.trim().is_empty() => format!("{} {allowed}", text.trim_end()),
-        _ => allowed,
+        Some(text) => append_sentence(text, &allowed),
+        None => allowed,
     };
     schema.insert("description".to_owned(), Value::String(description));
+}
+
+/// How the sentence [`describe_numeric_enum`] writes begins.
+const ALLOWED_VALUES: &str = "Allowed values: ";
+
+/// `text` followed by `sentence`, `text` closed with a full stop first when it has none
+/// (`Level.` + `Allowed values: 1, 2.`, not `Level Allowed values: 1, 2.`).
+fn append_sentence(text: &str, sentence: &str) -> String {
+    let text = text.trim_end();
+    if text.is_empty() {
+        return sentence.to_owned();
+    }
+    let stop = if text.ends_with(['.', '!', '?', ':']) {
+        ""
+    } else {
+        "."
+    };
+    format!("{text}{stop} {sentence}")
+}
+
+/// The description to keep when `kept` (written next to a `$ref`, outside a union or beside
+/// an `allOf`) takes the place of `replaced` (the converted schema's own): `kept`, with the
+/// allowed-values sentence of `replaced` appended when `replaced` had one and `kept` does not,
+/// so a numeric `enum` behind a `$ref` or inside `anyOf`/`allOf` keeps its values.
+fn keep_allowed_values(kept: &str, replaced: &str) -> String {
+    match replaced.find(ALLOWED_VALUES) {
+        Some(at) if !kept.contains(ALLOWED_VALUES) => append_sentence(kept, &replaced[at..]),
+        _ => kept.to_owned(),
+    }
+}
+
+/// Puts the annotation `key` = `value` from around a schema (a `$ref`'s siblings, the outer
+/// part of a one-branch union) over the converted `schema`; see [`keep_allowed_values`].
+fn annotate(schema: &mut Map<String, Value>, key: String, value: Value) {
+    let merged = match (key.as_str(), schema.get("description"), &value) {
+        ("description", Some(Value::String(replaced)), Value::String(kept)) => {
+            Value::String(keep_allowed_values(kept, replaced))
+        }
+        _ => value,
+    };
+    schema.insert(key, merged);
 }
 
 fn number(value: f64) -> Value {
