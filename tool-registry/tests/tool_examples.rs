@@ -214,4 +214,19 @@ fn examples_go_into_slots_and_into_descriptions_only_when_asked() {
         error.to_string().contains("examples_in_description"),
         "{error}"
     );
+    // An example the tool's own schema refuses is refused when the tool is loaded.
+    let error = DynamicTool::from_json(
+        &json!({"name": "W", "description": "d", "input_schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]
+        }, "input_examples": [{"city": "Paris"}, {"city": 3}]}),
+        ToolHandler::fixed_text("x"),
+    )
+    .err()
+    .unwrap();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("tool `W`: `input_examples` entry 1 (`input_examples[1]`) is refused")
+            && text.contains("city"),
+        "{text}"
+    );
 }
