@@ -94,10 +94,17 @@ impl CachedTool {
     /// or, when the tool asks for it and has examples, the description followed by a blank
     /// line, `Example inputs:` and one compact JSON object per line.
     pub(crate) fn description_without_example_slot(&self) -> Cow<'_, str> {
+        self.description_with_examples_after(0)
+    }
+
+    /// The description for an API whose slot took the first `slotted` examples (Gemini's
+    /// subset `Schema` has one root `example`): as [`Self::description_without_example_slot`]
+    /// with the examples from `slotted` on, the description alone when none is left.
+    pub(crate) fn description_with_examples_after(&self, slotted: usize) -> Cow<'_, str> {
         with_examples(
             Cow::Borrowed(&self.description),
             self.examples_in_description,
-            &self.examples,
+            self.examples.get(slotted..).unwrap_or_default(),
         )
     }
 
@@ -115,6 +122,7 @@ impl CachedTool {
 /// [`CachedTool::description_without_example_slot`] for a tool not captured (MCP `tools/list`
 /// as `tool-host serve` lists it builds each definition straight from the tool): the same
 /// text `definitions --format mcp` writes.
+#[cfg(feature = "mcp-server")]
 pub(crate) fn description_without_example_slot(tool: &dyn DynTool) -> Cow<'_, str> {
     if !tool.meta().examples_in_description {
         return tool.prompt();

@@ -11,7 +11,6 @@ pub(crate) mod check;
 mod json_schema;
 pub(crate) mod schema;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -153,7 +152,10 @@ pub(crate) enum ParametersForm {
 ///   tool in `request.lenient_input` as for every other API;
 /// - [`ParametersForm::OpenApi`]: `parameters`, the input schema through [`portable_schema`]
 ///   (Gemini's OpenAPI-subset `Schema`), with the tool's first example input as the root
-///   `example` (the `Schema` slot for one example instance) unless the schema has its own.
+///   `example` (the `Schema` slot for one example instance) unless the schema has its own;
+///   for a tool that asks for its examples in the description, the examples that did not go
+///   into that slot (all of them when the schema has its own `example` or no properties) are
+///   appended to the description as for an API without a slot.
 ///
 /// FIELD is left out for a tool without parameters (an input schema of exactly
 /// `{"type":"object","properties":{}}`; Gemini refuses an object schema with no properties in
@@ -176,11 +178,9 @@ pub(crate) fn declarations(
         let entry = cache.entry(tool.as_ref());
         let mut declaration = Map::new();
         declaration.insert("name".to_owned(), json!(names.to_gemini(&entry.name)));
-        let description = match form {
-            ParametersForm::JsonSchema => entry.description_without_example_slot(),
-            ParametersForm::OpenApi => Cow::Borrowed(entry.description.as_str()),
-        };
-        declaration.insert("description".to_owned(), json!(description));
+        // The description goes before the parameters; its text is known once the root
+        // `example` slot is (or is not) filled.
+        declaration.insert("description".to_owned(), Value::Null);
         let has_properties = |schema: &Value| {
             schema
                 .get("properties")
@@ -198,17 +198,24 @@ pub(crate) fn declarations(
                 if schema != json!({"type": "object", "properties": {}}) {
                     declaration.insert("parametersJsonSchema".to_owned(), schema);
                 }
+                let description = entry.description_without_example_slot();
+                declaration.insert("description".to_owned(), json!(description));
             }
             ParametersForm::OpenApi => {
                 let mut parameters = portable_schema(&entry.name, &entry.input_schema)?;
+                let mut slotted = 0;
                 if has_properties(&parameters) {
                     if let (Value::Object(root), Some(first)) =
                         (&mut parameters, entry.examples.first())
+                        && !root.contains_key("example")
                     {
-                        root.entry("example").or_insert_with(|| first.clone());
+                        root.insert("example".to_owned(), first.clone());
+                        slotted = 1;
                     }
                     declaration.insert("parameters".to_owned(), parameters);
                 }
+                let description = entry.description_with_examples_after(slotted);
+                declaration.insert("description".to_owned(), json!(description));
             }
         }
         declarations.push(Value::Object(declaration));
