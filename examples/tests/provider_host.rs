@@ -33,14 +33,24 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
             "Write"
         ]
     );
+    let python = gemini_sdk_support::sdk_python();
     for declaration in &declarations {
         let problems = check_declaration(declaration);
         assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
-        assert!(
-            declaration["parametersJsonSchema"]["properties"].is_object(),
-            "{declaration:#}"
-        );
+        let schema = &declaration["parametersJsonSchema"];
+        assert!(schema["properties"].is_object(), "{declaration:#}");
+        // Only keywords google-genai's `types.JSONSchema` (extra fields forbidden) holds.
+        if let Some(python) = &python {
+            gemini_sdk_support::validate(python, "JSONSchema", schema)
+                .unwrap_or_else(|error| panic!("{error}\n{declaration:#}"));
+        }
     }
+    // Bash's `timeout` (`exclusiveMinimum: 0`, which Gemini ignores) is told as a bound Gemini
+    // reads plus a sentence; the tool still refuses 0.
+    assert_eq!(
+        declarations[0]["parametersJsonSchema"]["properties"]["timeout"]["minimum"],
+        0
+    );
     let (ok, stdout, stderr) = host(&["definitions", "--format", "gemini-openapi"]);
     assert!(ok, "{stderr}");
     let subset: Vec<Value> = serde_json::from_str(&stdout).unwrap();

@@ -8,6 +8,7 @@
 //! carry inline media).
 
 pub(crate) mod check;
+mod json_keywords;
 mod json_schema;
 pub(crate) mod schema;
 
@@ -117,10 +118,12 @@ fn mapped(name: &str) -> String {
 }
 
 /// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
-/// breaks, each as `PATH: what is wrong`; empty when Gemini accepts it. Both forms are
-/// checked: `{"name","description","parametersJsonSchema"?}` (an entry of
-/// [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions: an object-rooted JSON Schema
-/// whose local `$ref`s resolve) and `{"name","description","parameters"?}` (an entry of
+/// breaks, each as `PATH: what is wrong`; empty when Gemini accepts it and reads every
+/// keyword. Both forms are checked: `{"name","description","parametersJsonSchema"?}` (an entry
+/// of [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions: an object-rooted JSON Schema
+/// whose local `$ref`s resolve, with no boolean sub-schema and only the JSON Schema keywords
+/// Google documents for Gemini and google-genai's `types.JSONSchema` holds; another keyword is
+/// not refused by the API but ignored (googleapis/python-genai#1093), so it is reported) and `{"name","description","parameters"?}` (an entry of
 /// [`ModelApi::GeminiOpenApi`](super::ModelApi::GeminiOpenApi)'s: the OpenAPI 3.0 subset);
 /// both at once is an error, as the two fields are mutually exclusive. An offline check, so a
 /// schema the API would refuse at request time is caught in tests (sources, read 2026-12-03:
@@ -148,8 +151,10 @@ pub(crate) enum ParametersForm {
 /// ([`GeminiNames`]). FIELD is, by `form`:
 ///
 /// - [`ParametersForm::JsonSchema`]: `parametersJsonSchema`, the input schema in export shape
-///   as it is (`$defs`, `$ref`, `anyOf`, maps and recursive types kept), its root opened for a
-///   tool in `request.lenient_input` as for every other API;
+///   (`$defs`, `$ref`, `anyOf`, maps and recursive types kept) with the keywords Gemini would
+///   ignore rewritten where an equivalent exists (`json_keywords::for_gemini`: `const`,
+///   exclusive bounds, `true` sub-schemas, `definitions`), its root opened for a tool in
+///   `request.lenient_input` as for every other API;
 /// - [`ParametersForm::OpenApi`]: `parameters`, the input schema through [`portable_schema`]
 ///   (Gemini's OpenAPI-subset `Schema`), with the tool's first example input as the root
 ///   `example` (the `Schema` slot for one example instance) unless the schema has its own;
@@ -189,7 +194,7 @@ pub(crate) fn declarations(
         };
         match form {
             ParametersForm::JsonSchema => {
-                let mut schema = entry.input_schema.clone();
+                let mut schema = json_keywords::for_gemini(&entry.input_schema);
                 if request.lenient_input.contains(&entry.name)
                     && let Value::Object(root) = &mut schema
                 {

@@ -465,7 +465,7 @@ const ALLOWED_VALUES: &str = "Allowed values: ";
 
 /// `text` followed by `sentence`, `text` closed with a full stop first when it has none
 /// (`Level.` + `Allowed values: 1, 2.`, not `Level Allowed values: 1, 2.`).
-fn append_sentence(text: &str, sentence: &str) -> String {
+pub(crate) fn append_sentence(text: &str, sentence: &str) -> String {
     let text = text.trim_end();
     if text.is_empty() {
         return sentence.to_owned();
