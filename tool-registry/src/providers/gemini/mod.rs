@@ -24,24 +24,29 @@ use super::content::{Image, Part, parts};
 use super::pairing::ResultsError;
 use crate::export::cache::open_input_root;
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
-use check::is_valid_function_name;
 use schema::portable_schema;
 
 /// The prefix of the id given to a Gemini call that came without one; the answer then
 /// carries no id, as the call had none.
 pub(crate) const MADE_UP_ID_PREFIX: &str = "gemini-call-";
 
-/// Pool names ↔ the names Gemini is sent, for the names Gemini refuses
-/// (`is_valid_function_name`: Gemini's pattern is `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`): each
-/// character outside `a-z A-Z 0-9 _ . -` becomes `_`, a name not starting with a letter or `_`
-/// gets a leading `_`, the result is cut to 64 chars, and a clash with another name gets `_2`,
-/// `_3`, ... Valid names are sent unchanged, and calls are mapped back before they run.
+/// Pool names ↔ the names Gemini is sent.
 ///
-/// A name every provider accepts as it is matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (Anthropic
-/// and OpenAI allow `a-z A-Z 0-9 _ -` up to 64 chars; Gemini also wants a letter or `_` first).
-/// Tool names are `^[A-Za-z0-9_-]{1,64}$` already (`#[tool(name)]`, JSON tools) and MCP tool
-/// names are normalised into `[A-Za-z0-9_-]` (`mcp__server__tool`), so the other providers take
-/// every name as it is, and for Gemini only a name starting with a digit or `-` is mapped.
+/// Gemini's own rule, as google-genai 3.6.1 states it (`google/genai/types.py`,
+/// `FunctionDeclaration.name`, read 2026-12-03): "Must start with a letter or an underscore.
+/// Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum
+/// length of 128." (The ai.google.dev reference and js-genai's docs give 64 characters and no
+/// colon; [`check_declaration`] applies the stricter of the two.)
+///
+/// We send a stricter pattern on purpose: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the names every
+/// provider takes as they are (Anthropic and OpenAI allow `a-z A-Z 0-9 _ -` up to 64 chars;
+/// Gemini also wants a letter or `_` first), so one pool has the same names everywhere it can.
+/// A name outside it is mapped: each character outside `a-z A-Z 0-9 _ -` becomes `_`, a name
+/// not starting with a letter or `_` gets a leading `_`, the result is cut to 64 chars, and a
+/// clash with another name gets `_2`, `_3`, ... Other names are sent unchanged, and calls are
+/// mapped back before they run. Tool names are `^[A-Za-z0-9_-]{1,64}$` already (`#[tool(name)]`,
+/// JSON tools) and MCP tool names are normalised into `[A-Za-z0-9_-]` (`mcp__server__tool`), so
+/// in practice only a name starting with a digit or `-` is mapped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GeminiNames {
     to_gemini: HashMap<String, String>,
@@ -54,12 +59,12 @@ impl GeminiNames {
         let names: Vec<&str> = names.into_iter().collect();
         let mut map = Self::default();
         for name in &names {
-            if is_valid_function_name(name) {
+            if is_cross_provider_name(name) {
                 map.to_pool.insert((*name).to_owned(), (*name).to_owned());
             }
         }
         for name in names {
-            if is_valid_function_name(name) {
+            if is_cross_provider_name(name) {
                 continue;
             }
             let base = mapped(name);
@@ -99,11 +104,21 @@ impl GeminiNames {
     }
 }
 
+/// `true` when `name` matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the names every provider takes
+/// as they are ([`GeminiNames`]).
+fn is_cross_provider_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+}
+
 fn mapped(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-') {
                 c
             } else {
                 '_'
@@ -360,7 +375,7 @@ mod tests {
         assert_eq!(names.to_pool("_9lives"), "_9lives");
         assert_eq!(names.to_pool("unknown"), "unknown");
         for (_, sent) in names.renamed() {
-            assert!(is_valid_function_name(sent), "{sent}");
+            assert!(is_cross_provider_name(sent), "{sent}");
         }
     }
 }
