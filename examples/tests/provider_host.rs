@@ -253,3 +253,18 @@ fn run_answers_a_repeated_anthropic_id_without_running_it() {
         "{answer}"
     );
 }
+
+/// `run --format` takes every model API but MCP, and `--help` lists them from `ModelApi::ALL`.
+#[test]
+fn run_lists_every_model_api_it_reads() {
+    let (ok, stdout, stderr) = host(&["run", "--help"]);
+    assert!(ok, "{stderr}");
+    for api in tool_registry::providers::ModelApi::ALL {
+        let name = api.as_str();
+        let listed = stdout.contains(&format!("{name},")) || stdout.contains(&format!("{name}]"));
+        assert_eq!(listed, name != "mcp", "{name}: {stdout}");
+    }
+    let (ok, _, stderr) = host(&["run", "--format", "mcp", "--root", "."]);
+    assert!(!ok);
+    assert!(stderr.contains("gemini-openapi"), "{stderr}");
+}

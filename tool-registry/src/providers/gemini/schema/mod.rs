@@ -81,8 +81,9 @@ pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
 /// # Errors
 /// [`SchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
 /// does not resolve, a boolean schema or one with no inferable type (any value), an `enum` or
-/// `const` with a value that is not a string (other than an all-number `enum` on a number
-/// type, described instead), an empty `enum`, a tuple (`prefixItems` or an
+/// `const` with a value that is not a string (a boolean, or a number beside other kinds; an
+/// all-number `enum` on a number type is described instead), an empty `enum`, a `const: null`
+/// field, a tuple (`prefixItems` or an
 /// `items` array), a field whose only type is `null`, a `not`, and `allOf` branches that are
 /// not all objects.
 pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, SchemaError> {
@@ -274,14 +275,19 @@ impl Converter<'_> {
                 values.retain(|value| !value.is_null());
             }
             if values.is_empty() {
-                return Err(self.fail(path, "its `enum` is empty"));
+                let reason = if nullable {
+                    "its only value is `null` (`const: null` or `enum: [null]`), and the subset has no null type; drop the field"
+                } else {
+                    "its `enum` is empty, so no value is allowed"
+                };
+                return Err(self.fail(path, reason));
             }
             let numeric = values.iter().all(Value::is_number);
             if let Some(bad) = values.iter().find(|value| !value.is_string() && !numeric) {
                 return Err(self.fail(
                     path,
                     format!(
-                        "its `enum` holds the non-string value {bad} beside other kinds of values, and Gemini enums hold strings only (all numbers would be listed in the description)"
+                        "its `enum` or `const` holds the non-string value {bad}, and the subset's enums hold strings only (an `enum` of numbers only would be listed in the description instead)"
                     ),
                 ));
             }
