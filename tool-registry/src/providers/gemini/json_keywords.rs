@@ -104,10 +104,11 @@ pub(crate) const SCHEMA_MAPS: &[&str] = &[
 pub(crate) fn for_gemini(schema: &Value) -> Value {
     let mut out = schema.clone();
     let rename_definitions = out.get("definitions").is_some() && out.get("$defs").is_none();
-    if rename_definitions && let Value::Object(root) = &mut out {
-        if let Some(definitions) = root.shift_remove("definitions") {
-            root.insert("$defs".to_owned(), definitions);
-        }
+    if rename_definitions
+        && let Value::Object(root) = &mut out
+        && let Some(definitions) = root.shift_remove("definitions")
+    {
+        root.insert("$defs".to_owned(), definitions);
     }
     rewrite(&mut out, rename_definitions);
     out
