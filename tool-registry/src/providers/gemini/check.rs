@@ -31,8 +31,10 @@ pub(crate) fn is_valid_function_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
-/// Every rule a function declaration `{"name","description","parameters"?}` breaks, each as
-/// `PATH: what is wrong`; empty when Gemini accepts it.
+/// Every rule a function declaration (`{"name","description","parameters"?}` or
+/// `{"name","description","parametersJsonSchema"?}`) breaks, each as `PATH: what is wrong`;
+/// empty when it follows Gemini's documented rules, every JSON Schema keyword included (see
+/// [`check_json_schema`]).
 pub fn check_function_declaration(declaration: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(map) = declaration.as_object() else {
