@@ -33,14 +33,24 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
             "Write"
         ]
     );
+    let python = gemini_sdk_support::sdk_python();
     for declaration in &declarations {
         let problems = check_declaration(declaration);
         assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
-        assert!(
-            declaration["parametersJsonSchema"]["properties"].is_object(),
-            "{declaration:#}"
-        );
+        let schema = &declaration["parametersJsonSchema"];
+        assert!(schema["properties"].is_object(), "{declaration:#}");
+        // Only keywords google-genai's `types.JSONSchema` (extra fields forbidden) holds.
+        if let Some(python) = &python {
+            gemini_sdk_support::validate(python, "JSONSchema", schema)
+                .unwrap_or_else(|error| panic!("{error}\n{declaration:#}"));
+        }
     }
+    // Bash's `timeout` (`exclusiveMinimum: 0`, which Gemini ignores) is told as a bound Gemini
+    // reads plus a sentence; the tool still refuses 0.
+    assert_eq!(
+        declarations[0]["parametersJsonSchema"]["properties"]["timeout"]["minimum"],
+        0
+    );
     let (ok, stdout, stderr) = host(&["definitions", "--format", "gemini-openapi"]);
     assert!(ok, "{stderr}");
     let subset: Vec<Value> = serde_json::from_str(&stdout).unwrap();
@@ -242,4 +252,19 @@ fn run_answers_a_repeated_anthropic_id_without_running_it() {
         content[2]["content"].as_str().unwrap().contains("todos"),
         "{answer}"
     );
+}
+
+/// `run --format` takes every model API but MCP, and `--help` lists them from `ModelApi::ALL`.
+#[test]
+fn run_lists_every_model_api_it_reads() {
+    let (ok, stdout, stderr) = host(&["run", "--help"]);
+    assert!(ok, "{stderr}");
+    for api in tool_registry::providers::ModelApi::ALL {
+        let name = api.as_str();
+        let listed = stdout.contains(&format!("{name},")) || stdout.contains(&format!("{name}]"));
+        assert_eq!(listed, name != "mcp", "{name}: {stdout}");
+    }
+    let (ok, _, stderr) = host(&["run", "--format", "mcp", "--root", "."]);
+    assert!(!ok);
+    assert!(stderr.contains("gemini-openapi"), "{stderr}");
 }

@@ -378,7 +378,7 @@ fn what_gemini_cannot_express_fails_naming_the_tool_and_field() {
     assert_eq!(error.field, "anything");
     assert_eq!(
         error.to_string(),
-        "tool `Any`: field `anything` cannot be sent to Gemini: it is a boolean schema (any value, or none); give it a type; change the field or leave the tool out of Gemini requests"
+        "tool `Any`: field `anything` cannot be sent in Gemini's OpenAPI-subset `parameters`: it is a boolean schema (any value, or none); give it a type; change the field, or send full JSON Schema in `parametersJsonSchema` (`--format gemini`, `ModelApi::Gemini`), which takes it whole"
     );
     let mixed = json!({"type": "object", "properties": {"level": {"type": "integer", "enum": [1, "2", 3]}}});
     let error = portable_schema("Level", &mixed).unwrap_err();
@@ -429,4 +429,56 @@ fn json_schema_keywords_map_onto_the_openapi_subset() {
     assert_eq!(p["both"]["required"], json!(["a"]));
     assert_eq!(portable["required"], json!(["mode"]));
     assert!(portable.get("$defs").is_none() && portable.get("additionalProperties").is_none());
+}
+
+#[test]
+fn a_numeric_enum_behind_a_ref_or_in_a_union_keeps_its_values_beside_a_description() {
+    let level = |property: Value| {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": property},
+            "$defs": {"L": {"type": "integer", "enum": [1, 2]}}
+        });
+        let portable = portable_schema("T", &schema).unwrap();
+        assert_portable("T", &json!({"name": "T", "parameters": portable}));
+        portable["properties"]["a"].clone()
+    };
+    assert_eq!(
+        level(json!({"$ref": "#/$defs/L", "description": "Level."})),
+        json!({"type": "integer", "description": "Level. Allowed values: 1, 2."})
+    );
+    assert_eq!(
+        level(json!({"anyOf": [{"$ref": "#/$defs/L"}, {"type": "null"}], "description": "Level."})),
+        json!({"type": "integer", "description": "Level. Allowed values: 1, 2.", "nullable": true})
+    );
+    assert_eq!(
+        level(json!({"description": "Other.", "allOf": [{"$ref": "#/$defs/L"}]})),
+        json!({"type": "integer", "description": "Other. Allowed values: 1, 2."})
+    );
+    // A description without a full stop gets one before the sentence.
+    assert_eq!(
+        level(json!({"type": "integer", "enum": [3, 4], "description": "Level"})),
+        json!({"type": "integer", "description": "Level. Allowed values: 3, 4."})
+    );
+}
+
+#[test]
+fn null_and_boolean_constants_fail_saying_why_and_where_to_go() {
+    let field = |schema: Value| {
+        portable_schema("T", &json!({"type": "object", "properties": {"f": schema}})).unwrap_err()
+    };
+    let error = field(json!({"const": null}));
+    assert_eq!(error.field, "f");
+    assert!(error.reason.contains("its only value is `null`"), "{error}");
+    for schema in [
+        json!({"const": true}),
+        json!({"type": "boolean", "enum": [true, false]}),
+    ] {
+        let error = field(schema);
+        assert!(
+            error.reason.contains("holds the non-string value true"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("`--format gemini`"), "{error}");
+    }
 }

@@ -180,3 +180,49 @@ async fn an_object_rooted_schema_with_root_combinators_is_listed_as_given() {
         .unwrap();
     assert!(anthropic[0]["input_schema"].get("allOf").is_none());
 }
+
+/// A tool that asks for its examples in the description (MCP's `Tool` has no slot for them)
+/// is listed by a served `tools/list` with the description `definitions --format mcp` writes.
+#[tokio::test]
+async fn a_served_listing_carries_the_examples_a_tool_asks_for_as_definitions_does() {
+    use tool_registry::dynamic::{DynamicTool, ToolHandler};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
+
+    let tool = |asks: bool| {
+        let definition = json!({
+            "name": if asks { "weather" } else { "plain" },
+            "description": "Current weather.",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+            "input_examples": [{"city": "Paris"}, {"city": "Oslo"}],
+            "examples_in_description": asks,
+        });
+        let tool: Arc<dyn DynTool> = Arc::new(
+            DynamicTool::from_json(&definition, ToolHandler::fixed_text("sunny")).unwrap(),
+        );
+        tool
+    };
+    let tools = vec![tool(true), tool(false)];
+    let server = serve_pool(&tools, OrchestratorConfig::default());
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let exported = ModelApi::Mcp
+        .definitions(&SchemaCache::new(), &tools, &RenderRequest::default())
+        .unwrap();
+    let described = |name: &str| {
+        listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .and_then(|tool| tool.description.as_deref())
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        described("weather"),
+        "Current weather.\n\nExample inputs:\n{\"city\":\"Paris\"}\n{\"city\":\"Oslo\"}"
+    );
+    assert_eq!(described("weather"), exported[0]["description"]);
+    assert_eq!(described("plain"), "Current weather.");
+    assert_eq!(described("plain"), exported[1]["description"]);
+    client.cancel().await.unwrap();
+}

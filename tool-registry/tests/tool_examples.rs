@@ -214,4 +214,72 @@ fn examples_go_into_slots_and_into_descriptions_only_when_asked() {
         error.to_string().contains("examples_in_description"),
         "{error}"
     );
+    // An example the tool's own schema refuses is refused when the tool is loaded.
+    let error = DynamicTool::from_json(
+        &json!({"name": "W", "description": "d", "input_schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]
+        }, "input_examples": [{"city": "Paris"}, {"city": 3}]}),
+        ToolHandler::fixed_text("x"),
+    )
+    .err()
+    .unwrap();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("tool `W`: `input_examples` entry 1 (`input_examples[1]`) is refused")
+            && text.contains("city"),
+        "{text}"
+    );
+}
+
+/// Gemini's subset `Schema` has one root `example`: for a tool that asks for its examples in
+/// the description, the ones that did not fit there go into the description, and all of
+/// them when the schema already has its own root `example`.
+#[test]
+fn the_subset_form_describes_the_examples_its_one_slot_cannot_hold_when_asked() {
+    use serde_json::json;
+    use tool_registry::dynamic::{DynamicTool, ToolHandler};
+    use tool_registry::export::{RenderRequest, SchemaCache};
+    use tool_registry::providers::ModelApi;
+    let tool = |name: &str, asks: bool, own_example: bool| {
+        let mut schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+        if own_example {
+            schema["example"] = json!({"city": "Rome"});
+        }
+        let tool: Arc<dyn DynTool> = Arc::new(
+            DynamicTool::from_json(
+                &json!({"name": name, "description": "Current weather.", "input_schema": schema,
+                    "input_examples": [{"city": "Paris"}, {"city": "Oslo"}],
+                    "examples_in_description": asks}),
+                ToolHandler::fixed_text("sunny"),
+            )
+            .unwrap(),
+        );
+        tool
+    };
+    let tools = vec![
+        tool("Asks", true, false),
+        tool("Quiet", false, false),
+        tool("OwnExample", true, true),
+    ];
+    let subset = ModelApi::GeminiOpenApi
+        .definitions(&SchemaCache::new(), &tools, &RenderRequest::default())
+        .unwrap();
+    assert_eq!(
+        subset[0]["description"],
+        "Current weather.\n\nExample inputs:\n{\"city\":\"Oslo\"}"
+    );
+    assert_eq!(subset[0]["parameters"]["example"], json!({"city": "Paris"}));
+    assert_eq!(subset[1]["description"], "Current weather.");
+    assert_eq!(subset[1]["parameters"]["example"], json!({"city": "Paris"}));
+    assert_eq!(
+        subset[2]["description"],
+        "Current weather.\n\nExample inputs:\n{\"city\":\"Paris\"}\n{\"city\":\"Oslo\"}"
+    );
+    assert_eq!(subset[2]["parameters"]["example"], json!({"city": "Rome"}));
+    for declaration in &subset {
+        assert_eq!(
+            tool_registry::providers::gemini::check_declaration(declaration),
+            Vec::<String>::new()
+        );
+    }
 }

@@ -213,9 +213,11 @@ impl DynamicTool {
     ///
     /// # Errors
     /// [`DefinitionError::Field`] for a bad name or alias, an `mcp__` name, a schema whose root
-    /// is not an object schema or that does not compile, a `max_result_size_chars` of 0, or a
-    /// `scopes` entry that is not one OAuth scope, or a `callers` list that is empty or has
-    /// an unknown or repeated name.
+    /// is not an object schema or that does not compile, a `max_result_size_chars` of 0, a
+    /// `scopes` entry that is not one OAuth scope, a `callers` list that is empty or has an
+    /// unknown or repeated name, or an `input_examples` entry that is not an object or that the
+    /// tool's own input checks refuse (the check of
+    /// [`ToolRegistry::check_examples`](crate::ToolRegistry::check_examples)).
     pub fn from_definition(
         definition: ToolDefinition,
         handler: ToolHandler,
@@ -339,7 +341,7 @@ impl DynamicTool {
             description: Arc::from(definition.description.as_str()),
             permission: PermissionResult::allow(),
         };
-        Ok(Self {
+        let tool = Self {
             meta,
             prompt: definition.description,
             output_schema: None,
@@ -350,7 +352,21 @@ impl DynamicTool {
             },
             facts: Arc::new(facts),
             handler,
-        })
+        };
+        // An example teaches the model an input, so it must be one the tool accepts: the
+        // check `ToolRegistry::check_examples` runs (`DynTool::parse_input`), here at load
+        // time (the entries are already known to be JSON objects).
+        for (index, example) in definition.input_examples.iter().enumerate() {
+            if let Err(error) = tool.parse_input(example.clone()) {
+                return Err(field_error(
+                    "input_examples",
+                    format!(
+                        "entry {index} (`input_examples[{index}]`) is refused by the tool's own `input_schema`: {error}; fix the example or the schema"
+                    ),
+                ));
+            }
+        }
+        Ok(tool)
     }
 
     /// A tool from a JSON definition (see [`ToolDefinition`]).

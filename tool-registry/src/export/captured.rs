@@ -98,19 +98,18 @@ impl CachedTool {
     /// or, when the tool asks for it and has examples, the description followed by a blank
     /// line, `Example inputs:` and one compact JSON object per line.
     pub(crate) fn description_without_example_slot(&self) -> Cow<'_, str> {
-        if !self.examples_in_description || self.examples.is_empty() {
-            return Cow::Borrowed(&self.description);
-        }
-        let mut text = self.description.trim_end().to_owned();
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str("Example inputs:");
-        for example in &self.examples {
-            text.push('\n');
-            text.push_str(&example.to_string());
-        }
-        Cow::Owned(text)
+        self.description_with_examples_after(0)
+    }
+
+    /// The description for an API whose slot took the first `slotted` examples (Gemini's
+    /// subset `Schema` has one root `example`): as [`Self::description_without_example_slot`]
+    /// with the examples from `slotted` on, the description alone when none is left.
+    pub(crate) fn description_with_examples_after(&self, slotted: usize) -> Cow<'_, str> {
+        with_examples(
+            Cow::Borrowed(&self.description),
+            self.examples_in_description,
+            self.examples.get(slotted..).unwrap_or_default(),
+        )
     }
 
     /// The input schema transformed for OpenAI strict mode, computed once.
@@ -122,6 +121,36 @@ impl CachedTool {
             .get_or_init(|| strict_schema(&self.name, &self.input_schema))
             .as_ref()
     }
+}
+
+/// [`CachedTool::description_without_example_slot`] for a tool not captured (MCP `tools/list`
+/// as `tool-host serve` lists it builds each definition straight from the tool): the same
+/// text `definitions --format mcp` writes.
+#[cfg(feature = "mcp-server")]
+pub(crate) fn description_without_example_slot(tool: &dyn DynTool) -> Cow<'_, str> {
+    if !tool.meta().examples_in_description {
+        return tool.prompt();
+    }
+    let examples = object_examples(tool);
+    Cow::Owned(with_examples(tool.prompt(), true, &examples).into_owned())
+}
+
+/// `description`, or, when `asked` and there are `examples`, `description` followed by a
+/// blank line, `Example inputs:` and one compact JSON object per line.
+fn with_examples<'a>(description: Cow<'a, str>, asked: bool, examples: &[Value]) -> Cow<'a, str> {
+    if !asked || examples.is_empty() {
+        return description;
+    }
+    let mut text = description.trim_end().to_owned();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str("Example inputs:");
+    for example in examples {
+        text.push('\n');
+        text.push_str(&example.to_string());
+    }
+    Cow::Owned(text)
 }
 
 /// `tool`'s declared example inputs that parse as JSON objects, in order ([`CachedTool::examples`]).

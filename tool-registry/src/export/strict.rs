@@ -29,14 +29,16 @@ impl SchemaErrorKind {
     fn cannot(self) -> &'static str {
         match self {
             Self::Strict => "cannot be strict",
-            Self::Portable => "cannot be sent to Gemini",
+            Self::Portable => "cannot be sent in Gemini's OpenAPI-subset `parameters`",
         }
     }
 
     fn fix(self) -> &'static str {
         match self {
             Self::Strict => "drop `strict` for this tool or change the field",
-            Self::Portable => "change the field or leave the tool out of Gemini requests",
+            Self::Portable => {
+                "change the field, or send full JSON Schema in `parametersJsonSchema` (`--format gemini`, `ModelApi::Gemini`), which takes it whole"
+            }
         }
     }
 }

@@ -47,26 +47,32 @@ pub enum ModelApi {
     /// strict mode.
     OpenAiResponses,
     /// Gemini `generateContent` (<https://ai.google.dev/gemini-api/docs/function-calling>),
-    /// input schemas as full JSON Schema in `FunctionDeclaration.parametersJsonSchema`
-    /// (`$defs`, `$ref`, `anyOf`, maps and recursive types kept), names Gemini refuses mapped
-    /// ([`GeminiNames`]). The default: the Gemini API's and Vertex AI's `generateContent` and
-    /// `streamGenerateContent` take it (the reference lists it beside `parameters`, with no
-    /// model restriction), and google-genai 3.6.1 sends it for Agent Platform MCP tools
+    /// input schemas as JSON Schema in `FunctionDeclaration.parametersJsonSchema` (`$defs`,
+    /// `$ref`, `anyOf`, maps and recursive types kept; keywords Gemini would ignore rewritten
+    /// where an equivalent exists, see `gemini::check_declaration`), names mapped to the
+    /// cross-provider pattern ([`GeminiNames`]). The default. What the sources say about
+    /// which models take the field (read 2026-12-03): the reference lists it beside
+    /// `parameters` with no model restriction; googleapis/python-genai#1147 (2025-07-18) reports
+    /// it working on `gemini-2.0-flash-001`, while on the Live models `gemini-2.0-flash-live-001`
+    /// and `gemini-2.5-flash-preview-native-audio-dialog` the model called the function with
+    /// empty arguments (not a refusal); livekit/agents#7302 (comment of 2026-09-16) reports the
+    /// Live setup of `gemini-3.1-flash-live-preview` and `gemini-3.8-live` accepting it; and
+    /// google-genai 3.6.1 sends it for Agent Platform MCP tools
     /// (`_mcp_utils.agent_platform_to_gemini_tool`).
-    /// Sources, read 2026-12-03: <https://ai.google.dev/api/caching#FunctionDeclaration>
+    /// Sources: <https://ai.google.dev/api/caching#FunctionDeclaration>
     /// (`parametersJsonSchema`, "mutually exclusive with `parameters`") and
     /// `google/genai/types.py` `FunctionDeclaration.parameters_json_schema` (google-genai
     /// 3.6.1).
     Gemini,
     /// Gemini with input schemas in `FunctionDeclaration.parameters`: the OpenAPI 3.0 subset
-    /// `Schema` (the portable profile, `gemini::portable_schema`), for endpoints and clients
-    /// that take only that field: the Live API (`BidiGenerateContent`; livekit/agents#3135
-    /// reports `parameters_json_schema` refused there), deployments and models from before the
-    /// field (added in 2025), and gateways that forward `parameters` only. Calls and answers are as [`Gemini`](Self::Gemini).
+    /// `Schema` (the portable profile, `gemini::portable_schema`), for the cases where the
+    /// sources above show `parametersJsonSchema` not used: the older Live models of
+    /// python-genai#1147 (calls came with empty arguments), and clients or gateways that
+    /// forward `parameters` only. Calls and answers are as [`Gemini`](Self::Gemini).
     /// An integer or number `enum` keeps its type and lists the allowed values in the
     /// description (the subset's `enum` holds strings); the orchestrator still checks the
     /// values against the tool's own schema. A tool's first example input goes into the root
-    /// `example`.
+    /// `example`; for a tool that asks, the others go into the description.
     GeminiOpenApi,
     /// MCP `tools/list` (MCP 2025-11-25, "Tools"): definitions only.
     Mcp,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
@@ -48,14 +49,14 @@ pub struct RunArgs {
     /// JSON object with every turn's results and differences.
     #[arg(long)]
     pub json: bool,
-    /// The model API a single message is in, and its answer is written in: anthropic,
-    /// openai-chat, openai-responses or gemini (a session log is always Anthropic's). For
+    /// The model API a single message is in, and its answer is written in: every API but mcp
+    /// (listed below; a session log is always Anthropic's). For
     /// anthropic the answer is the user message `{"role":"user","content":[tool_result, ...]}`;
     /// openai-chat reads a response, an assistant message or a `tool_calls` array and writes
     /// `tool` messages; openai-responses reads a response or its `output` items and writes
-    /// `function_call_output` items; gemini reads a response, a content or its parts and
-    /// writes a content of `functionResponse` parts.
-    #[arg(long, default_value = "anthropic", value_parser = parse_model_api)]
+    /// `function_call_output` items; gemini and gemini-openapi read a response, a content or
+    /// its parts and write a content of `functionResponse` parts.
+    #[arg(long, default_value = "anthropic", value_parser = model_apis_run_reads())]
     pub format: ModelApi,
     /// Run the recorded Bash commands. Without it, every Bash call is refused: a recorded
     /// command holds its own paths and runs against the real filesystem, where `--rebase`
@@ -302,11 +303,15 @@ fn replay(
 
 /// `run --format`: a model API whose messages hold tool calls (`mcp` is a definitions format
 /// only: a served pool's calls arrive as `tools/call` requests).
-fn parse_model_api(text: &str) -> Result<ModelApi, String> {
-    match text.parse() {
-        Ok(ModelApi::Mcp) | Err(_) => Err(format!(
-            "`{text}` is not a model API `run` reads; use anthropic, openai-chat, openai-responses, gemini or gemini-openapi"
-        )),
-        Ok(api) => Ok(api),
-    }
+/// The `--format` values `run` reads: [`ModelApi::ALL`] but MCP (which has definitions only),
+/// listed by `--help` and in the error for another value.
+fn model_apis_run_reads() -> impl TypedValueParser<Value = ModelApi> {
+    let names = ModelApi::ALL
+        .into_iter()
+        .filter(|api| *api != ModelApi::Mcp)
+        .map(ModelApi::as_str);
+    clap::builder::PossibleValuesParser::new(names).map(|name| {
+        name.parse::<ModelApi>()
+            .expect("a listed ModelApi name parses")
+    })
 }

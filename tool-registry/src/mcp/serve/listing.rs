@@ -10,6 +10,7 @@ use rmcp::model::{JsonObject, ListToolsResult, Tool, ToolAnnotations};
 use serde_json::Value;
 use tool_sdk::DynTool;
 
+use crate::export::captured::description_without_example_slot;
 use crate::export::{
     RenderRequest, ResolvedHints, export_input_object, has_closed_root, is_older_dialect,
     mcp_input_object, open_input_root,
@@ -185,7 +186,8 @@ impl Listing {
 }
 
 /// The MCP definition of `tool` as rmcp's `Tool`: the fields of [`ModelApi::Mcp`](crate::providers::ModelApi::Mcp)'s
-/// definition (as [`CachedTool::capture`] reads them), with the input schema's root opened
+/// definition (as [`CachedTool::capture`] reads them, the description with the examples a
+/// tool asks for, `description_without_example_slot`), with the input schema's root opened
 /// for a `lenient` tool.
 fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
     let mut input = listed_input_schema(tool);
@@ -193,14 +195,14 @@ fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
         open_input_root(Arc::make_mut(&mut input));
     }
     let hints = ResolvedHints::of(tool);
-    let mut listed = Tool::new(tool.name().to_owned(), tool.prompt().into_owned(), input)
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(hints.read_only)
-                .destructive(hints.destructive)
-                .idempotent(hints.idempotent)
-                .open_world(hints.open_world),
-        );
+    let description = description_without_example_slot(tool).into_owned();
+    let mut listed = Tool::new(tool.name().to_owned(), description, input).with_annotations(
+        ToolAnnotations::new()
+            .read_only(hints.read_only)
+            .destructive(hints.destructive)
+            .idempotent(hints.idempotent)
+            .open_world(hints.open_world),
+    );
     listed.title = tool.meta().title.as_deref().map(str::to_owned);
     if let Some(output) = listed_output_schema(tool.output_schema()) {
         listed = listed.with_raw_output_schema(Arc::new(output));

@@ -4,7 +4,9 @@
 //! Rules, from the `FunctionDeclaration` and `Schema` references
 //! (<https://ai.google.dev/api/caching#FunctionDeclaration>,
 //! <https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration>):
-//! a name starts with a letter or `_` and holds only `a-z A-Z 0-9 _ . -`, at most 64 chars;
+//! a name starts with a letter or `_` and holds only `a-z A-Z 0-9 _ . -`, at most 64 chars
+//! (the stricter of the published rules: google-genai 3.6.1's `FunctionDeclaration.name`
+//! allows `_ . : -` and 128 chars, the ai.google.dev reference and js-genai `_ . -` and 64);
 //! `parameters` is a `Schema` of the OpenAPI 3.0 subset: only the keys of
 //! [`GEMINI_SCHEMA_KEYS`], one string `type` of [`GEMINI_TYPES`] per schema (an `anyOf`
 //! carries its types in its branches), `enum` only of strings and only on strings, a `format`
@@ -17,7 +19,8 @@ use serde_json::Value;
 use super::json_schema::check_json_schema;
 use super::schema::{GEMINI_SCHEMA_KEYS, GEMINI_TYPES, is_gemini_format};
 
-/// `true` when Gemini accepts `name` as a function name.
+/// `true` when `name` passes both published forms of Gemini's function-name rule (see the
+/// module docs): a letter or `_` first, then `a-z A-Z 0-9 _ . -`, at most 64 chars.
 pub(crate) fn is_valid_function_name(name: &str) -> bool {
     let mut chars = name.chars();
     let Some(first) = chars.next() else {
@@ -28,8 +31,10 @@ pub(crate) fn is_valid_function_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
-/// Every rule a function declaration `{"name","description","parameters"?}` breaks, each as
-/// `PATH: what is wrong`; empty when Gemini accepts it.
+/// Every rule a function declaration (`{"name","description","parameters"?}` or
+/// `{"name","description","parametersJsonSchema"?}`) breaks, each as `PATH: what is wrong`;
+/// empty when it follows Gemini's documented rules, every JSON Schema keyword included (see
+/// [`check_json_schema`]).
 pub fn check_function_declaration(declaration: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(map) = declaration.as_object() else {

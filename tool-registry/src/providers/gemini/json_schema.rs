@@ -6,42 +6,20 @@
 //! (<https://ai.google.dev/api/caching#FunctionDeclaration>, read 2026-12-03) and
 //! `google/genai/types.py` of google-genai 3.6.1 (`FunctionDeclaration.parameters_json_schema`:
 //! "The schema must describe an object where the properties are the parameters to the
-//! function"): the root is an object schema (`"type": "object"`); every sub-schema is an object
-//! or a boolean; `type` names JSON Schema types (one, or an array of distinct ones); `required`
-//! is an array of strings; every `$ref` is local (`#`, `#/$defs/..`, any JSON pointer into the
-//! document) and resolves.
+//! function"): the root is an object schema (`"type": "object"`); every sub-schema is an
+//! object; `type` names JSON Schema types (one, or an array of distinct ones); `required` is an
+//! array of strings; every `$ref` is local (`#`, `#/$defs/..`, any JSON pointer into the
+//! document) and resolves; and every keyword is one Gemini reads
+//! ([`GEMINI_JSON_SCHEMA_KEYWORDS`], whose docs give the sources): another keyword is not
+//! refused by the API but ignored, so the model would not be told that rule.
 
 use serde_json::{Map, Value};
+
+use super::json_keywords::{GEMINI_JSON_SCHEMA_KEYWORDS, ONE_SCHEMA, SCHEMA_ARRAYS, SCHEMA_MAPS};
 
 /// The JSON Schema types.
 const JSON_TYPES: &[&str] = &[
     "null", "boolean", "object", "array", "number", "string", "integer",
-];
-
-/// Keywords whose value is one sub-schema.
-const ONE_SCHEMA: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "not",
-    "contains",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-];
-
-/// Keywords whose value is an array of sub-schemas.
-const SCHEMA_ARRAYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
-
-/// Keywords whose value is an object of named sub-schemas.
-const SCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
 ];
 
 /// Every rule `schema` (a `parametersJsonSchema`) breaks, each as `PATH: what is wrong`,
@@ -58,7 +36,12 @@ pub(crate) fn check_json_schema(schema: &Value, problems: &mut Vec<String>) {
 
 fn walk(root: &Value, schema: &Value, path: &str, problems: &mut Vec<String>) {
     let map = match schema {
-        Value::Bool(_) => return,
+        Value::Bool(_) => {
+            problems.push(format!(
+                "{path}: a boolean sub-schema, which is not among the JSON Schema forms Gemini documents; write `{{}}` for any value"
+            ));
+            return;
+        }
         Value::Object(map) => map,
         _ => {
             problems.push(format!(
@@ -68,6 +51,13 @@ fn walk(root: &Value, schema: &Value, path: &str, problems: &mut Vec<String>) {
         }
     };
     check_type(map, path, problems);
+    for key in map.keys() {
+        if !GEMINI_JSON_SCHEMA_KEYWORDS.contains(&key.as_str()) {
+            problems.push(format!(
+                "{path}: `{key}` is not among the JSON Schema keywords Gemini documents, so Gemini ignores it and the model is not told that rule (the tool still checks it at run time)"
+            ));
+        }
+    }
     if let Some(required) = map.get("required")
         && !required
             .as_array()
@@ -85,8 +75,11 @@ fn walk(root: &Value, schema: &Value, path: &str, problems: &mut Vec<String>) {
         }
     }
     for key in ONE_SCHEMA {
-        if let Some(sub) = map.get(*key) {
-            walk(root, sub, &format!("{path}.{key}"), problems);
+        match map.get(*key) {
+            // Documented as "either a boolean or an object".
+            Some(Value::Bool(_)) if *key == "additionalProperties" => {}
+            Some(sub) => walk(root, sub, &format!("{path}.{key}"), problems),
+            None => {}
         }
     }
     for key in SCHEMA_ARRAYS {
@@ -182,10 +175,23 @@ mod tests {
         }
         assert_eq!(problems.len(), expected.len(), "{problems:#?}");
         let mut problems = Vec::new();
-        check_json_schema(&json!({"type": "array", "items": true}), &mut problems);
+        check_json_schema(&json!({"type": "array", "items": {}}), &mut problems);
         assert_eq!(
             problems,
             ["parametersJsonSchema: must be an object schema (`\"type\": \"object\"`)"]
         );
+        let mut problems = Vec::new();
+        check_json_schema(
+            &json!({"type": "object", "properties": {
+                "a": true,
+                "b": {"const": 1},
+                "c": {"type": "number", "exclusiveMinimum": 0}
+            }}),
+            &mut problems,
+        );
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(problems[0].starts_with("parametersJsonSchema.properties.a: a boolean sub-schema"));
+        assert!(problems[1].starts_with("parametersJsonSchema.properties.b: `const` is not among"));
+        assert!(problems[2].starts_with("parametersJsonSchema.properties.c: `exclusiveMinimum`"));
     }
 }

@@ -8,10 +8,10 @@
 //! carry inline media).
 
 pub(crate) mod check;
+mod json_keywords;
 mod json_schema;
 pub(crate) mod schema;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -24,24 +24,29 @@ use super::content::{Image, Part, parts};
 use super::pairing::ResultsError;
 use crate::export::cache::open_input_root;
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
-use check::is_valid_function_name;
 use schema::portable_schema;
 
 /// The prefix of the id given to a Gemini call that came without one; the answer then
 /// carries no id, as the call had none.
 pub(crate) const MADE_UP_ID_PREFIX: &str = "gemini-call-";
 
-/// Pool names ↔ the names Gemini is sent, for the names Gemini refuses
-/// (`is_valid_function_name`: Gemini's pattern is `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`): each
-/// character outside `a-z A-Z 0-9 _ . -` becomes `_`, a name not starting with a letter or `_`
-/// gets a leading `_`, the result is cut to 64 chars, and a clash with another name gets `_2`,
-/// `_3`, ... Valid names are sent unchanged, and calls are mapped back before they run.
+/// Pool names ↔ the names Gemini is sent.
 ///
-/// A name every provider accepts as it is matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (Anthropic
-/// and OpenAI allow `a-z A-Z 0-9 _ -` up to 64 chars; Gemini also wants a letter or `_` first).
-/// Tool names are `^[A-Za-z0-9_-]{1,64}$` already (`#[tool(name)]`, JSON tools) and MCP tool
-/// names are normalised into `[A-Za-z0-9_-]` (`mcp__server__tool`), so the other providers take
-/// every name as it is, and for Gemini only a name starting with a digit or `-` is mapped.
+/// Gemini's own rule, as google-genai 3.6.1 states it (`google/genai/types.py`,
+/// `FunctionDeclaration.name`, read 2026-12-03): "Must start with a letter or an underscore.
+/// Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum
+/// length of 128." (The ai.google.dev reference and js-genai's docs give 64 characters and no
+/// colon; [`check_declaration`] applies the stricter of the two.)
+///
+/// We send a stricter pattern on purpose: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the names every
+/// provider takes as they are (Anthropic and OpenAI allow `a-z A-Z 0-9 _ -` up to 64 chars;
+/// Gemini also wants a letter or `_` first), so one pool has the same names everywhere it can.
+/// A name outside it is mapped: each character outside `a-z A-Z 0-9 _ -` becomes `_`, a name
+/// not starting with a letter or `_` gets a leading `_`, the result is cut to 64 chars, and a
+/// clash with another name gets `_2`, `_3`, ... Other names are sent unchanged, and calls are
+/// mapped back before they run. Tool names are `^[A-Za-z0-9_-]{1,64}$` already (`#[tool(name)]`,
+/// JSON tools) and MCP tool names are normalised into `[A-Za-z0-9_-]` (`mcp__server__tool`), so
+/// in practice only a name starting with a digit or `-` is mapped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GeminiNames {
     to_gemini: HashMap<String, String>,
@@ -54,12 +59,12 @@ impl GeminiNames {
         let names: Vec<&str> = names.into_iter().collect();
         let mut map = Self::default();
         for name in &names {
-            if is_valid_function_name(name) {
+            if is_cross_provider_name(name) {
                 map.to_pool.insert((*name).to_owned(), (*name).to_owned());
             }
         }
         for name in names {
-            if is_valid_function_name(name) {
+            if is_cross_provider_name(name) {
                 continue;
             }
             let base = mapped(name);
@@ -99,11 +104,21 @@ impl GeminiNames {
     }
 }
 
+/// `true` when `name` matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the names every provider takes
+/// as they are ([`GeminiNames`]).
+fn is_cross_provider_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+}
+
 fn mapped(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-') {
                 c
             } else {
                 '_'
@@ -118,10 +133,12 @@ fn mapped(name: &str) -> String {
 }
 
 /// Every rule of Gemini's `FunctionDeclaration` and `Schema` references that `declaration`
-/// breaks, each as `PATH: what is wrong`; empty when Gemini accepts it. Both forms are
-/// checked: `{"name","description","parametersJsonSchema"?}` (an entry of
-/// [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions: an object-rooted JSON Schema
-/// whose local `$ref`s resolve) and `{"name","description","parameters"?}` (an entry of
+/// breaks, each as `PATH: what is wrong`; empty when Gemini accepts it and reads every
+/// keyword. Both forms are checked: `{"name","description","parametersJsonSchema"?}` (an entry
+/// of [`ModelApi::Gemini`](super::ModelApi::Gemini)'s definitions: an object-rooted JSON Schema
+/// whose local `$ref`s resolve, with no boolean sub-schema and only the JSON Schema keywords
+/// Google documents for Gemini and google-genai's `types.JSONSchema` holds; another keyword is
+/// not refused by the API but ignored (googleapis/python-genai#1093), so it is reported) and `{"name","description","parameters"?}` (an entry of
 /// [`ModelApi::GeminiOpenApi`](super::ModelApi::GeminiOpenApi)'s: the OpenAPI 3.0 subset);
 /// both at once is an error, as the two fields are mutually exclusive. An offline check, so a
 /// schema the API would refuse at request time is caught in tests (sources, read 2026-12-03:
@@ -149,11 +166,16 @@ pub(crate) enum ParametersForm {
 /// ([`GeminiNames`]). FIELD is, by `form`:
 ///
 /// - [`ParametersForm::JsonSchema`]: `parametersJsonSchema`, the input schema in export shape
-///   as it is (`$defs`, `$ref`, `anyOf`, maps and recursive types kept), its root opened for a
-///   tool in `request.lenient_input` as for every other API;
+///   (`$defs`, `$ref`, `anyOf`, maps and recursive types kept) with the keywords Gemini would
+///   ignore rewritten where an equivalent exists (`json_keywords::for_gemini`: `const`,
+///   exclusive bounds, `true` sub-schemas, `definitions`), its root opened for a tool in
+///   `request.lenient_input` as for every other API;
 /// - [`ParametersForm::OpenApi`]: `parameters`, the input schema through [`portable_schema`]
 ///   (Gemini's OpenAPI-subset `Schema`), with the tool's first example input as the root
-///   `example` (the `Schema` slot for one example instance) unless the schema has its own.
+///   `example` (the `Schema` slot for one example instance) unless the schema has its own;
+///   for a tool that asks for its examples in the description, the examples that did not go
+///   into that slot (all of them when the schema has its own `example` or no properties) are
+///   appended to the description as for an API without a slot.
 ///
 /// FIELD is left out for a tool without parameters (an input schema of exactly
 /// `{"type":"object","properties":{}}`; Gemini refuses an object schema with no properties in
@@ -176,11 +198,9 @@ pub(crate) fn declarations(
         let entry = cache.entry(tool.as_ref());
         let mut declaration = Map::new();
         declaration.insert("name".to_owned(), json!(names.to_gemini(&entry.name)));
-        let description = match form {
-            ParametersForm::JsonSchema => entry.description_without_example_slot(),
-            ParametersForm::OpenApi => Cow::Borrowed(entry.description.as_str()),
-        };
-        declaration.insert("description".to_owned(), json!(description));
+        // The description goes before the parameters; its text is known once the root
+        // `example` slot is (or is not) filled.
+        declaration.insert("description".to_owned(), Value::Null);
         let has_properties = |schema: &Value| {
             schema
                 .get("properties")
@@ -189,7 +209,7 @@ pub(crate) fn declarations(
         };
         match form {
             ParametersForm::JsonSchema => {
-                let mut schema = entry.input_schema.clone();
+                let mut schema = json_keywords::for_gemini(&entry.input_schema);
                 if request.lenient_input.contains(&entry.name)
                     && let Value::Object(root) = &mut schema
                 {
@@ -198,17 +218,24 @@ pub(crate) fn declarations(
                 if schema != json!({"type": "object", "properties": {}}) {
                     declaration.insert("parametersJsonSchema".to_owned(), schema);
                 }
+                let description = entry.description_without_example_slot();
+                declaration.insert("description".to_owned(), json!(description));
             }
             ParametersForm::OpenApi => {
                 let mut parameters = portable_schema(&entry.name, &entry.input_schema)?;
+                let mut slotted = 0;
                 if has_properties(&parameters) {
                     if let (Value::Object(root), Some(first)) =
                         (&mut parameters, entry.examples.first())
+                        && !root.contains_key("example")
                     {
-                        root.entry("example").or_insert_with(|| first.clone());
+                        root.insert("example".to_owned(), first.clone());
+                        slotted = 1;
                     }
                     declaration.insert("parameters".to_owned(), parameters);
                 }
+                let description = entry.description_with_examples_after(slotted);
+                declaration.insert("description".to_owned(), json!(description));
             }
         }
         declarations.push(Value::Object(declaration));
@@ -348,7 +375,7 @@ mod tests {
         assert_eq!(names.to_pool("_9lives"), "_9lives");
         assert_eq!(names.to_pool("unknown"), "unknown");
         for (_, sent) in names.renamed() {
-            assert!(is_valid_function_name(sent), "{sent}");
+            assert!(is_cross_provider_name(sent), "{sent}");
         }
     }
 }

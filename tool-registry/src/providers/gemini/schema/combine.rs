@@ -43,7 +43,7 @@ impl Converter<'_> {
         let mut siblings = map.clone();
         siblings.shift_remove("$ref");
         for (key, value) in Self::single_keywords(siblings) {
-            merged.insert(key, value);
+            annotate(&mut merged, key, value);
         }
         Ok(merged)
     }
@@ -77,6 +77,11 @@ impl Converter<'_> {
                                     required.push(name);
                                 }
                             }
+                        }
+                    }
+                    ("description", Some(Value::String(kept))) => {
+                        if let Value::String(replaced) = &value {
+                            *kept = keep_allowed_values(kept, replaced);
                         }
                     }
                     (_, Some(_)) => {}
@@ -126,7 +131,7 @@ impl Converter<'_> {
             let mut branch = self.convert(kept[0], path)?;
             let outer = Self::single_keywords(outer);
             for (key, value) in outer {
-                branch.insert(key, value);
+                annotate(&mut branch, key, value);
             }
             if nullable {
                 branch.insert("nullable".to_owned(), Value::Bool(true));

@@ -81,8 +81,9 @@ pub(crate) fn is_gemini_format(kind: &str, format: &str) -> bool {
 /// # Errors
 /// [`SchemaError`] naming `tool` and the field for: a recursive type, a `$ref` that
 /// does not resolve, a boolean schema or one with no inferable type (any value), an `enum` or
-/// `const` with a value that is not a string (other than an all-number `enum` on a number
-/// type, described instead), an empty `enum`, a tuple (`prefixItems` or an
+/// `const` with a value that is not a string (a boolean, or a number beside other kinds; an
+/// all-number `enum` on a number type is described instead), an empty `enum`, a `const: null`
+/// field, a tuple (`prefixItems` or an
 /// `items` array), a field whose only type is `null`, a `not`, and `allOf` branches that are
 /// not all objects.
 pub fn portable_schema(tool: &str, schema: &Value) -> Result<Value, SchemaError> {
@@ -274,14 +275,19 @@ impl Converter<'_> {
                 values.retain(|value| !value.is_null());
             }
             if values.is_empty() {
-                return Err(self.fail(path, "its `enum` is empty"));
+                let reason = if nullable {
+                    "its only value is `null` (`const: null` or `enum: [null]`), and the subset has no null type; drop the field"
+                } else {
+                    "its `enum` is empty, so no value is allowed"
+                };
+                return Err(self.fail(path, reason));
             }
             let numeric = values.iter().all(Value::is_number);
             if let Some(bad) = values.iter().find(|value| !value.is_string() && !numeric) {
                 return Err(self.fail(
                     path,
                     format!(
-                        "its `enum` holds the non-string value {bad} beside other kinds of values, and Gemini enums hold strings only (all numbers would be listed in the description)"
+                        "its `enum` or `const` holds the non-string value {bad}, and the subset's enums hold strings only (an `enum` of numbers only would be listed in the description instead)"
                     ),
                 ));
             }
@@ -452,12 +458,53 @@ fn describe_numeric_enum(schema: &mut Map<String, Value>) {
         return;
     };
     let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-    let allowed = format!("Allowed values: {}.", listed.join(", "));
+    let allowed = format!("{ALLOWED_VALUES}{}.", listed.join(", "));
     let description = match schema.get("description").and_then(Value::as_str) {
-        Some(text) if !text.trim().is_empty() => format!("{} {allowed}", text.trim_end()),
-        _ => allowed,
+        Some(text) => append_sentence(text, &allowed),
+        None => allowed,
     };
     schema.insert("description".to_owned(), Value::String(description));
+}
+
+/// How the sentence [`describe_numeric_enum`] writes begins.
+const ALLOWED_VALUES: &str = "Allowed values: ";
+
+/// `text` followed by `sentence`, `text` closed with a full stop first when it has none
+/// (`Level.` + `Allowed values: 1, 2.`, not `Level Allowed values: 1, 2.`).
+pub(crate) fn append_sentence(text: &str, sentence: &str) -> String {
+    let text = text.trim_end();
+    if text.is_empty() {
+        return sentence.to_owned();
+    }
+    let stop = if text.ends_with(['.', '!', '?', ':']) {
+        ""
+    } else {
+        "."
+    };
+    format!("{text}{stop} {sentence}")
+}
+
+/// The description to keep when `kept` (written next to a `$ref`, outside a union or beside
+/// an `allOf`) takes the place of `replaced` (the converted schema's own): `kept`, with the
+/// allowed-values sentence of `replaced` appended when `replaced` had one and `kept` does not,
+/// so a numeric `enum` behind a `$ref` or inside `anyOf`/`allOf` keeps its values.
+fn keep_allowed_values(kept: &str, replaced: &str) -> String {
+    match replaced.find(ALLOWED_VALUES) {
+        Some(at) if !kept.contains(ALLOWED_VALUES) => append_sentence(kept, &replaced[at..]),
+        _ => kept.to_owned(),
+    }
+}
+
+/// Puts the annotation `key` = `value` from around a schema (a `$ref`'s siblings, the outer
+/// part of a one-branch union) over the converted `schema`; see [`keep_allowed_values`].
+fn annotate(schema: &mut Map<String, Value>, key: String, value: Value) {
+    let merged = match (key.as_str(), schema.get("description"), &value) {
+        ("description", Some(Value::String(replaced)), Value::String(kept)) => {
+            Value::String(keep_allowed_values(kept, replaced))
+        }
+        _ => value,
+    };
+    schema.insert(key, merged);
 }
 
 fn number(value: f64) -> Value {
