@@ -14,10 +14,14 @@
 //! ([`namespace_name`]); inside it a tool is named by its own part of the pool name (the pool
 //! name without `mcp__SERVER__`), which is what the model writes in the call's `name`. Built-in
 //! and JSON tools have no group in the pool, so they stay top-level functions under their pool
-//! names. Calls are mapped back by [`ResponsesNames`]; besides the member form it accepts a
-//! pool name in any namespace, because OpenAI reports a deferred top-level function with a
-//! namespace equal to its own name (openai-agents-python, `tests/test_process_model_response.py`,
-//! `test_process_model_response_preserves_synthetic_namespace_for_deferred_top_level_tools`).
+//! names. Calls are mapped back by [`ResponsesNames`]: a `(namespace, name)` pair must be a
+//! member of that namespace; the only other namespaced form accepted is a top-level function
+//! named with a namespace equal to its own name, because OpenAI reports a deferred top-level
+//! function that way (openai-agents-python, `tests/test_process_model_response.py`,
+//! `test_process_model_response_preserves_synthetic_namespace_for_deferred_top_level_tools`,
+//! read 2026-12-03). Any other pair is refused, even when its name is some pool tool's: a call
+//! in a namespace never runs a tool outside it (a member removed by a deny rule must not fall
+//! through to a built-in of the same name).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -121,8 +125,8 @@ pub(crate) struct ResponsesNames {
     members: HashMap<(String, String), String>,
     /// Every namespace the pool exports.
     namespaces: BTreeSet<String>,
-    /// Every pool name.
-    names: HashSet<String>,
+    /// The pool names of the tools in no namespace (top-level functions).
+    top_level: HashSet<String>,
 }
 
 impl ResponsesNames {
@@ -130,13 +134,14 @@ impl ResponsesNames {
     pub(crate) fn for_tools(tools: &[Arc<dyn DynTool>]) -> Self {
         let mut names = Self::default();
         for tool in tools {
-            names.names.insert(tool.name().to_owned());
             if let Some(namespace) = namespace_of(tool.as_ref()) {
                 names.namespaces.insert(namespace.clone());
                 names.members.insert(
                     (namespace, member_name(tool.as_ref())),
                     tool.name().to_owned(),
                 );
+            } else {
+                names.top_level.insert(tool.name().to_owned());
             }
         }
         names
@@ -144,11 +149,14 @@ impl ResponsesNames {
 
     /// The pool name a call of `name` in `namespace` (when the item has one) is for. Without a
     /// namespace the name is the pool name as it stands (an unknown one is refused by the
-    /// orchestrator, like any unknown tool).
+    /// orchestrator, like any unknown tool). With one, `(namespace, name)` must be a member of
+    /// that namespace, or `namespace == name` must name a top-level function (OpenAI's form
+    /// for a deferred top-level function, see the module docs).
     ///
     /// # Errors
-    /// Why the call cannot be run, naming the namespace and the tool, when neither the pair
-    /// nor the bare name is in the pool.
+    /// Why the call cannot be run, naming the namespace and the tool, for any other pair: a
+    /// declared namespace without that member, or a namespace no definition declares (even
+    /// when `name` is the pool name of some other tool).
     pub(crate) fn resolve(&self, namespace: Option<&str>, name: &str) -> Result<String, String> {
         let Some(namespace) = namespace else {
             return Ok(name.to_owned());
@@ -156,17 +164,22 @@ impl ResponsesNames {
         if let Some(pool_name) = self.members.get(&(namespace.to_owned(), name.to_owned())) {
             return Ok(pool_name.clone());
         }
-        if self.names.contains(name) {
+        if namespace == name && self.top_level.contains(name) {
             return Ok(name.to_owned());
         }
+        let top_level_hint = if self.top_level.contains(name) {
+            format!(" (`{name}` is a top-level function: call it without a namespace)")
+        } else {
+            String::new()
+        };
         Err(if self.namespaces.contains(namespace) {
             format!(
-                "calls `{name}` in the namespace `{namespace}`, which has no tool of that name; call one of the tools listed in `{namespace}`"
+                "calls `{name}` in the namespace `{namespace}`, which has no tool of that name; call one of the tools listed in `{namespace}`{top_level_hint}"
             )
         } else {
             let known: Vec<&str> = self.namespaces.iter().map(String::as_str).collect();
             format!(
-                "calls `{name}` in the namespace `{namespace}`, which no tool definition declares (declared namespaces: {}); call a tool of a declared namespace",
+                "calls `{name}` in the namespace `{namespace}`, which no tool definition declares (declared namespaces: {}); call a tool of a declared namespace{top_level_hint}",
                 if known.is_empty() {
                     "none".to_owned()
                 } else {
