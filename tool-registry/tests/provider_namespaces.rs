@@ -489,7 +489,7 @@ fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
     }
     let additional = OpenAiToolSearch::additional_tools(&cache, &pool(), &rules, &request).unwrap();
     values.push(("ResponseInputItemParam", additional));
-    let search_call = json!({"output": [{"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders,get_weather"}, "status": "completed"}]});
+    let search_call = json!({"output": [{"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:crm.list_open_orders,get_weather"}, "status": "completed"}]});
     let call = &ToolSearchCall::read_all(&search_call).unwrap()[0];
     let state = tool_registry::search::SearchState::new(pool());
     let answer = call.answer(&state, &cache, &request).unwrap();
@@ -516,7 +516,7 @@ fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
 fn a_streamed_client_tool_search_call_is_kept_for_the_host_to_answer() {
     let pool = pool();
     let response = json!({"output": [
-        {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders"}, "status": "completed"}
+        {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:list_open_orders"}, "status": "completed"}
     ]});
     let streamed = stream_of(&response, &pool, 0);
     assert!(streamed.calls.is_empty(), "a search is not a function call");

@@ -127,6 +127,8 @@ pub(crate) struct ResponsesNames {
     namespaces: BTreeSet<String>,
     /// The pool names of the tools in no namespace (top-level functions).
     top_level: HashSet<String>,
+    /// Each namespace's member pool names, in pool order.
+    by_namespace: HashMap<String, Vec<String>>,
 }
 
 impl ResponsesNames {
@@ -136,6 +138,11 @@ impl ResponsesNames {
         for tool in tools {
             if let Some(namespace) = namespace_of(tool.as_ref()) {
                 names.namespaces.insert(namespace.clone());
+                names
+                    .by_namespace
+                    .entry(namespace.clone())
+                    .or_default()
+                    .push(tool.name().to_owned());
                 names.members.insert(
                     (namespace, member_name(tool.as_ref())),
                     tool.name().to_owned(),
@@ -145,6 +152,36 @@ impl ResponsesNames {
             }
         }
         names
+    }
+
+    /// The pool names a name the model saw in a Responses export stands for, for a client
+    /// `tool_search` `select:` query: a pool name as it stands (a top-level function, or an
+    /// MCP tool's full name); a namespace name, all its members in pool order;
+    /// `NAMESPACE.member`, that member; a bare member name that only one namespace holds, that
+    /// member. Anything else is kept as written, for the search to report as not found.
+    pub(crate) fn pool_names_for(&self, exported: &str) -> Vec<String> {
+        let is_pool_name =
+            self.top_level.contains(exported) || self.members.values().any(|name| name == exported);
+        if is_pool_name {
+            return vec![exported.to_owned()];
+        }
+        if let Some(members) = self.by_namespace.get(exported) {
+            return members.clone();
+        }
+        if let Some((namespace, member)) = exported.split_once('.')
+            && let Some(name) = self.members.get(&(namespace.to_owned(), member.to_owned()))
+        {
+            return vec![name.clone()];
+        }
+        let mut bare = self
+            .members
+            .iter()
+            .filter(|((_, member), _)| member == exported)
+            .map(|(_, name)| name);
+        match (bare.next(), bare.next()) {
+            (Some(name), None) => vec![name.clone()],
+            _ => vec![exported.to_owned()],
+        }
     }
 
     /// The pool name a call of `name` in `namespace` (when the item has one) is for. Without a

@@ -41,6 +41,7 @@ use tool_sdk::DynTool;
 
 use super::{anthropic, namespaces, openai_responses};
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
+use crate::search::state::select_names;
 use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
 
 /// Which of Anthropic's server-side searches the model gets.
@@ -133,11 +134,11 @@ fn client_search_tool() -> Value {
     json!({
         "type": "tool_search",
         "execution": "client",
-        "description": "Finds deferred tools by keywords, or by exact names with \"select:Name1,Name2\", and loads their definitions.",
+        "description": "Finds deferred tools by keywords, or by exact names with \"select:Name1,Name2\", and loads their definitions. A name is a function's name, \"namespace.function\" for a function inside a namespace, or a namespace's name to load all of its functions.",
         "parameters": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Keywords, \"+word\" to require a word in the name, or \"select:\" followed by comma-separated names."},
+                "query": {"type": "string", "description": "Keywords, \"+word\" to require a word in the name, or \"select:\" followed by comma-separated names (a function, namespace.function, or a whole namespace)."},
                 "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Most matches returned for a keyword query (default 5)."}
             },
             "required": ["query"],
@@ -229,6 +230,21 @@ pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, s
     Ok(calls)
 }
 
+/// `query` with the names of a `select:` query mapped from what the model saw in the
+/// export (`namespace.member`, a namespace, a bare member name) to pool names
+/// (`super::namespaces::ResponsesNames::pool_names_for`); a keyword query as it stands.
+fn pool_query(query: &str, pool: &[Arc<dyn DynTool>]) -> String {
+    let Some(names) = select_names(query) else {
+        return query.to_owned();
+    };
+    let responses = namespaces::ResponsesNames::for_tools(pool);
+    let mapped: Vec<String> = names
+        .iter()
+        .flat_map(|name| responses.pool_names_for(name))
+        .collect();
+    format!("select:{}", mapped.join(","))
+}
+
 /// Answers a client-executed `tool_search_call` with our search over `state`'s pool:
 /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}` with the
 /// Responses function definition of every match (rendered through `cache`, with
@@ -243,7 +259,8 @@ pub fn answer_tool_search_call(
     cache: &SchemaCache,
     request: &RenderRequest,
 ) -> Result<Value, SchemaError> {
-    let output = state.search(&call.query, call.max_results);
+    let query = pool_query(&call.query, state.pool());
+    let output = state.search(&query, call.max_results);
     let mut matched: Vec<Arc<dyn DynTool>> = Vec::new();
     for name in &output.matches {
         if let Some(tool) = state.pool().iter().find(|tool| tool.name() == name) {
@@ -344,7 +361,10 @@ impl ToolSearchCall {
     /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}`, where
     /// `tools` holds the OpenAI Responses definitions of the tools the search over the pool of
     /// `state` matched (SPEC §3: `select:` names or keyword ranking, at most `max_results`),
-    /// rendered through `cache` with `request`; empty when nothing matched.
+    /// rendered through `cache` with `request`; empty when nothing matched. The names of a
+    /// `select:` query are those the model saw in the export: a top-level function's name,
+    /// `NAMESPACE.member`, a member name alone when only one namespace has it, or a namespace's
+    /// name for all of its members (pool names such as `mcp__crm__list_open_orders` work too).
     ///
     /// # Errors
     /// As [`ModelApi::definitions`](super::ModelApi::definitions).

@@ -1,0 +1,102 @@
+//! OpenAI Responses client-executed `tool_search`: the names of a `select:` query are the
+//! ones the model saw in the export (`namespace.member`, a bare member, a whole namespace),
+//! and a malformed `tool_search_call` does not keep its well-formed siblings from an answer.
+//! Item shapes: `ResponseToolSearchCall` / `tool_search_output` of the `openai` 3.60.0 Python
+//! SDK (`types/responses/response_input_item_param.py`), read 2026-12-03.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
+use tool_registry::export::{RenderRequest, SchemaCache};
+use tool_registry::providers::ToolSearchCall;
+use tool_registry::search::SearchState;
+use tool_sdk::DynTool;
+
+/// The MCP servers `fs` (`read_file`, `write_file`) and `crm` (`list_open_orders`,
+/// `read_file`), and a deferred top-level `get_weather`.
+fn pool() -> Vec<Arc<dyn DynTool>> {
+    let server = |name: &str, tools: &[&str]| {
+        let list = json!({"tools": tools.iter().map(|tool| json!({
+            "name": tool, "description": format!("The {tool} tool of {name}."),
+            "inputSchema": {"type": "object"}
+        })).collect::<Vec<_>>()});
+        let options = McpImportOptions {
+            handler: Some(ToolHandler::fixed_text("ok")),
+            ..McpImportOptions::default()
+        };
+        mcp_tools_from_list(name, &list, &options).unwrap().tools
+    };
+    let mut pool = server("fs", &["read_file", "write_file"]);
+    pool.extend(server("crm", &["list_open_orders", "read_file"]));
+    pool.push(Arc::new(
+        DynamicTool::from_json(
+            &json!({"name": "get_weather", "description": "Weather of a city.", "should_defer": true,
+                    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}),
+            ToolHandler::fixed_text("sunny"),
+        )
+        .unwrap(),
+    ));
+    pool
+}
+
+fn search_call(call_id: &str, arguments: Value) -> Value {
+    json!({"type": "tool_search_call", "id": format!("ts_{call_id}"), "call_id": call_id,
+           "execution": "client", "arguments": arguments, "status": "completed"})
+}
+
+/// The answer's loaded tools as `namespace.member` / `function` names, in order.
+fn loaded(answer: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in answer["tools"].as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        if tool["type"] == "namespace" {
+            for member in tool["tools"].as_array().unwrap() {
+                names.push(format!("{name}.{}", member["name"].as_str().unwrap()));
+            }
+        } else {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+fn answer_for(query: &str) -> Value {
+    let response = json!({"output": [search_call("call_s", json!({"query": query}))]});
+    let calls = ToolSearchCall::read_all(&response).unwrap();
+    calls[0]
+        .answer(
+            &SearchState::new(pool()),
+            &SchemaCache::new(),
+            &RenderRequest::default(),
+        )
+        .unwrap()
+}
+
+#[test]
+fn select_takes_the_names_the_model_sees_in_the_export() {
+    for (query, expected) in [
+        ("select:fs.read_file", vec!["fs.read_file"]),
+        ("select:list_open_orders", vec!["crm.list_open_orders"]),
+        ("select:fs", vec!["fs.read_file", "fs.write_file"]),
+        (
+            "select:get_weather,crm.read_file",
+            vec!["get_weather", "crm.read_file"],
+        ),
+        (
+            "select:mcp__crm__list_open_orders",
+            vec!["crm.list_open_orders"],
+        ),
+    ] {
+        assert_eq!(loaded(&answer_for(query)), expected, "{query}");
+    }
+    // `read_file` is a member of two namespaces: a bare name cannot say which.
+    assert_eq!(
+        loaded(&answer_for("select:read_file")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        loaded(&answer_for("select:nosuch.read_file")),
+        Vec::<String>::new()
+    );
+}
