@@ -100,3 +100,43 @@ fn select_takes_the_names_the_model_sees_in_the_export() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn a_malformed_search_call_is_answered_empty_and_its_siblings_normally() {
+    let response = json!({"output": [
+        search_call("call_a", json!({"max_results": 3})),
+        search_call("call_b", json!({"query": "select:fs.write_file"})),
+        search_call("call_c", json!("{not json")),
+        {"type": "tool_search_call", "id": "ts_x", "execution": "client", "arguments": {"query": "weather"}},
+        search_call("call_d", json!("{\"query\":\"select:get_weather\"}")),
+    ]});
+    let calls = ToolSearchCall::read_all(&response).unwrap();
+    let ids: Vec<&str> = calls.iter().map(|call| call.call_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["call_a", "call_b", "call_c", "call_d"],
+        "only the call without a call_id, which nothing can answer, is left out"
+    );
+    let error = calls[0].error.as_deref().unwrap();
+    assert!(
+        error.contains("output[0]") && error.contains("`arguments.query`"),
+        "{error}"
+    );
+    assert!(calls[2].error.as_deref().unwrap().contains("output[2]"));
+    assert_eq!(calls[1].error, None);
+    let state = SearchState::new(pool());
+    let answers: Vec<Value> = calls
+        .iter()
+        .map(|call| {
+            call.answer(&state, &SchemaCache::new(), &RenderRequest::default())
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        answers[0],
+        json!({"type": "tool_search_output", "call_id": "call_a", "execution": "client", "tools": []})
+    );
+    assert_eq!(answers[2]["tools"], json!([]));
+    assert_eq!(loaded(&answers[1]), ["fs.write_file"]);
+    assert_eq!(loaded(&answers[3]), ["get_weather"]);
+}

@@ -178,18 +178,23 @@ pub fn openai_tool_search_request(
 pub struct ToolSearchCall {
     /// Its `call_id`, repeated by the output.
     pub call_id: String,
-    /// The `query` argument.
+    /// The `query` argument (empty when the call is malformed).
     pub query: String,
     /// The `max_results` argument, 5 when absent.
     pub max_results: usize,
+    /// Why the call could not be read (its `arguments` are not JSON, or have no string
+    /// `query`), naming the item and the field; `None` for a well-formed call. A malformed
+    /// call is still answered, with no tools loaded, so that it and its siblings all get a
+    /// `tool_search_output`; a host shows this text to the user or in its log.
+    pub error: Option<String>,
 }
 
 /// The client-executed `tool_search_call` items of a Responses output, in order (hosted ones,
-/// which OpenAI answers, are skipped).
+/// which OpenAI answers, are skipped; so is a client call without a string `call_id`, which
+/// no output could answer: a warning names its item).
 ///
 /// # Errors
-/// [`super::ReadError`] when there is no item array, or such a call lacks a `call_id` or a
-/// string `query` (its `arguments` may be an object or JSON text).
+/// [`super::ReadError`] when there is no item array.
 pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
     let mut calls = Vec::new();
     for (index, item) in openai_responses::output_items(response)?.iter().enumerate() {
@@ -198,36 +203,53 @@ pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, s
         {
             continue;
         }
-        let field = |field: &'static str| super::ReadError::Field {
-            item: format!("output[{index}]"),
-            field,
+        let Some(call_id) = item.get("call_id").and_then(Value::as_str) else {
+            tracing::warn!(
+                item = %format!("output[{index}]"),
+                "a client `tool_search_call` has no string `call_id`, so it cannot be answered; it is left out"
+            );
+            continue;
         };
-        let call_id = item
-            .get("call_id")
-            .and_then(Value::as_str)
-            .ok_or(field("call_id"))?;
-        let arguments = match item.get("arguments") {
-            Some(Value::String(text)) => {
-                super::parse_arguments("tool_search", text).map_err(|_| field("arguments"))?
-            }
-            Some(other) => other.clone(),
-            None => Value::Object(Map::new()),
-        };
-        let query = arguments
-            .get("query")
-            .and_then(Value::as_str)
-            .ok_or(field("arguments.query"))?;
-        let max_results = arguments
-            .get("max_results")
-            .and_then(Value::as_u64)
-            .map_or(5, |n| usize::try_from(n.clamp(1, 100)).unwrap_or(5));
-        calls.push(ToolSearchCall {
+        let mut call = ToolSearchCall {
             call_id: call_id.to_owned(),
-            query: query.to_owned(),
-            max_results,
-        });
+            query: String::new(),
+            max_results: 5,
+            error: None,
+        };
+        match search_arguments(item) {
+            Ok((query, max_results)) => {
+                call.query = query;
+                call.max_results = max_results;
+            }
+            Err(field) => {
+                call.error = Some(format!(
+                    "output[{index}]: the `tool_search_call` {field}; it is answered with no tools loaded"
+                ));
+            }
+        }
+        calls.push(call);
     }
     Ok(calls)
+}
+
+/// The `query` and `max_results` (default 5, clamped to 1..=100) of a `tool_search_call`'s
+/// `arguments` (an object or JSON text), or what is wrong with them.
+fn search_arguments(item: &Value) -> Result<(String, usize), &'static str> {
+    let arguments = match item.get("arguments") {
+        Some(Value::String(text)) => super::parse_arguments("tool_search", text)
+            .map_err(|_| "has `arguments` that are not a JSON object")?,
+        Some(other) => other.clone(),
+        None => Value::Object(Map::new()),
+    };
+    let query = arguments
+        .get("query")
+        .and_then(Value::as_str)
+        .ok_or("has no string `arguments.query`")?;
+    let max_results = arguments
+        .get("max_results")
+        .and_then(Value::as_u64)
+        .map_or(5, |n| usize::try_from(n.clamp(1, 100)).unwrap_or(5));
+    Ok((query.to_owned(), max_results))
 }
 
 /// `query` with the names of a `select:` query mapped from what the model saw in the
@@ -259,10 +281,14 @@ pub fn answer_tool_search_call(
     cache: &SchemaCache,
     request: &RenderRequest,
 ) -> Result<Value, SchemaError> {
-    let query = pool_query(&call.query, state.pool());
-    let output = state.search(&query, call.max_results);
+    let matches = if call.error.is_some() {
+        Vec::new()
+    } else {
+        let query = pool_query(&call.query, state.pool());
+        state.search(&query, call.max_results).matches
+    };
     let mut matched: Vec<Arc<dyn DynTool>> = Vec::new();
-    for name in &output.matches {
+    for name in &matches {
         if let Some(tool) = state.pool().iter().find(|tool| tool.name() == name) {
             matched.push(Arc::clone(tool));
         }
@@ -348,11 +374,15 @@ impl ToolSearchCall {
     /// The client-executed `tool_search_call` items of an OpenAI Responses response (a
     /// response, or its `output` array), in order; other items are skipped.
     ///
+    /// A call whose `arguments` are not JSON or have no string `query` is read with its
+    /// [`error`](ToolSearchCall::error) set, and [`ToolSearchCall::answer`] answers it with no
+    /// tools loaded: one malformed call never leaves its siblings unanswered. A call without
+    /// a string `call_id` cannot be answered by any output: it is left out, with a `tracing`
+    /// warning naming its item. `max_results` defaults to 5 and is clamped to 1..=100.
+    ///
     /// # Errors
     /// [`ReadError::Shape`](super::ReadError::Shape) when the response has no `output` item
-    /// array; [`ReadError::Field`](super::ReadError::Field) naming the item and field when a
-    /// client `tool_search_call` lacks its `call_id`, its `arguments` are not JSON, or they
-    /// have no string `query`. `max_results` defaults to 5 and is clamped to 1..=100.
+    /// array.
     pub fn read_all(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
         read_tool_search_calls(response)
     }
@@ -361,7 +391,8 @@ impl ToolSearchCall {
     /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}`, where
     /// `tools` holds the OpenAI Responses definitions of the tools the search over the pool of
     /// `state` matched (SPEC §3: `select:` names or keyword ranking, at most `max_results`),
-    /// rendered through `cache` with `request`; empty when nothing matched. The names of a
+    /// rendered through `cache` with `request`; empty when nothing matched or the call is
+    /// malformed ([`error`](ToolSearchCall::error) set). The names of a
     /// `select:` query are those the model saw in the export: a top-level function's name,
     /// `NAMESPACE.member`, a member name alone when only one namespace has it, or a namespace's
     /// name for all of its members (pool names such as `mcp__crm__list_open_orders` work too).
