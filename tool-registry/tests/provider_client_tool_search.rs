@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, McpImportOptions, ToolHandler, mcp_tools_from_list};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::ToolSearchCall;
-use tool_registry::search::SearchState;
+use tool_registry::providers::{ModelApi, OpenAiToolSearch, ToolSearchCall};
+use tool_registry::search::{DeferralRules, SearchState};
 use tool_sdk::DynTool;
 
 /// The MCP servers `fs` (`read_file`, `write_file`) and `crm` (`list_open_orders`,
@@ -83,6 +83,11 @@ fn select_takes_the_names_the_model_sees_in_the_export() {
             "select:get_weather,crm.read_file",
             vec!["get_weather", "crm.read_file"],
         ),
+        // In the order of the matches, not functions first.
+        (
+            "select:crm.read_file,get_weather",
+            vec!["crm.read_file", "get_weather"],
+        ),
         (
             "select:mcp__crm__list_open_orders",
             vec!["crm.list_open_orders"],
@@ -139,4 +144,64 @@ fn a_malformed_search_call_is_answered_empty_and_its_siblings_normally() {
     assert_eq!(answers[2]["tools"], json!([]));
     assert_eq!(loaded(&answers[1]), ["fs.write_file"]);
     assert_eq!(loaded(&answers[3]), ["get_weather"]);
+}
+
+#[test]
+fn a_server_named_like_a_top_level_function_gets_a_namespace_of_its_own() {
+    let mut pool = pool();
+    pool.extend(
+        mcp_tools_from_list(
+            "get_weather",
+            &json!({"tools": [{"name": "forecast", "description": "A forecast.", "inputSchema": {"type": "object"}}]}),
+            &McpImportOptions {
+                handler: Some(ToolHandler::fixed_text("rain")),
+                ..McpImportOptions::default()
+            },
+        )
+        .unwrap()
+        .tools,
+    );
+    let cache = SchemaCache::new();
+    let tools = OpenAiToolSearch::Client
+        .tools(
+            &cache,
+            &pool,
+            &DeferralRules::default(),
+            &RenderRequest::default(),
+        )
+        .unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let namespace = names[3];
+    assert_eq!(&names[..3], ["get_weather", "fs", "crm"], "{names:?}");
+    assert!(
+        namespace.starts_with("get_weather_") && namespace.len() == "get_weather_".len() + 8,
+        "{names:?}"
+    );
+    // The search answer names it the same way.
+    let response =
+        json!({"output": [search_call("call_s", json!({"query": format!("select:{namespace}")}))]});
+    let answer = ToolSearchCall::read_all(&response).unwrap()[0]
+        .answer(
+            &SearchState::new(pool.clone()),
+            &cache,
+            &RenderRequest::default(),
+        )
+        .unwrap();
+    assert_eq!(loaded(&answer), [format!("{namespace}.forecast")]);
+    // Calls: the member in its namespace, and the top-level function under its own name.
+    let response = json!({"output": [
+        {"type": "function_call", "call_id": "c1", "namespace": namespace, "name": "forecast", "arguments": "{}"},
+        {"type": "function_call", "call_id": "c2", "namespace": "get_weather", "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call", "call_id": "c3", "namespace": "get_weather", "name": "forecast", "arguments": "{}"}
+    ]});
+    let calls = ModelApi::OpenAiResponses
+        .read_calls(&response, &pool)
+        .unwrap();
+    assert_eq!(calls.calls[0].name, "mcp__get_weather__forecast");
+    assert_eq!(calls.calls[1].name, "get_weather");
+    assert!(calls.calls[1].input.is_ok());
+    assert!(calls.calls[2].input.is_err(), "{:?}", calls.calls[2]);
 }

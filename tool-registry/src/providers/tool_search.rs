@@ -165,7 +165,14 @@ pub fn openai_tool_search_request(
 ) -> Result<Vec<Value>, SchemaError> {
     let tools = without_tool_search(pool);
     let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
-    let mut out = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
+    let top_level = namespaces::top_level_names(&tools);
+    let mut out = namespaces::group(
+        &tools,
+        definitions,
+        &top_level,
+        namespaces::GroupOrder::FunctionsFirst,
+        |tool| is_deferred_tool(tool, rules),
+    );
     out.push(match search {
         OpenAiToolSearch::Hosted => json!({"type": "tool_search"}),
         OpenAiToolSearch::Client => client_search_tool(),
@@ -294,7 +301,15 @@ pub fn answer_tool_search_call(
         }
     }
     let definitions = cache.render(&matched, &openai_responses::SHAPE, request)?;
-    let tools = namespaces::group(&matched, definitions, |_| false);
+    // Named as in the request over the whole pool; the matches keep their rank order.
+    let top_level = namespaces::top_level_names(state.pool());
+    let tools = namespaces::group(
+        &matched,
+        definitions,
+        &top_level,
+        namespaces::GroupOrder::AsGiven,
+        |_| false,
+    );
     Ok(json!({
         "type": "tool_search_output",
         "call_id": call.call_id,
@@ -355,6 +370,15 @@ impl OpenAiToolSearch {
     /// SDK (read 2026-12-03): `role` may only be `"developer"`. Our ToolSearch tool is left
     /// out, as in [`OpenAiToolSearch::tools`].
     ///
+    /// Pass only the tools that joined. When a server already in the request's `tools` gains
+    /// tools, this item holds a second namespace of the same name with the new ones; the API
+    /// reference does not say how it treats two namespaces of one name (read 2026-12-03).
+    /// Namespace names are checked against the top-level functions among `tools` only: a new
+    /// server named like a top-level function of the earlier `tools` (say `Read`) is written
+    /// as `Read` here while the call readers, given the whole pool, expect `Read_` + hash, so
+    /// its calls are refused with an error result (never run as the function); give such a
+    /// server another name.
+    ///
     /// # Errors
     /// As [`ModelApi::definitions`](super::ModelApi::definitions).
     pub fn additional_tools(
@@ -365,7 +389,14 @@ impl OpenAiToolSearch {
     ) -> Result<Value, SchemaError> {
         let tools = without_tool_search(tools);
         let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
-        let grouped = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
+        let top_level = namespaces::top_level_names(&tools);
+        let grouped = namespaces::group(
+            &tools,
+            definitions,
+            &top_level,
+            namespaces::GroupOrder::FunctionsFirst,
+            |tool| is_deferred_tool(tool, rules),
+        );
         Ok(json!({"type": "additional_tools", "role": "developer", "tools": grouped}))
     }
 }
