@@ -271,6 +271,100 @@ fn a_call_to_an_unknown_namespace_or_member_is_an_error_result_naming_it() {
     }
 }
 
+/// A top-level (built-in-like) tool answering `answer`.
+fn top_level_tool(name: &str, answer: &str) -> Arc<dyn DynTool> {
+    Arc::new(
+        DynamicTool::from_json(
+            &json!({"name": name, "description": "A top-level tool.",
+                    "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}}}),
+            ToolHandler::fixed_text(answer),
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn a_namespaced_call_never_runs_a_tool_outside_its_namespace() {
+    // The server `remote` had `Read` and `List`; a deny rule on `mcp__remote__Read` left only
+    // `List` in the pool, beside a built-in-like `Read` and `Bash`.
+    let remote = mcp_tools_from_list(
+        "remote",
+        &json!({"tools": [{"name": "List", "description": "Lists.", "inputSchema": {"type": "object"}}]}),
+        &McpImportOptions {
+            handler: Some(ToolHandler::fixed_text("listed")),
+            ..McpImportOptions::default()
+        },
+    )
+    .unwrap()
+    .tools;
+    let mut pool = pool();
+    pool.extend(remote);
+    pool.push(top_level_tool("Read", "BUILT-IN READ RAN"));
+    pool.push(top_level_tool("Bash", "BUILT-IN BASH RAN"));
+    let response = json!({"output": [
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "namespace": "crm", "name": "Bash", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_2", "call_id": "c2", "namespace": "nosuch", "name": "Read", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_3", "call_id": "c3", "namespace": "remote", "name": "Read", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_4", "call_id": "c4", "namespace": "crm", "name": "mcp__remote__List", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_5", "call_id": "c5", "namespace": "get_weather", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"},
+        {"type": "function_call", "id": "fc_6", "call_id": "c6", "namespace": "remote", "name": "List", "arguments": "{}"}
+    ]});
+    for (label, calls) in [
+        (
+            "whole",
+            ModelApi::OpenAiResponses
+                .read_calls(&response, &pool)
+                .unwrap(),
+        ),
+        ("streamed", stream_calls(&response, &pool)),
+    ] {
+        assert_eq!(calls.len(), 6, "{label}: no call is dropped");
+        for call in &calls.calls[..4] {
+            assert!(
+                matches!(call.input, Err(ArgumentsError::NotRunnable { .. })),
+                "{label}: {call:?} must be refused"
+            );
+        }
+        let refusal = calls.calls[1].input.as_ref().unwrap_err().to_string();
+        assert!(
+            refusal.contains("`nosuch`") && refusal.contains("call it without a namespace"),
+            "{label}: {refusal}"
+        );
+        let runnable: Vec<String> = calls
+            .runnable()
+            .iter()
+            .map(|call| call.name.clone())
+            .collect();
+        assert_eq!(runnable, ["get_weather", "mcp__remote__List"], "{label}");
+        let mut permissions = ToolPermissionContext::default();
+        permissions.add_rule_str(
+            PermissionRuleSource::CliArg,
+            PermissionBehavior::Allow,
+            "mcp__remote",
+            &AliasTable::default(),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let results = runtime
+            .block_on(
+                Orchestrator::new(&pool, OrchestratorConfig::default())
+                    .with_permissions(permissions)
+                    .run_tools(calls.runnable(), TurnState::default())
+                    .collect_results(),
+            )
+            .results;
+        let answer = ModelApi::OpenAiResponses
+            .write_results(&calls, results, &pool)
+            .unwrap();
+        let text = answer.to_string();
+        assert!(!text.contains("BUILT-IN"), "{label}: {answer:#}");
+        assert_eq!(answer[4]["output"], "sunny", "{label}");
+        assert_eq!(answer[5]["output"], "listed", "{label}");
+    }
+}
+
 fn stream_calls(
     response: &Value,
     pool: &[Arc<dyn DynTool>],
@@ -395,7 +489,7 @@ fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
     }
     let additional = OpenAiToolSearch::additional_tools(&cache, &pool(), &rules, &request).unwrap();
     values.push(("ResponseInputItemParam", additional));
-    let search_call = json!({"output": [{"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders,get_weather"}, "status": "completed"}]});
+    let search_call = json!({"output": [{"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:crm.list_open_orders,get_weather"}, "status": "completed"}]});
     let call = &ToolSearchCall::read_all(&search_call).unwrap()[0];
     let state = tool_registry::search::SearchState::new(pool());
     let answer = call.answer(&state, &cache, &request).unwrap();
@@ -422,7 +516,7 @@ fn every_exported_shape_is_accepted_by_the_openai_sdk_types() {
 fn a_streamed_client_tool_search_call_is_kept_for_the_host_to_answer() {
     let pool = pool();
     let response = json!({"output": [
-        {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:mcp__crm__list_open_orders"}, "status": "completed"}
+        {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client", "arguments": {"query": "select:list_open_orders"}, "status": "completed"}
     ]});
     let streamed = stream_of(&response, &pool, 0);
     assert!(streamed.calls.is_empty(), "a search is not a function call");

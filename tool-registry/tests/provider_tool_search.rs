@@ -166,10 +166,10 @@ fn a_client_tool_search_call_is_answered_with_the_matching_definitions() {
         .collect();
     assert_eq!(
         names,
-        [("function", "NotebookEdit"), ("namespace", "slack")],
-        "an MCP match loads inside its namespace"
+        [("namespace", "slack"), ("function", "NotebookEdit")],
+        "an MCP match loads inside its namespace, in the order of the matches"
     );
-    let member = &output["tools"][1]["tools"][0];
+    let member = &output["tools"][0]["tools"][0];
     assert_eq!(member["name"], "send_message");
     assert_eq!(member.get("defer_loading"), None);
     assert!(member["parameters"]["properties"]["q"].is_object());

@@ -41,6 +41,7 @@ use tool_sdk::DynTool;
 
 use super::{anthropic, namespaces, openai_responses};
 use crate::export::{RenderRequest, SchemaCache, SchemaError};
+use crate::search::state::select_names;
 use crate::search::{DeferralRules, SearchState, TOOL_SEARCH_NAME, is_deferred_tool};
 
 /// Which of Anthropic's server-side searches the model gets.
@@ -133,11 +134,11 @@ fn client_search_tool() -> Value {
     json!({
         "type": "tool_search",
         "execution": "client",
-        "description": "Finds deferred tools by keywords, or by exact names with \"select:Name1,Name2\", and loads their definitions.",
+        "description": "Finds deferred tools by keywords, or by exact names with \"select:Name1,Name2\", and loads their definitions. A name is a function's name, \"namespace.function\" for a function inside a namespace, or a namespace's name to load all of its functions.",
         "parameters": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Keywords, \"+word\" to require a word in the name, or \"select:\" followed by comma-separated names."},
+                "query": {"type": "string", "description": "Keywords, \"+word\" to require a word in the name, or \"select:\" followed by comma-separated names (a function, namespace.function, or a whole namespace)."},
                 "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Most matches returned for a keyword query (default 5)."}
             },
             "required": ["query"],
@@ -164,7 +165,14 @@ pub fn openai_tool_search_request(
 ) -> Result<Vec<Value>, SchemaError> {
     let tools = without_tool_search(pool);
     let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
-    let mut out = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
+    let top_level = namespaces::top_level_names(&tools);
+    let mut out = namespaces::group(
+        &tools,
+        definitions,
+        &top_level,
+        namespaces::GroupOrder::FunctionsFirst,
+        |tool| is_deferred_tool(tool, rules),
+    );
     out.push(match search {
         OpenAiToolSearch::Hosted => json!({"type": "tool_search"}),
         OpenAiToolSearch::Client => client_search_tool(),
@@ -177,18 +185,23 @@ pub fn openai_tool_search_request(
 pub struct ToolSearchCall {
     /// Its `call_id`, repeated by the output.
     pub call_id: String,
-    /// The `query` argument.
+    /// The `query` argument (empty when the call is malformed).
     pub query: String,
     /// The `max_results` argument, 5 when absent.
     pub max_results: usize,
+    /// Why the call could not be read (its `arguments` are not JSON, or have no string
+    /// `query`), naming the item and the field; `None` for a well-formed call. A malformed
+    /// call is still answered, with no tools loaded, so that it and its siblings all get a
+    /// `tool_search_output`; a host shows this text to the user or in its log.
+    pub error: Option<String>,
 }
 
 /// The client-executed `tool_search_call` items of a Responses output, in order (hosted ones,
-/// which OpenAI answers, are skipped).
+/// which OpenAI answers, are skipped; so is a client call without a string `call_id`, which
+/// no output could answer: a warning names its item).
 ///
 /// # Errors
-/// [`super::ReadError`] when there is no item array, or such a call lacks a `call_id` or a
-/// string `query` (its `arguments` may be an object or JSON text).
+/// [`super::ReadError`] when there is no item array.
 pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
     let mut calls = Vec::new();
     for (index, item) in openai_responses::output_items(response)?.iter().enumerate() {
@@ -197,36 +210,68 @@ pub fn read_tool_search_calls(response: &Value) -> Result<Vec<ToolSearchCall>, s
         {
             continue;
         }
-        let field = |field: &'static str| super::ReadError::Field {
-            item: format!("output[{index}]"),
-            field,
+        let Some(call_id) = item.get("call_id").and_then(Value::as_str) else {
+            tracing::warn!(
+                item = %format!("output[{index}]"),
+                "a client `tool_search_call` has no string `call_id`, so it cannot be answered; it is left out"
+            );
+            continue;
         };
-        let call_id = item
-            .get("call_id")
-            .and_then(Value::as_str)
-            .ok_or(field("call_id"))?;
-        let arguments = match item.get("arguments") {
-            Some(Value::String(text)) => {
-                super::parse_arguments("tool_search", text).map_err(|_| field("arguments"))?
-            }
-            Some(other) => other.clone(),
-            None => Value::Object(Map::new()),
-        };
-        let query = arguments
-            .get("query")
-            .and_then(Value::as_str)
-            .ok_or(field("arguments.query"))?;
-        let max_results = arguments
-            .get("max_results")
-            .and_then(Value::as_u64)
-            .map_or(5, |n| usize::try_from(n.clamp(1, 100)).unwrap_or(5));
-        calls.push(ToolSearchCall {
+        let mut call = ToolSearchCall {
             call_id: call_id.to_owned(),
-            query: query.to_owned(),
-            max_results,
-        });
+            query: String::new(),
+            max_results: 5,
+            error: None,
+        };
+        match search_arguments(item) {
+            Ok((query, max_results)) => {
+                call.query = query;
+                call.max_results = max_results;
+            }
+            Err(field) => {
+                call.error = Some(format!(
+                    "output[{index}]: the `tool_search_call` {field}; it is answered with no tools loaded"
+                ));
+            }
+        }
+        calls.push(call);
     }
     Ok(calls)
+}
+
+/// The `query` and `max_results` (default 5, clamped to 1..=100) of a `tool_search_call`'s
+/// `arguments` (an object or JSON text), or what is wrong with them.
+fn search_arguments(item: &Value) -> Result<(String, usize), &'static str> {
+    let arguments = match item.get("arguments") {
+        Some(Value::String(text)) => super::parse_arguments("tool_search", text)
+            .map_err(|_| "has `arguments` that are not a JSON object")?,
+        Some(other) => other.clone(),
+        None => Value::Object(Map::new()),
+    };
+    let query = arguments
+        .get("query")
+        .and_then(Value::as_str)
+        .ok_or("has no string `arguments.query`")?;
+    let max_results = arguments
+        .get("max_results")
+        .and_then(Value::as_u64)
+        .map_or(5, |n| usize::try_from(n.clamp(1, 100)).unwrap_or(5));
+    Ok((query.to_owned(), max_results))
+}
+
+/// `query` with the names of a `select:` query mapped from what the model saw in the
+/// export (`namespace.member`, a namespace, a bare member name) to pool names
+/// (`super::namespaces::ResponsesNames::pool_names_for`); a keyword query as it stands.
+fn pool_query(query: &str, pool: &[Arc<dyn DynTool>]) -> String {
+    let Some(names) = select_names(query) else {
+        return query.to_owned();
+    };
+    let responses = namespaces::ResponsesNames::for_tools(pool);
+    let mapped: Vec<String> = names
+        .iter()
+        .flat_map(|name| responses.pool_names_for(name))
+        .collect();
+    format!("select:{}", mapped.join(","))
 }
 
 /// Answers a client-executed `tool_search_call` with our search over `state`'s pool:
@@ -243,15 +288,28 @@ pub fn answer_tool_search_call(
     cache: &SchemaCache,
     request: &RenderRequest,
 ) -> Result<Value, SchemaError> {
-    let output = state.search(&call.query, call.max_results);
+    let matches = if call.error.is_some() {
+        Vec::new()
+    } else {
+        let query = pool_query(&call.query, state.pool());
+        state.search(&query, call.max_results).matches
+    };
     let mut matched: Vec<Arc<dyn DynTool>> = Vec::new();
-    for name in &output.matches {
+    for name in &matches {
         if let Some(tool) = state.pool().iter().find(|tool| tool.name() == name) {
             matched.push(Arc::clone(tool));
         }
     }
     let definitions = cache.render(&matched, &openai_responses::SHAPE, request)?;
-    let tools = namespaces::group(&matched, definitions, |_| false);
+    // Named as in the request over the whole pool; the matches keep their rank order.
+    let top_level = namespaces::top_level_names(state.pool());
+    let tools = namespaces::group(
+        &matched,
+        definitions,
+        &top_level,
+        namespaces::GroupOrder::AsGiven,
+        |_| false,
+    );
     Ok(json!({
         "type": "tool_search_output",
         "call_id": call.call_id,
@@ -312,6 +370,15 @@ impl OpenAiToolSearch {
     /// SDK (read 2026-12-03): `role` may only be `"developer"`. Our ToolSearch tool is left
     /// out, as in [`OpenAiToolSearch::tools`].
     ///
+    /// Pass only the tools that joined. When a server already in the request's `tools` gains
+    /// tools, this item holds a second namespace of the same name with the new ones; the API
+    /// reference does not say how it treats two namespaces of one name (read 2026-12-03).
+    /// Namespace names are checked against the top-level functions among `tools` only: a new
+    /// server named like a top-level function of the earlier `tools` (say `Read`) is written
+    /// as `Read` here while the call readers, given the whole pool, expect `Read_` + hash, so
+    /// its calls are refused with an error result (never run as the function); give such a
+    /// server another name.
+    ///
     /// # Errors
     /// As [`ModelApi::definitions`](super::ModelApi::definitions).
     pub fn additional_tools(
@@ -322,7 +389,14 @@ impl OpenAiToolSearch {
     ) -> Result<Value, SchemaError> {
         let tools = without_tool_search(tools);
         let definitions = cache.render(&tools, &openai_responses::SHAPE, request)?;
-        let grouped = namespaces::group(&tools, definitions, |tool| is_deferred_tool(tool, rules));
+        let top_level = namespaces::top_level_names(&tools);
+        let grouped = namespaces::group(
+            &tools,
+            definitions,
+            &top_level,
+            namespaces::GroupOrder::FunctionsFirst,
+            |tool| is_deferred_tool(tool, rules),
+        );
         Ok(json!({"type": "additional_tools", "role": "developer", "tools": grouped}))
     }
 }
@@ -331,11 +405,15 @@ impl ToolSearchCall {
     /// The client-executed `tool_search_call` items of an OpenAI Responses response (a
     /// response, or its `output` array), in order; other items are skipped.
     ///
+    /// A call whose `arguments` are not JSON or have no string `query` is read with its
+    /// [`error`](ToolSearchCall::error) set, and [`ToolSearchCall::answer`] answers it with no
+    /// tools loaded: one malformed call never leaves its siblings unanswered. A call without
+    /// a string `call_id` cannot be answered by any output: it is left out, with a `tracing`
+    /// warning naming its item. `max_results` defaults to 5 and is clamped to 1..=100.
+    ///
     /// # Errors
     /// [`ReadError::Shape`](super::ReadError::Shape) when the response has no `output` item
-    /// array; [`ReadError::Field`](super::ReadError::Field) naming the item and field when a
-    /// client `tool_search_call` lacks its `call_id`, its `arguments` are not JSON, or they
-    /// have no string `query`. `max_results` defaults to 5 and is clamped to 1..=100.
+    /// array.
     pub fn read_all(response: &Value) -> Result<Vec<ToolSearchCall>, super::ReadError> {
         read_tool_search_calls(response)
     }
@@ -344,7 +422,11 @@ impl ToolSearchCall {
     /// `{"type":"tool_search_output","call_id","execution":"client","tools":[...]}`, where
     /// `tools` holds the OpenAI Responses definitions of the tools the search over the pool of
     /// `state` matched (SPEC §3: `select:` names or keyword ranking, at most `max_results`),
-    /// rendered through `cache` with `request`; empty when nothing matched.
+    /// rendered through `cache` with `request`; empty when nothing matched or the call is
+    /// malformed ([`error`](ToolSearchCall::error) set). The names of a
+    /// `select:` query are those the model saw in the export: a top-level function's name,
+    /// `NAMESPACE.member`, a member name alone when only one namespace has it, or a namespace's
+    /// name for all of its members (pool names such as `mcp__crm__list_open_orders` work too).
     ///
     /// # Errors
     /// As [`ModelApi::definitions`](super::ModelApi::definitions).
