@@ -466,6 +466,11 @@ impl Agent {
                 // A long server-side tool turn paused: sending it back lets the model go on.
                 return Ok(Step::Again);
             }
+            if self.conversation.release_held() {
+                // Text kept back from the answer to calls made by code (the next prompt
+                // after an error or interruption) now has a message of its own to answer.
+                return Ok(Step::Again);
+            }
             return Ok(Step::Done(read.text));
         }
         Ok(Step::Again)
