@@ -121,12 +121,24 @@ fn definitions_say_who_may_call_and_the_default_says_nothing() {
             .get("allowed_callers")
             .is_none()
     );
-    // Chat Completions, Gemini and MCP have no slot: nothing is written.
-    for api in [ModelApi::OpenAiChat, ModelApi::Gemini, ModelApi::Mcp] {
+    // Chat Completions, Gemini and MCP have no slot: nothing is written, and the tool only
+    // code may call is left out (every call the model made to it would be refused).
+    for api in [
+        ModelApi::OpenAiChat,
+        ModelApi::Gemini,
+        ModelApi::GeminiOpenApi,
+        ModelApi::Mcp,
+    ] {
         let text = api
             .definitions_json(&SchemaCache::new(), &pool, &request)
             .unwrap();
         assert!(!text.contains("caller"), "{api}: {text}");
+        assert!(!text.contains("query_database"), "{api}: {text}");
+        assert!(text.contains("send_report"), "{api}: {text}");
+        let definitions = api
+            .definitions(&SchemaCache::new(), &pool, &request)
+            .unwrap();
+        assert_eq!(definitions.len(), 1, "{api}: {definitions:?}");
     }
 }
 

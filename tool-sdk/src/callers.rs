@@ -28,8 +28,10 @@ use std::fmt;
 /// exports write nothing new. Exports write it where the API has a slot: Anthropic's
 /// `allowed_callers` (`"direct"`, and the code execution tool version for programmatic),
 /// OpenAI Responses' `allowed_callers` (`"direct"`, `"programmatic"`). OpenAI Chat
-/// Completions, Gemini and MCP have no such slot: their definitions carry nothing, and a
-/// tool that allows only programmatic calls is still listed there.
+/// Completions, Gemini (both forms) and MCP have no such slot: their definitions carry
+/// nothing, and a tool that allows only programmatic calls ([`Callers::Programmatic`]) is
+/// left out of them, since every call could only be refused; an MCP server does not list it
+/// and answers a `tools/call` of it as of an unknown tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Callers {
     /// Only the model itself (the APIs' default when `allowed_callers` is left out).
