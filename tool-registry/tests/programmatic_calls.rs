@@ -216,6 +216,9 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
          "input": {"sql": "SELECT 'East'"}, "caller": {"type": "code_execution_29990101"}},
         {"type": "tool_use", "id": "toolu_5", "name": "send_report",
          "input": {"text": "done"}, "caller": {"type": "direct"}},
+        // OpenAI Responses' caller shape is not Anthropic's: an unknown caller.
+        {"type": "tool_use", "id": "toolu_6", "name": "query_database",
+         "input": {"sql": "SELECT 'East'"}, "caller": {"type": "program", "caller_id": "call_9"}},
     ]});
     let calls = ModelApi::Anthropic.read_calls(&message, &pool).unwrap();
     assert_eq!(calls.runnable().len(), 2, "{calls:?}");
@@ -225,7 +228,7 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
         .unwrap();
     let blocks = answer["content"].as_array().unwrap();
     let text = |i: usize| blocks[i]["content"].as_str().unwrap_or_default().to_owned();
-    assert_eq!(blocks.len(), 5, "every call is answered: {answer}");
+    assert_eq!(blocks.len(), 6, "every call is answered: {answer}");
     assert_eq!(text(0), "[{\"revenue\":45000}]");
     assert_eq!(blocks[1]["is_error"], true);
     assert!(
@@ -237,7 +240,7 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
     );
     assert_eq!(blocks[2]["is_error"], true);
     assert!(
-        text(2).contains("allows calls from programmatic only")
+        text(2).contains("allows calls from code only")
             && text(2).contains("call it from code execution instead"),
         "{}",
         text(2)
@@ -249,6 +252,12 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
         text(3)
     );
     assert_eq!(text(4), "sent 4 chars");
+    assert_eq!(blocks[5]["is_error"], true);
+    assert!(
+        text(5).contains("unknown caller {\"type\":\"program\",\"caller_id\":\"call_9\"}"),
+        "{}",
+        text(5)
+    );
 }
 
 #[test]

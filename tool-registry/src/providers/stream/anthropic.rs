@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
-use crate::providers::calls::{ModelToolCall, read_caller};
+use crate::providers::calls::{CallerShape, ModelToolCall, read_caller};
 
 /// Assembles a Messages response from its stream events.
 ///
@@ -51,7 +51,7 @@ impl MessagesAssembler {
             let partial = Partial {
                 id: text_of(block, "id").to_owned(),
                 name: text_of(block, "name").to_owned(),
-                caller: read_caller(block.get("caller")),
+                caller: read_caller(CallerShape::Anthropic, block.get("caller")),
                 ..Partial::default()
             };
             let start_input = block.get("input").cloned().unwrap_or(Value::Null);

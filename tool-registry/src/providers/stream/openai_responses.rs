@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
 use super::error::StreamedError;
-use crate::providers::calls::{ArgumentsError, ModelToolCall, read_caller};
+use crate::providers::calls::{ArgumentsError, CallerShape, ModelToolCall, read_caller};
 use crate::providers::namespaces::ResponsesNames;
 
 /// Assembles a Responses output from stream events: the message is the array of output
@@ -194,7 +194,7 @@ impl Assemble for ResponsesAssembler {
                     let mut partial = Partial {
                         id: text(item, "call_id").unwrap_or(item_id).to_owned(),
                         name: text(item, "name").unwrap_or_default().to_owned(),
-                        caller: read_caller(item.get("caller")),
+                        caller: read_caller(CallerShape::OpenAiResponses, item.get("caller")),
                         ..Partial::default()
                     };
                     partial.append(text(item, "arguments").unwrap_or_default());
