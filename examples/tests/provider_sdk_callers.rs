@@ -166,3 +166,38 @@ fn definitions_calls_and_answers_are_the_sdks_types() {
     }
     validate(&python, &checks);
 }
+
+#[test]
+fn an_allow_programmatic_name_nothing_could_supply_is_an_error() {
+    let (ok, _stdout, stderr) = common::host(&[
+        "definitions",
+        "--format",
+        "anthropic",
+        "--allow-programmatic",
+        "Glbo",
+    ]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("--allow-programmatic Glbo: no tool, alias or MCP server has that name"),
+        "{stderr}"
+    );
+    // A configured MCP server (here one that does not start) could still list the name.
+    for name in ["down", "mcp__down__query"] {
+        let (ok, _stdout, stderr) = common::host(&[
+            "definitions",
+            "--format",
+            "anthropic",
+            "--mcp-server",
+            "down=/nonexistent/mcp-server",
+            "--allow-programmatic",
+            name,
+        ]);
+        assert!(ok, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "--allow-programmatic {name}: no tool has that name yet"
+            )),
+            "{stderr}"
+        );
+    }
+}
