@@ -345,3 +345,52 @@ fn a_streamed_responses_program_call_carries_its_caller() {
     }
     assert_eq!(done.calls.calls, handed);
 }
+
+/// The caller is read from `response.output_item.done` too, not only from
+/// `response.output_item.added`: an added item without its caller still ends as a call from
+/// the program, whether `response.function_call_arguments.done` came first or not.
+#[test]
+fn a_streamed_responses_caller_given_only_when_the_item_is_done_is_read() {
+    let fixture = fixture_responses();
+    let pool = pool();
+    let program = Caller::Program {
+        kind: "program".into(),
+        id: "call_prog_1".into(),
+    };
+    for arguments_done_first in [false, true] {
+        let mut stream = ModelApi::OpenAiResponses.stream(&pool).unwrap();
+        let mut handed = Vec::new();
+        for (index, item) in fixture["output"].as_array().unwrap().iter().enumerate() {
+            let mut added = item.clone();
+            let mut events = Vec::new();
+            if added["type"] == "function_call" {
+                added["arguments"] = json!("");
+                added.as_object_mut().unwrap().remove("caller");
+                if arguments_done_first {
+                    events.push(json!({"type": "response.function_call_arguments.done",
+                        "output_index": index, "item_id": item["id"],
+                        "arguments": item["arguments"]}));
+                }
+            }
+            events.insert(
+                0,
+                json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+            );
+            events.push(
+                json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+            );
+            for event in events {
+                stream.push_event(&event, &mut handed);
+            }
+        }
+        let done = stream.finish(&mut handed);
+        assert_eq!(done.calls.len(), 2, "{done:?}");
+        for call in &done.calls.calls {
+            assert_eq!(call.caller, program, "{arguments_done_first}");
+            assert!(call.input.is_ok(), "{:?}", call.input);
+        }
+        if !arguments_done_first {
+            assert_eq!(done.calls.calls, handed);
+        }
+    }
+}

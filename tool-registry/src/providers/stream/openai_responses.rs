@@ -101,6 +101,24 @@ impl ResponsesAssembler {
         out.push(call);
     }
 
+    /// The `caller` a later event of the call `item_id` (at output `index`) carries, when it
+    /// has one: `response.output_item.done`'s item (`ResponseFunctionToolCall.caller`), or
+    /// `response.function_call_arguments.done` (whose `openai` SDK 3.60.0 type declares no
+    /// `caller`; read when present). It replaces the caller read from
+    /// `response.output_item.added`, on the open call or on the call already finished (the
+    /// answer then names it, and the final callers check sees it).
+    fn note_caller(&mut self, item_id: &str, index: u64, caller: Option<&Value>) {
+        let Some(caller) = caller.filter(|caller| !caller.is_null()) else {
+            return;
+        };
+        let caller = read_caller(CallerShape::OpenAiResponses, Some(caller));
+        if let Some((_, partial)) = self.open.get_mut(item_id) {
+            partial.caller = caller;
+        } else if let Some(call) = self.done.get_mut(&index) {
+            call.caller = caller;
+        }
+    }
+
     /// A finished `custom_tool_call` item at `index`, as the whole-response reader reads it:
     /// a call that is answered with an error and never run.
     fn custom_call(&mut self, index: u64, item: &Value, out: &mut Vec<ModelToolCall>) {
@@ -235,6 +253,7 @@ impl Assemble for ResponsesAssembler {
                     {
                         name.clone_into(&mut partial.name);
                     }
+                    self.note_caller(item_id, index, event.get("caller"));
                     let full = text(event, "arguments");
                     self.finish_item(item_id, full, &mut out);
                     if let Some(full) = full
@@ -250,6 +269,7 @@ impl Assemble for ResponsesAssembler {
                     && let Some(item_id) = text(item, "id")
                 {
                     self.note_namespace(item_id, item);
+                    self.note_caller(item_id, index, item.get("caller"));
                     let full = text(item, "arguments");
                     self.finish_item(item_id, full, &mut out);
                 }
