@@ -91,9 +91,18 @@ impl Callers {
                 "direct" => &mut direct,
                 "programmatic" => &mut programmatic,
                 other => {
+                    // The providers' own names for code: ours is provider-neutral.
+                    let hint = if other == "code"
+                        || other == "program"
+                        || other.starts_with("code_execution")
+                    {
+                        "; write \"programmatic\": exports name each provider's code runner"
+                    } else {
+                        ""
+                    };
                     return Err(format!(
                         "`{other}` is not a caller: use \"direct\" (the model calls the tool \
-                         itself) and/or \"programmatic\" (code the model runs calls it)"
+                         itself) and/or \"programmatic\" (code the model runs calls it){hint}"
                     ));
                 }
             };
@@ -187,6 +196,19 @@ mod tests {
             Callers::from_names(["code"])
                 .unwrap_err()
                 .contains("`code` is not a caller")
+        );
+        for provider_name in ["code_execution_20260120", "program", "code"] {
+            assert!(
+                Callers::from_names([provider_name])
+                    .unwrap_err()
+                    .contains("write \"programmatic\""),
+                "{provider_name}"
+            );
+        }
+        assert!(
+            !Callers::from_names(["model"])
+                .unwrap_err()
+                .contains("write \"programmatic\"")
         );
         assert!(
             Callers::from_names(["direct", "direct"])
