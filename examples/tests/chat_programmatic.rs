@@ -210,6 +210,35 @@ fn the_next_prompt_after_an_error_does_not_join_the_results_of_calls_made_by_cod
 }
 
 #[test]
+fn allow_programmatic_without_programmatic_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![Reply::Stream(anthropic_stream(
+        &[json!({"type": "text", "text": "hi"})],
+        &[],
+        None,
+    ))]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "--allow-programmatic",
+            "Glob",
+            "-p",
+            "hi",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--allow-programmatic without --programmatic: the code execution tool is not sent, so no code can call Glob"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn programmatic_calling_is_refused_for_openai() {
     let chat = ChatProcess::start(
         &[
