@@ -107,8 +107,13 @@ impl ModelApi {
     /// and the value naming code in a tool's `allowed_callers`. Anthropic's guide says
     /// programmatic tool calling requires `code_execution_20260120`
     /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
-    /// read 2026-12-03); calls from code are recognised whatever `code_execution_*` version
-    /// their `caller` names.
+    /// read 2026-12-03) or later; calls from code are recognised whatever `code_execution_*`
+    /// version their `caller` names.
+    ///
+    /// Limit: the version is fixed. The `anthropic` SDK 2.16.0 already lists a newer one,
+    /// `code_execution_20260521` (`types/tool_param.py` `allowed_callers`); a host that sends
+    /// that code execution tool must write its definitions' `allowed_callers` itself, since
+    /// the exports name this version.
     pub const ANTHROPIC_CODE_EXECUTION: &'static str = "code_execution_20260120";
 
     /// Every API, in the order `--format` lists them.
