@@ -7,7 +7,9 @@
 mod model_server;
 
 use model_server::replay::KEY;
-use model_server::{ChatProcess, ModelServer, REPLAY_CONTAINER, Reply, anthropic_stream};
+use model_server::{
+    ChatProcess, ModelServer, REPLAY_CONTAINER, REPLAY_CONTAINER_EXPIRES, Reply, anthropic_stream,
+};
 use serde_json::{Value, json};
 
 fn fixture() -> Value {
@@ -206,6 +208,61 @@ fn the_next_prompt_after_an_error_does_not_join_the_results_of_calls_made_by_cod
     assert_eq!(
         messages[messages.len() - 2]["content"][1]["text"],
         "The West region had the highest revenue."
+    );
+}
+
+/// A container whose `expires_at` has passed is not sent again (the request would fail).
+#[test]
+fn an_expired_container_is_not_sent_again() {
+    let fixture = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let tools_file = tools_file(&fixture, dir.path());
+    let expired: Vec<(String, std::time::Duration)> = anthropic_stream(
+        fixture["response"]["content"].as_array().unwrap(),
+        &[],
+        None,
+    )
+    .into_iter()
+    .map(|(part, pause)| {
+        (
+            part.replace(REPLAY_CONTAINER_EXPIRES, "2000-01-01T00:00:00Z"),
+            pause,
+        )
+    })
+    .collect();
+    assert!(
+        expired
+            .iter()
+            .any(|(part, _)| part.contains("2000-01-01T00:00:00Z"))
+    );
+    let server = ModelServer::start(vec![
+        Reply::Stream(expired),
+        Reply::Stream(anthropic_stream(&final_turn(), &[], None)),
+    ]);
+    let chat = ChatProcess::start(
+        &[
+            "--base-url",
+            &server.url,
+            "--root",
+            dir.path().to_str().unwrap(),
+            "--programmatic",
+            "--search",
+            "off",
+            "--tools-json",
+            tools_file.to_str().unwrap(),
+            "-p",
+            "Which region had the highest revenue?",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    let (status, _stdout, stderr) = chat.finish();
+    assert!(status.success(), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    assert!(
+        requests[1].body.get("container").is_none(),
+        "{}",
+        requests[1].body
     );
 }
 

@@ -146,11 +146,13 @@ impl Assemble for MessagesAssembler {
                 let container = event
                     .get("message")
                     .or_else(|| event.get("delta"))
-                    .and_then(|at| at.get("container"))
-                    .and_then(|container| container.get("id"))
-                    .and_then(Value::as_str);
-                if let Some(id) = container {
+                    .and_then(|at| at.get("container"));
+                if let Some(id) = container.and_then(|c| c.get("id")).and_then(Value::as_str) {
                     found.container = Some(id.to_owned());
+                    found.container_expires_at = container
+                        .and_then(|c| c.get("expires_at"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                 }
                 if let Some(reason) = event
                     .get("delta")

@@ -66,9 +66,10 @@ pub struct Conversation {
     result_history: Vec<Value>,
     /// The deferred-tools deltas announced so far (SPEC §8.2).
     announced: Vec<DeferredToolsDelta>,
-    /// Anthropic: the code execution container of the last response that had one, sent as
-    /// the next request's `container` (programmatic tool calling resumes the code there).
-    container: Option<String>,
+    /// Anthropic: the code execution container of the last response that had one and its
+    /// `expires_at` (RFC 3339), sent as the next request's `container` until it expires
+    /// (programmatic tool calling resumes the code there).
+    container: Option<(String, Option<String>)>,
     /// The last message answers calls that code made: Anthropic's programmatic tool calling
     /// rule is that such a message holds `tool_result` blocks only (no text, even after the
     /// results), so text for it waits in `held` until the model has replied.
@@ -114,11 +115,33 @@ impl Conversation {
         self.push_user_text(note);
     }
 
-    /// Keeps the code execution container a response named (`None` keeps the last one).
-    pub fn keep_container(&mut self, container: Option<String>) {
-        if container.is_some() {
-            self.container = container;
+    /// Keeps the code execution container a response named with its `expires_at` (`None`
+    /// keeps the last one, which is dropped once expired: a request naming an expired
+    /// container fails).
+    pub fn keep_container(&mut self, container: Option<String>, expires_at: Option<String>) {
+        if let Some(id) = container {
+            self.container = Some((id, expires_at));
         }
+    }
+
+    /// The container to send: the kept one unless its `expires_at` has passed (an
+    /// `expires_at` that is not RFC 3339 is ignored).
+    fn live_container(&mut self) -> Option<String> {
+        let (id, expires_at) = self.container.as_ref()?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        let expired = expires_at
+            .as_deref()
+            .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+            .is_some_and(|at| at.timestamp() <= now);
+        if expired {
+            self.container = None;
+            return None;
+        }
+        Some(id.clone())
     }
 
     /// Whether text may join the last message now: not while it answers calls made by code
@@ -313,7 +336,7 @@ impl Conversation {
             if !tools.is_empty() {
                 body["tools"] = Value::Array(tools);
             }
-            if let Some(container) = &self.container {
+            if let Some(container) = self.live_container() {
                 body["container"] = json!(container);
             }
             body

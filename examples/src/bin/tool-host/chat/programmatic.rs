@@ -67,5 +67,5 @@ pub fn after_response(
             call.name, call.id, call.caller
         ));
     }
-    conversation.keep_container(read.container.clone());
+    conversation.keep_container(read.container.clone(), read.container_expires_at.clone());
 }
