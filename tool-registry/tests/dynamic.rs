@@ -159,6 +159,22 @@ fn bad_definitions_name_the_field() {
         error(json!({"name": "T", "description": "d", "input_schema": schema, "readonly": true}))
             .starts_with("tool definition `T`: unknown field `readonly`")
     );
+    let callers = error(
+        json!({"name": "T", "description": "d", "input_schema": schema, "callers": "programmatic"}),
+    );
+    assert!(
+        callers.starts_with(
+            "tool definition `T`: `callers` must be a list, not a string: write `\"callers\": [\"programmatic\"]`"
+        ),
+        "{callers}"
+    );
+    let callers = error(
+        json!({"name": "T", "description": "d", "input_schema": schema, "callers": ["code_execution_20260120"]}),
+    );
+    assert!(
+        callers.starts_with("tool `T`: `callers`") && callers.contains("write \"programmatic\""),
+        "{callers}"
+    );
     let list = DynamicTool::many_from_json(
         &json!([{"name": "A", "description": "d", "input_schema": schema}, {"description": "d"}]),
         &handler,

@@ -121,12 +121,24 @@ fn definitions_say_who_may_call_and_the_default_says_nothing() {
             .get("allowed_callers")
             .is_none()
     );
-    // Chat Completions, Gemini and MCP have no slot: nothing is written.
-    for api in [ModelApi::OpenAiChat, ModelApi::Gemini, ModelApi::Mcp] {
+    // Chat Completions, Gemini and MCP have no slot: nothing is written, and the tool only
+    // code may call is left out (every call the model made to it would be refused).
+    for api in [
+        ModelApi::OpenAiChat,
+        ModelApi::Gemini,
+        ModelApi::GeminiOpenApi,
+        ModelApi::Mcp,
+    ] {
         let text = api
             .definitions_json(&SchemaCache::new(), &pool, &request)
             .unwrap();
         assert!(!text.contains("caller"), "{api}: {text}");
+        assert!(!text.contains("query_database"), "{api}: {text}");
+        assert!(text.contains("send_report"), "{api}: {text}");
+        let definitions = api
+            .definitions(&SchemaCache::new(), &pool, &request)
+            .unwrap();
+        assert_eq!(definitions.len(), 1, "{api}: {definitions:?}");
     }
 }
 
@@ -204,6 +216,9 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
          "input": {"sql": "SELECT 'East'"}, "caller": {"type": "code_execution_29990101"}},
         {"type": "tool_use", "id": "toolu_5", "name": "send_report",
          "input": {"text": "done"}, "caller": {"type": "direct"}},
+        // OpenAI Responses' caller shape is not Anthropic's: an unknown caller.
+        {"type": "tool_use", "id": "toolu_6", "name": "query_database",
+         "input": {"sql": "SELECT 'East'"}, "caller": {"type": "program", "caller_id": "call_9"}},
     ]});
     let calls = ModelApi::Anthropic.read_calls(&message, &pool).unwrap();
     assert_eq!(calls.runnable().len(), 2, "{calls:?}");
@@ -213,7 +228,7 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
         .unwrap();
     let blocks = answer["content"].as_array().unwrap();
     let text = |i: usize| blocks[i]["content"].as_str().unwrap_or_default().to_owned();
-    assert_eq!(blocks.len(), 5, "every call is answered: {answer}");
+    assert_eq!(blocks.len(), 6, "every call is answered: {answer}");
     assert_eq!(text(0), "[{\"revenue\":45000}]");
     assert_eq!(blocks[1]["is_error"], true);
     assert!(
@@ -225,7 +240,7 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
     );
     assert_eq!(blocks[2]["is_error"], true);
     assert!(
-        text(2).contains("allows calls from programmatic only")
+        text(2).contains("allows calls from code only")
             && text(2).contains("call it from code execution instead"),
         "{}",
         text(2)
@@ -237,6 +252,12 @@ async fn calls_from_callers_a_tool_does_not_allow_are_refused_and_their_siblings
         text(3)
     );
     assert_eq!(text(4), "sent 4 chars");
+    assert_eq!(blocks[5]["is_error"], true);
+    assert!(
+        text(5).contains("unknown caller {\"type\":\"program\",\"caller_id\":\"call_9\"}"),
+        "{}",
+        text(5)
+    );
 }
 
 #[test]
@@ -323,4 +344,53 @@ fn a_streamed_responses_program_call_carries_its_caller() {
         assert!(call.input.is_ok(), "{:?}", call.input);
     }
     assert_eq!(done.calls.calls, handed);
+}
+
+/// The caller is read from `response.output_item.done` too, not only from
+/// `response.output_item.added`: an added item without its caller still ends as a call from
+/// the program, whether `response.function_call_arguments.done` came first or not.
+#[test]
+fn a_streamed_responses_caller_given_only_when_the_item_is_done_is_read() {
+    let fixture = fixture_responses();
+    let pool = pool();
+    let program = Caller::Program {
+        kind: "program".into(),
+        id: "call_prog_1".into(),
+    };
+    for arguments_done_first in [false, true] {
+        let mut stream = ModelApi::OpenAiResponses.stream(&pool).unwrap();
+        let mut handed = Vec::new();
+        for (index, item) in fixture["output"].as_array().unwrap().iter().enumerate() {
+            let mut added = item.clone();
+            let mut events = Vec::new();
+            if added["type"] == "function_call" {
+                added["arguments"] = json!("");
+                added.as_object_mut().unwrap().remove("caller");
+                if arguments_done_first {
+                    events.push(json!({"type": "response.function_call_arguments.done",
+                        "output_index": index, "item_id": item["id"],
+                        "arguments": item["arguments"]}));
+                }
+            }
+            events.insert(
+                0,
+                json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+            );
+            events.push(
+                json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+            );
+            for event in events {
+                stream.push_event(&event, &mut handed);
+            }
+        }
+        let done = stream.finish(&mut handed);
+        assert_eq!(done.calls.len(), 2, "{done:?}");
+        for call in &done.calls.calls {
+            assert_eq!(call.caller, program, "{arguments_done_first}");
+            assert!(call.input.is_ok(), "{:?}", call.input);
+        }
+        if !arguments_done_first {
+            assert_eq!(done.calls.calls, handed);
+        }
+    }
 }

@@ -28,8 +28,10 @@ use std::fmt;
 /// exports write nothing new. Exports write it where the API has a slot: Anthropic's
 /// `allowed_callers` (`"direct"`, and the code execution tool version for programmatic),
 /// OpenAI Responses' `allowed_callers` (`"direct"`, `"programmatic"`). OpenAI Chat
-/// Completions, Gemini and MCP have no such slot: their definitions carry nothing, and a
-/// tool that allows only programmatic calls is still listed there.
+/// Completions, Gemini (both forms) and MCP have no such slot: their definitions carry
+/// nothing, and a tool that allows only programmatic calls ([`Callers::Programmatic`]) is
+/// left out of them, since every call could only be refused; an MCP server does not list it
+/// and answers a `tools/call` of it as of an unknown tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Callers {
     /// Only the model itself (the APIs' default when `allowed_callers` is left out).
@@ -89,9 +91,18 @@ impl Callers {
                 "direct" => &mut direct,
                 "programmatic" => &mut programmatic,
                 other => {
+                    // The providers' own names for code: ours is provider-neutral.
+                    let hint = if other == "code"
+                        || other == "program"
+                        || other.starts_with("code_execution")
+                    {
+                        "; write \"programmatic\": exports name each provider's code runner"
+                    } else {
+                        ""
+                    };
                     return Err(format!(
                         "`{other}` is not a caller: use \"direct\" (the model calls the tool \
-                         itself) and/or \"programmatic\" (code the model runs calls it)"
+                         itself) and/or \"programmatic\" (code the model runs calls it){hint}"
                     ));
                 }
             };
@@ -185,6 +196,19 @@ mod tests {
             Callers::from_names(["code"])
                 .unwrap_err()
                 .contains("`code` is not a caller")
+        );
+        for provider_name in ["code_execution_20260120", "program", "code"] {
+            assert!(
+                Callers::from_names([provider_name])
+                    .unwrap_err()
+                    .contains("write \"programmatic\""),
+                "{provider_name}"
+            );
+        }
+        assert!(
+            !Callers::from_names(["model"])
+                .unwrap_err()
+                .contains("write \"programmatic\"")
         );
         assert!(
             Callers::from_names(["direct", "direct"])

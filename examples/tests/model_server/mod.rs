@@ -298,13 +298,18 @@ fn message_delta(content: &[Value], stop_reason: &str) -> Value {
         .iter()
         .any(|block| block["type"] == "server_tool_use")
     {
-        delta["container"] = json!({"id": REPLAY_CONTAINER, "expires_at": "2026-12-03T20:00:00Z"});
+        delta["container"] =
+            json!({"id": REPLAY_CONTAINER, "expires_at": REPLAY_CONTAINER_EXPIRES});
     }
     json!({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 10}})
 }
 
 /// The container id of a replayed response whose code ran.
 pub const REPLAY_CONTAINER: &str = "container_replay";
+
+/// When the replayed container expires: far ahead, so that a test's next request still names
+/// it (a test that wants it expired rewrites this text in the stream).
+pub const REPLAY_CONTAINER_EXPIRES: &str = "2999-01-01T00:00:00Z";
 
 /// An OpenAI Chat Completions stream replaying `content` (an Anthropic content array: text
 /// becomes `delta.content`, each `tool_use` a `delta.tool_calls` entry with its arguments in

@@ -16,6 +16,33 @@ use super::call::{CallFacts, JsonCall, ToolHandler};
 use crate::mcp_names::{MAX_TOOL_NAME_CHARS, MCP_PREFIX};
 use tool_sdk::input::InputValidator;
 
+/// `callers` as a list of names; a string or another value is refused naming the field and
+/// the fix (serde alone would say "invalid type: string, expected a sequence").
+fn callers_list<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<String>>, D::Error> {
+    use serde::de::Error as _;
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(None),
+        Value::String(name) => Err(D::Error::custom(format!(
+            "`callers` must be a list, not a string: write `\"callers\": [\"{name}\"]`"
+        ))),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(name) => Ok(name),
+                other => Err(D::Error::custom(format!(
+                    "`callers` lists names (\"direct\", \"programmatic\"), not {other}"
+                ))),
+            })
+            .collect::<Result<_, _>>()
+            .map(Some),
+        other => Err(D::Error::custom(format!(
+            "`callers` must be a list such as `[\"direct\", \"programmatic\"]`, not {other}"
+        ))),
+    }
+}
+
 /// The MCP-style hints of a tool (MCP `ToolAnnotations`); each absent hint is undeclared.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,8 +119,9 @@ pub struct ToolDefinition {
     pub scopes: Vec<String>,
     /// Who may call the tool (programmatic tool calling): `["direct"]` (the default: the
     /// model only), `["programmatic"]` (only code the model runs in the provider's sandbox)
-    /// or both, as `#[tool(callers = ...)]` says for a Rust tool (`tool_sdk::callers`).
-    #[serde(default)]
+    /// or both, as `#[tool(callers = ...)]` says for a Rust tool (`tool_sdk::callers`). A
+    /// single string (`"programmatic"`) is refused with the fix: write a list.
+    #[serde(default, deserialize_with = "callers_list")]
     pub callers: Option<Vec<String>>,
     /// MCP-style hints, used for flags not given explicitly.
     #[serde(default)]

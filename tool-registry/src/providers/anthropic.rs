@@ -20,7 +20,7 @@ use tool_sdk::callers::Callers;
 use tool_sdk::{DynTool, ResultBlock, ToolResultBlock, ToolResultContent};
 
 use super::ReadError;
-use super::calls::{ToolCalls, read_caller};
+use super::calls::{CallerShape, ToolCalls, read_caller};
 use super::pairing::ResultsError;
 use crate::export::captured::{CachedTool, object_examples};
 use crate::export::schema::export_input_cow;
@@ -68,7 +68,7 @@ pub(crate) fn read_calls(message: &Value) -> Result<ToolCalls, ReadError> {
         .into_iter()
         .flatten()
         .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .map(|block| read_caller(block.get("caller")));
+        .map(|block| read_caller(CallerShape::Anthropic, block.get("caller")));
     for (call, caller) in calls.calls.iter_mut().zip(callers) {
         call.caller = caller;
     }

@@ -1,6 +1,7 @@
 //! [`ModelApi`]: the one name for "which API": what `--format` chooses, what definitions are
 //! written for, what a response's calls are read from and the answer is written in.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -112,8 +113,13 @@ impl ModelApi {
     /// and the value naming code in a tool's `allowed_callers`. Anthropic's guide says
     /// programmatic tool calling requires `code_execution_20260120`
     /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
-    /// read 2026-12-03); calls from code are recognised whatever `code_execution_*` version
-    /// their `caller` names.
+    /// read 2026-12-03) or later; calls from code are recognised whatever `code_execution_*`
+    /// version their `caller` names.
+    ///
+    /// Limit: the version is fixed. The `anthropic` SDK 2.16.0 already lists a newer one,
+    /// `code_execution_20260521` (`types/tool_param.py` `allowed_callers`); a host that sends
+    /// that code execution tool must write its definitions' `allowed_callers` itself, since
+    /// the exports name this version.
     pub const ANTHROPIC_CODE_EXECUTION: &'static str = "code_execution_20260120";
 
     /// Every API, in the order `--format` lists them.
@@ -151,9 +157,34 @@ impl ModelApi {
         }
     }
 
+    /// `true` for the APIs whose definitions say who may call a tool (`allowed_callers`):
+    /// Anthropic and OpenAI Responses (`tool_sdk::callers`).
+    pub(crate) const fn has_callers(self) -> bool {
+        matches!(self, Self::Anthropic | Self::OpenAiResponses)
+    }
+
+    /// The tools this API's definitions offer: all of `tools`, except that an API without
+    /// `allowed_callers` ([`ModelApi::has_callers`]) leaves out a tool only code may call
+    /// (`Callers::Programmatic`), since every call the model could make to it would be
+    /// refused.
+    fn offered<'a>(self, tools: &'a [Arc<dyn DynTool>]) -> Cow<'a, [Arc<dyn DynTool>]> {
+        if self.has_callers() || tools.iter().all(|tool| tool.meta().callers.allows_direct()) {
+            return Cow::Borrowed(tools);
+        }
+        Cow::Owned(
+            tools
+                .iter()
+                .filter(|tool| tool.meta().callers.allows_direct())
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The definitions of `tools` for this API, in order, from the session `cache` (each
     /// tool's definition captured at its first render and byte-identical afterwards, SPEC
-    /// §8.4), with `request`'s per-request fields added to copies. For
+    /// §8.4), with `request`'s per-request fields added to copies. A tool only code may call
+    /// is left out for the APIs without `allowed_callers` (OpenAI Chat, Gemini, MCP; see
+    /// `tool_sdk::callers::Callers`). For
     /// [`Gemini`](Self::Gemini): the bare `functionDeclarations` entries
     /// `{"name","description","parametersJsonSchema"?}` (a request sends them as
     /// `"tools": [{"functionDeclarations": [...]}]`), names mapped as
@@ -172,6 +203,8 @@ impl ModelApi {
         tools: &[Arc<dyn DynTool>],
         request: &RenderRequest,
     ) -> Result<Vec<Value>, SchemaError> {
+        let offered = self.offered(tools);
+        let tools = offered.as_ref();
         match self.shape() {
             Some(shape) => cache.render(tools, shape, request),
             None => gemini::declarations(cache, tools, request, self.gemini_form()),
@@ -189,6 +222,8 @@ impl ModelApi {
         tools: &[Arc<dyn DynTool>],
         request: &RenderRequest,
     ) -> Result<String, SchemaError> {
+        let offered = self.offered(tools);
+        let tools = offered.as_ref();
         match self.shape() {
             Some(shape) => cache.render_json(tools, shape, request),
             None => gemini::declarations(cache, tools, request, self.gemini_form())
@@ -218,7 +253,7 @@ impl ModelApi {
                 openai_responses::read_calls(response, &ResponsesNames::for_tools(tools))
             }
             Self::Gemini | Self::GeminiOpenApi => {
-                gemini::read_calls(response, &GeminiNames::for_tools(tools))
+                gemini::read_calls(response, &GeminiNames::for_tools(&self.offered(tools)))
             }
             Self::Mcp => Err(ReadError::NotAModelApi),
         }?;
@@ -240,7 +275,7 @@ impl ModelApi {
                 ResponseStream::openai_responses(ResponsesNames::for_tools(tools))
             }
             Self::Gemini | Self::GeminiOpenApi => {
-                ResponseStream::gemini(GeminiNames::for_tools(tools))
+                ResponseStream::gemini(GeminiNames::for_tools(&self.offered(tools)))
             }
             Self::Mcp => return Err(ReadError::NotAModelApi),
         };
@@ -269,9 +304,11 @@ impl ModelApi {
             Self::OpenAiResponses => {
                 openai_responses::results_items(calls, results).map(Value::from)
             }
-            Self::Gemini | Self::GeminiOpenApi => {
-                gemini::results_content(calls, results, &GeminiNames::for_tools(tools))
-            }
+            Self::Gemini | Self::GeminiOpenApi => gemini::results_content(
+                calls,
+                results,
+                &GeminiNames::for_tools(&self.offered(tools)),
+            ),
             Self::Mcp => Err(ResultsError::NotAModelApi),
         }
     }

@@ -14,7 +14,7 @@ use tool_sdk::ToolResultBlock;
 use tool_sdk::callers::{Caller, Callers};
 
 use super::ReadError;
-use super::calls::{ArgumentsError, ModelToolCall, ToolCalls, read_caller};
+use super::calls::{ArgumentsError, CallerShape, ModelToolCall, ToolCalls, read_caller};
 use super::content::{Part, joined_text, parts};
 use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;
@@ -141,7 +141,7 @@ pub(crate) fn read_calls(response: &Value, names: &ResponsesNames) -> Result<Too
             Some(other) => other.to_string(),
         };
         let mut call = ModelToolCall::from_arguments(call_id, name, &arguments);
-        call.caller = read_caller(item.get("caller"));
+        call.caller = read_caller(CallerShape::OpenAiResponses, item.get("caller"));
         calls.push(call);
     }
     Ok(ToolCalls::new(calls))

@@ -56,6 +56,42 @@ pub fn unmatched<'a>(tools: &[Arc<dyn DynTool>], names: &'a [String]) -> Vec<&'a
         .collect()
 }
 
+/// Checks that each `--allow-programmatic` name picks a tool of `tools` (by name or alias) or
+/// an MCP server. A name nothing picks yet is only warned about when a configured live MCP
+/// server (`servers`) could still supply it: the server's own name, or `mcp__SERVER__…` (a
+/// server may list its tools later).
+///
+/// # Errors
+/// The names no tool, alias or configured server could match, with the fix.
+pub fn check_unmatched(
+    tools: &[Arc<dyn DynTool>],
+    names: &[String],
+    servers: &[String],
+) -> Result<(), String> {
+    let mut unknown = Vec::new();
+    for name in unmatched(tools, names) {
+        let live = servers
+            .iter()
+            .any(|server| name == server || name.starts_with(&format!("mcp__{server}__")));
+        if live {
+            eprintln!(
+                "tool-host: warning: --allow-programmatic {name}: no tool has that name yet; \
+                 the MCP server may list it later"
+            );
+        } else {
+            unknown.push(name);
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "--allow-programmatic {}: no tool, alias or MCP server has that name; name a tool of \
+         the pool (`tool-host pool` lists them), its alias, or a configured MCP server",
+        unknown.join(", ")
+    ))
+}
+
 /// A tool with other callers: every method but `meta` is the inner tool's.
 struct CallableFromCode {
     inner: Arc<dyn DynTool>,

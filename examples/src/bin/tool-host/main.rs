@@ -73,6 +73,10 @@ enum Command {
         json: bool,
     },
     /// Print the `tools` array of a provider API as JSON, for the pool the options describe.
+    /// Tools that allow calls from code get `allowed_callers`, but the tool that runs the code
+    /// is not added (a request sends it beside them: anthropic
+    /// `{"type":"code_execution_20260120","name":"code_execution"}`, openai-responses
+    /// `{"type":"programmatic_tool_calling"}`).
     Definitions {
         /// anthropic, openai-chat, openai-responses, gemini (`parametersJsonSchema`),
         /// gemini-openapi (the OpenAPI-subset `parameters`) or mcp.

@@ -207,12 +207,16 @@ impl PoolOptions {
         if let Some(live) = &session {
             known.extend(live.tools());
         }
-        // A live server may list its tools later: said, not refused.
-        for name in crate::callers::unmatched(&known, &self.allow_programmatic) {
-            eprintln!(
-                "tool-host: warning: --allow-programmatic {name}: no tool or MCP server has that name yet"
-            );
-        }
+        let servers: Vec<String> = match &session {
+            Some(_) => self
+                .mcp
+                .server_configs()?
+                .into_iter()
+                .map(|config| config.name)
+                .collect(),
+            None => Vec::new(),
+        };
+        crate::callers::check_unmatched(&known, &self.allow_programmatic, &servers)?;
         let base = crate::callers::allow_programmatic(base, &self.allow_programmatic);
         let parts = PoolParts {
             base,

@@ -40,8 +40,8 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// The listing of `tools` for `request`, each tool's definition built now, straight into
-    /// rmcp's `Tool`. The definitions are byte for byte those [`SchemaCache::render`] gives a
+    /// The listing of `tools` for `request` (less the tools only code may call), each tool's
+    /// definition built now, straight into rmcp's `Tool`. The definitions are byte for byte those [`SchemaCache::render`] gives a
     /// fresh cache for [`ModelApi::Mcp`](crate::providers::ModelApi::Mcp) (what `definitions --format mcp` prints), with
     /// each tool's own `$schema` kept on its `inputSchema` (SEP-1613: a schema states its
     /// dialect; none means 2020-12), except that a schema in an older dialect is listed as the
@@ -62,7 +62,12 @@ impl Listing {
         let mut listed = Vec::with_capacity(tools.len());
         let mut index = HashMap::with_capacity(tools.len());
         let mut scopes = Vec::with_capacity(tools.len());
-        for tool in tools {
+        // A tool only code may call is not offered: MCP has no `allowed_callers`, and a
+        // `tools/call` of it is refused as an unknown tool (`tool_sdk::callers::Callers`).
+        for tool in tools
+            .iter()
+            .filter(|tool| tool.meta().callers.allows_direct())
+        {
             scopes.push(
                 tool.meta()
                     .scopes

@@ -47,7 +47,7 @@ use tokio::sync::{
 use tokio_util::sync::CancellationToken;
 use tool_sdk::elicitation::Elicitor;
 use tool_sdk::tool::TaskSupport;
-use tool_sdk::{Extensions, ToolUseBlock};
+use tool_sdk::{DynTool, Extensions, ToolUseBlock};
 
 use super::answer::Answered;
 use super::asking::Asking;
@@ -155,7 +155,8 @@ impl Session {
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.shared.served();
         let name = request.name.as_ref();
-        let Some(tool) = served.orchestrator.find_tool(name) else {
+        let listed = |tool: &&Arc<dyn DynTool>| served.listing.tool(tool.name()).is_some();
+        let Some(tool) = served.orchestrator.find_tool(name).filter(listed) else {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {name}. tools/list gives the tools this server has."),
                 Some(content::unknown_tool_data(name)),

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
-use crate::providers::calls::{ModelToolCall, read_caller};
+use crate::providers::calls::{CallerShape, ModelToolCall, read_caller};
 
 /// Assembles a Messages response from its stream events.
 ///
@@ -51,7 +51,7 @@ impl MessagesAssembler {
             let partial = Partial {
                 id: text_of(block, "id").to_owned(),
                 name: text_of(block, "name").to_owned(),
-                caller: read_caller(block.get("caller")),
+                caller: read_caller(CallerShape::Anthropic, block.get("caller")),
                 ..Partial::default()
             };
             let start_input = block.get("input").cloned().unwrap_or(Value::Null);
@@ -146,11 +146,13 @@ impl Assemble for MessagesAssembler {
                 let container = event
                     .get("message")
                     .or_else(|| event.get("delta"))
-                    .and_then(|at| at.get("container"))
-                    .and_then(|container| container.get("id"))
-                    .and_then(Value::as_str);
-                if let Some(id) = container {
+                    .and_then(|at| at.get("container"));
+                if let Some(id) = container.and_then(|c| c.get("id")).and_then(Value::as_str) {
                     found.container = Some(id.to_owned());
+                    found.container_expires_at = container
+                        .and_then(|c| c.get("expires_at"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                 }
                 if let Some(reason) = event
                     .get("delta")

@@ -40,6 +40,8 @@ pub(crate) struct Found {
     pub(crate) output_tokens: Option<u64>,
     /// Anthropic: the id of the code execution container the response used.
     pub(crate) container: Option<String>,
+    /// Anthropic: that container's `expires_at`, as sent (RFC 3339).
+    pub(crate) container_expires_at: Option<String>,
 }
 
 impl Found {

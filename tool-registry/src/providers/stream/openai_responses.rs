@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
 use super::error::StreamedError;
-use crate::providers::calls::{ArgumentsError, ModelToolCall, read_caller};
+use crate::providers::calls::{ArgumentsError, CallerShape, ModelToolCall, read_caller};
 use crate::providers::namespaces::ResponsesNames;
 
 /// Assembles a Responses output from stream events: the message is the array of output
@@ -99,6 +99,24 @@ impl ResponsesAssembler {
         self.done.insert(index, call.clone());
         self.finished_items.push(item_id.to_owned());
         out.push(call);
+    }
+
+    /// The `caller` a later event of the call `item_id` (at output `index`) carries, when it
+    /// has one: `response.output_item.done`'s item (`ResponseFunctionToolCall.caller`), or
+    /// `response.function_call_arguments.done` (whose `openai` SDK 3.60.0 type declares no
+    /// `caller`; read when present). It replaces the caller read from
+    /// `response.output_item.added`, on the open call or on the call already finished (the
+    /// answer then names it, and the final callers check sees it).
+    fn note_caller(&mut self, item_id: &str, index: u64, caller: Option<&Value>) {
+        let Some(caller) = caller.filter(|caller| !caller.is_null()) else {
+            return;
+        };
+        let caller = read_caller(CallerShape::OpenAiResponses, Some(caller));
+        if let Some((_, partial)) = self.open.get_mut(item_id) {
+            partial.caller = caller;
+        } else if let Some(call) = self.done.get_mut(&index) {
+            call.caller = caller;
+        }
     }
 
     /// A finished `custom_tool_call` item at `index`, as the whole-response reader reads it:
@@ -194,7 +212,7 @@ impl Assemble for ResponsesAssembler {
                     let mut partial = Partial {
                         id: text(item, "call_id").unwrap_or(item_id).to_owned(),
                         name: text(item, "name").unwrap_or_default().to_owned(),
-                        caller: read_caller(item.get("caller")),
+                        caller: read_caller(CallerShape::OpenAiResponses, item.get("caller")),
                         ..Partial::default()
                     };
                     partial.append(text(item, "arguments").unwrap_or_default());
@@ -235,6 +253,7 @@ impl Assemble for ResponsesAssembler {
                     {
                         name.clone_into(&mut partial.name);
                     }
+                    self.note_caller(item_id, index, event.get("caller"));
                     let full = text(event, "arguments");
                     self.finish_item(item_id, full, &mut out);
                     if let Some(full) = full
@@ -250,6 +269,7 @@ impl Assemble for ResponsesAssembler {
                     && let Some(item_id) = text(item, "id")
                 {
                     self.note_namespace(item_id, item);
+                    self.note_caller(item_id, index, item.get("caller"));
                     let full = text(item, "arguments");
                     self.finish_item(item_id, full, &mut out);
                 }

@@ -112,6 +112,10 @@ pub struct StreamedResponse {
     /// (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling>,
     /// read 2026-12-03).
     pub container: Option<String>,
+    /// Anthropic: when [`StreamedResponse::container`] expires (its `expires_at`, RFC 3339
+    /// text as sent; `anthropic` SDK 2.16.0 `types/container.py`, read 2026-12-03): a request
+    /// naming an expired container fails, so a host drops the id after this time.
+    pub container_expires_at: Option<String>,
 }
 
 impl ResponseStream {
@@ -268,6 +272,7 @@ impl ResponseStream {
             input_tokens: self.found.input_tokens,
             output_tokens: self.found.output_tokens,
             container: self.found.container,
+            container_expires_at: self.found.container_expires_at,
         }
     }
 }

@@ -15,8 +15,6 @@ use serde_json::Value;
 
 use tool_registry::providers::ModelApi;
 
-use super::Endpoint;
-
 /// At most this many attempts of one request (the first plus retries).
 pub const MAX_ATTEMPTS: u32 = 4;
 
@@ -335,5 +333,41 @@ mod tests {
         assert_eq!(retry_wait(&headers), Some(MAX_RETRY_WAIT));
         headers.insert("retry-after-ms", HeaderValue::from_static("1e300"));
         assert_eq!(retry_wait(&headers), Some(MAX_RETRY_WAIT));
+    }
+}
+
+/// Where `chat` finds a model API: the environment variables of its key and root, its own
+/// root, and the model used when none is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The environment variable holding the key.
+    pub key_variable: &'static str,
+    /// The environment variable holding the API root when `--base-url` is not given.
+    pub base_url_variable: &'static str,
+    /// The API root when neither `--base-url` nor the variable gives one.
+    pub default_base_url: &'static str,
+    /// The model when `--model` is not given.
+    pub default_model: &'static str,
+}
+
+impl Endpoint {
+    /// The endpoint of `api`: Anthropic's, or OpenAI Chat Completions' for any other (`chat`
+    /// speaks those two; its `--provider` parser gives no other).
+    pub fn of(api: ModelApi) -> Self {
+        if api == ModelApi::Anthropic {
+            Self {
+                key_variable: "ANTHROPIC_API_KEY",
+                base_url_variable: "ANTHROPIC_BASE_URL",
+                default_base_url: "https://api.anthropic.com",
+                default_model: "claude-sonnet-4-5",
+            }
+        } else {
+            Self {
+                key_variable: "OPENAI_API_KEY",
+                base_url_variable: "OPENAI_BASE_URL",
+                default_base_url: "https://api.openai.com/v1",
+                default_model: "gpt-4.1",
+            }
+        }
     }
 }

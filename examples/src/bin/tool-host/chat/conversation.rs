@@ -66,9 +66,17 @@ pub struct Conversation {
     result_history: Vec<Value>,
     /// The deferred-tools deltas announced so far (SPEC §8.2).
     announced: Vec<DeferredToolsDelta>,
-    /// Anthropic: the code execution container of the last response that had one, sent as
-    /// the next request's `container` (programmatic tool calling resumes the code there).
-    container: Option<String>,
+    /// Anthropic: the code execution container of the last response that had one and its
+    /// `expires_at` (RFC 3339), sent as the next request's `container` until it expires
+    /// (programmatic tool calling resumes the code there).
+    container: Option<(String, Option<String>)>,
+    /// The last message answers calls that code made: Anthropic's programmatic tool calling
+    /// rule is that such a message holds `tool_result` blocks only (no text, even after the
+    /// results), so text for it waits in `held` until the model has replied.
+    answers_code: bool,
+    /// Text kept back while `answers_code` (the user's next prompt, an interruption note),
+    /// sent as a user message of its own after the model's reply.
+    held: Vec<String>,
 }
 
 /// A request ready to send: its body and the headers it needs.
@@ -90,17 +98,15 @@ impl Conversation {
             result_history: Vec::new(),
             announced: Vec::new(),
             container: None,
+            answers_code: false,
+            held: Vec::new(),
         }
     }
 
-    /// Notes in the history that the user interrupted the turn that made `calls`: the
-    /// interruption text, unless code made a call (the answer to calls made by code may hold
-    /// tool results only, Anthropic's programmatic tool calling rule; each cancelled call's
-    /// result says it was cancelled).
+    /// Notes in the history that the user interrupted the turn that made `calls` (each
+    /// cancelled call's result says it was cancelled): the interruption text, kept back by
+    /// [`Conversation::push_user_text`] when the results answer calls made by code.
     pub fn note_interrupted_turn(&mut self, calls: &ToolCalls) {
-        if calls.calls.iter().any(|call| call.caller.is_programmatic()) {
-            return;
-        }
         let note = if calls.is_empty() {
             INTERRUPTED
         } else {
@@ -109,16 +115,67 @@ impl Conversation {
         self.push_user_text(note);
     }
 
-    /// Keeps the code execution container a response named (`None` keeps the last one).
-    pub fn keep_container(&mut self, container: Option<String>) {
-        if container.is_some() {
-            self.container = container;
+    /// Keeps the code execution container a response named with its `expires_at` (`None`
+    /// keeps the last one, which is dropped once expired: a request naming an expired
+    /// container fails).
+    pub fn keep_container(&mut self, container: Option<String>, expires_at: Option<String>) {
+        if let Some(id) = container {
+            self.container = Some((id, expires_at));
         }
     }
 
+    /// The container to send: the kept one unless its `expires_at` has passed (an
+    /// `expires_at` that is not RFC 3339 is ignored).
+    fn live_container(&mut self) -> Option<String> {
+        let (id, expires_at) = self.container.as_ref()?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        let expired = expires_at
+            .as_deref()
+            .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+            .is_some_and(|at| at.timestamp() <= now);
+        if expired {
+            self.container = None;
+            return None;
+        }
+        Some(id.clone())
+    }
+
+    /// Whether text may join the last message now: not while it answers calls made by code
+    /// (Anthropic's programmatic tool calling: tool results only). The one guard for every
+    /// text tool-host adds (prompts, interruption notes, deferred-tools announcements).
+    fn text_may_follow(&self) -> bool {
+        !self.answers_code
+    }
+
+    /// After a response the model ended (no calls, not paused): the text kept back while the
+    /// last message answered code, as a new user message. True when one was added (the
+    /// model then has a message to answer).
+    pub fn release_held(&mut self) -> bool {
+        if self.held.is_empty() || self.answers_code {
+            return false;
+        }
+        let content: Vec<Value> = self
+            .held
+            .drain(..)
+            .map(|text| json!({"type": "text", "text": text}))
+            .collect();
+        self.messages
+            .push(json!({"role": "user", "content": content}));
+        true
+    }
+
     /// Adds the user's text: to the last message when it is a user message (after tool
-    /// results, which must come first), else as a new user message.
+    /// results, which must come first), else as a new user message; kept back (see
+    /// [`Conversation::release_held`]) while the last message answers calls made by code.
     pub fn push_user_text(&mut self, text: &str) {
+        if !self.text_may_follow() {
+            self.held.push(text.to_owned());
+            return;
+        }
         let block = json!({"type": "text", "text": text});
         if let Some(last) = self.messages.last_mut()
             && last["role"] == "user"
@@ -157,10 +214,14 @@ impl Conversation {
         };
         if !empty {
             self.messages.push(assistant);
+            // The model replied: the results it answered no longer end the history.
+            self.answers_code = false;
         }
         if calls.is_empty() {
             return Ok(());
         }
+        self.answers_code = self.settings.provider == ModelApi::Anthropic
+            && calls.calls.iter().any(|call| call.caller.is_programmatic());
         let as_anthropic = ModelApi::Anthropic
             .write_results(calls, results.clone(), &[])
             .map_err(|error| error.to_string())?;
@@ -275,7 +336,7 @@ impl Conversation {
             if !tools.is_empty() {
                 body["tools"] = Value::Array(tools);
             }
-            if let Some(container) = &self.container {
+            if let Some(container) = self.live_container() {
                 body["container"] = json!(container);
             }
             body
@@ -304,6 +365,10 @@ impl Conversation {
     /// announcement when the delta gate is on (SPEC §8.2), else the whole
     /// `<available-deferred-tools>` block on the first request.
     fn announce(&mut self, pool: &[Arc<dyn DynTool>], chosen: &RequestTools) {
+        if !self.text_may_follow() {
+            // Announced with a later request, whose last message may hold text.
+            return;
+        }
         let text = if self.settings.search_config.deferred_delta {
             let Some(delta) = DeferredToolsDelta::since(
                 pool,

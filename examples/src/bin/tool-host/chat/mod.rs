@@ -29,7 +29,7 @@ use tool_sdk::{CancellationToken, DynTool, Extensions};
 
 use crate::pool_options::PoolOptions;
 use crate::progress::{Display, Progress};
-use api::{ApiClient, ApiKey};
+use api::{ApiClient, ApiKey, Endpoint};
 use ask::{Asker, Lines, PromptChoice};
 use conversation::{Conversation, INTERRUPTED, RequestSettings, SearchChoice};
 use stream::ResponseReader;
@@ -53,40 +53,6 @@ fn provider_parser() -> impl clap::builder::TypedValueParser<Value = ModelApi> {
             ModelApi::OpenAiChat
         }
     })
-}
-
-/// Where `chat` finds a model API: the environment variables of its key and root, its own
-/// root, and the model used when none is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Endpoint {
-    /// The environment variable holding the key.
-    pub key_variable: &'static str,
-    /// The environment variable holding the API root when `--base-url` is not given.
-    pub base_url_variable: &'static str,
-    default_base_url: &'static str,
-    default_model: &'static str,
-}
-
-impl Endpoint {
-    /// The endpoint of `api`: Anthropic's, or OpenAI Chat Completions' for any other (`chat`
-    /// speaks those two; its `--provider` parser gives no other).
-    pub fn of(api: ModelApi) -> Self {
-        if api == ModelApi::Anthropic {
-            Self {
-                key_variable: "ANTHROPIC_API_KEY",
-                base_url_variable: "ANTHROPIC_BASE_URL",
-                default_base_url: "https://api.anthropic.com",
-                default_model: "claude-sonnet-4-5",
-            }
-        } else {
-            Self {
-                key_variable: "OPENAI_API_KEY",
-                base_url_variable: "OPENAI_BASE_URL",
-                default_base_url: "https://api.openai.com/v1",
-                default_model: "gpt-4.1",
-            }
-        }
-    }
 }
 
 /// The `chat` command's arguments.
@@ -176,7 +142,12 @@ pub fn run(registry: &ToolRegistry, args: &ChatArgs) -> Result<(), String> {
     // The proxy rule of the search gate (SPEC §4.3) is about Anthropic's endpoint only.
     search_config.base_url = base_url.clone().filter(|_| provider == ModelApi::Anthropic);
     let mut tools = live.pool.tools().to_vec();
-    programmatic::check(args.programmatic, provider, &tools)?;
+    programmatic::check(
+        args.programmatic,
+        &args.pool.allow_programmatic,
+        provider,
+        &tools,
+    )?;
     if args.search == SearchChoice::Client {
         search_config.insert_tool_search(&mut tools);
     }
@@ -464,6 +435,11 @@ impl Agent {
         if read.calls.is_empty() {
             if read.stop_reason.as_deref() == Some("pause_turn") {
                 // A long server-side tool turn paused: sending it back lets the model go on.
+                return Ok(Step::Again);
+            }
+            if self.conversation.release_held() {
+                // Text kept back from the answer to calls made by code (the next prompt
+                // after an error or interruption) now has a message of its own to answer.
                 return Ok(Step::Again);
             }
             return Ok(Step::Done(read.text));

@@ -13,12 +13,26 @@ use super::conversation::Conversation;
 use crate::progress::Progress;
 
 /// Refuses `--programmatic` for a provider without it, and warns when no tool of `tools`
-/// allows calls from code.
+/// allows calls from code, or when `--allow-programmatic` (`allowed`) is given without
+/// `--programmatic` (the definitions then name code execution, which the request does not
+/// send).
 ///
 /// # Errors
 /// `--programmatic` with a provider other than Anthropic.
-pub fn check(on: bool, provider: ModelApi, tools: &[Arc<dyn DynTool>]) -> Result<(), String> {
+pub fn check(
+    on: bool,
+    allowed: &[String],
+    provider: ModelApi,
+    tools: &[Arc<dyn DynTool>],
+) -> Result<(), String> {
     if !on {
+        if !allowed.is_empty() {
+            eprintln!(
+                "tool-host: warning: --allow-programmatic without --programmatic: the code \
+                 execution tool is not sent, so no code can call {}",
+                allowed.join(", ")
+            );
+        }
         return Ok(());
     }
     if provider != ModelApi::Anthropic {
@@ -53,5 +67,5 @@ pub fn after_response(
             call.name, call.id, call.caller
         ));
     }
-    conversation.keep_container(read.container.clone());
+    conversation.keep_container(read.container.clone(), read.container_expires_at.clone());
 }
