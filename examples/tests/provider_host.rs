@@ -268,3 +268,46 @@ fn run_lists_every_model_api_it_reads() {
     assert!(!ok);
     assert!(stderr.contains("gemini-openapi"), "{stderr}");
 }
+
+/// A keyword Gemini ignores, kept in `parametersJsonSchema`, is said on stderr by
+/// `definitions --format gemini` (the offline check); a file with no call in `run --format`'s
+/// shape is answered with nothing and a warning naming the formats.
+#[test]
+fn gemini_ignored_keywords_and_a_file_without_calls_are_said_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    let tools = json!([{
+        "name": "Pick",
+        "description": "Picks one.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"o": {"allOf": [{"type": "string"}], "not": {"const": "x"}}}
+        },
+    }]);
+    std::fs::write(&file, tools.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    let (ok, _, stderr) = host(&["definitions", "--format", "gemini", "--tools-json", file]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("`Pick`: parametersJsonSchema.properties.o: `allOf` is not among")
+            && stderr.contains("`not` is not among"),
+        "{stderr}"
+    );
+    let other = dir.path().join("chat.json");
+    std::fs::write(
+        &other,
+        r#"{"choices": [{"message": {"role": "assistant", "tool_calls": []}}]}"#,
+    )
+    .unwrap();
+    let (ok, stdout, stderr) = host(&["run", other.to_str().unwrap(), "--format", "gemini"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).unwrap()["parts"],
+        json!([])
+    );
+    assert!(
+        stderr.contains("holds no tool call read as --format gemini")
+            && stderr.contains("anthropic, openai-chat, openai-responses, gemini, gemini-openapi"),
+        "{stderr}"
+    );
+}

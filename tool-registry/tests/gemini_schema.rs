@@ -399,6 +399,7 @@ fn json_schema_keywords_map_onto_the_openapi_subset() {
             "either": {"type": ["string", "integer"], "minLength": 1, "minimum": 0},
             "exact": {"const": "only"},
             "above": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+            "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5, "description": "A ratio"},
             "when": {"type": "string", "format": "date-time"},
             "link": {"type": "string", "format": "uri"},
             "ex": {"type": "string", "examples": ["x", "y"]},
@@ -422,6 +423,11 @@ fn json_schema_keywords_map_onto_the_openapi_subset() {
     assert_eq!(
         p["above"],
         json!({"type": "integer", "minimum": 1, "maximum": 9})
+    );
+    // The subset has no exclusive bound: a number's is kept inclusive and said in words.
+    assert_eq!(
+        p["ratio"],
+        json!({"type": "number", "minimum": 0, "maximum": 1.5, "description": "A ratio. Must be greater than 0. Must be less than 1.5."})
     );
     assert_eq!(p["when"]["format"], "date-time");
     assert_eq!(p["link"], json!({"type": "string"}));

@@ -303,7 +303,8 @@ pub fn pool_json(pool: &ToolPool) -> Vec<serde_json::Value> {
 /// The definitions in `api`'s shape for the pool `options` describe, rendered through a
 /// schema cache. With `strict`, OpenAI APIs ask for strict mode; a tool whose schema cannot be
 /// strict is sent without it and a warning naming the field goes to stderr. For both Gemini
-/// formats, each renamed tool is said on stderr; with `gemini-openapi`, a tool whose schema
+/// formats, each renamed tool and each problem the offline check finds (a keyword Gemini
+/// ignores) is said on stderr; with `gemini-openapi`, a tool whose schema
 /// cannot be made portable fails the command, naming the tool and field.
 pub fn definitions(
     registry: &ToolRegistry,
@@ -329,6 +330,13 @@ pub fn definitions(
     if matches!(api, ModelApi::Gemini | ModelApi::GeminiOpenApi) {
         for (name, sent) in GeminiNames::for_tools(pool.tools()).renamed() {
             eprintln!("tool-host: `{name}` is sent to Gemini as `{sent}`");
+        }
+        // The offline check: keywords Gemini ignores, kept in `parametersJsonSchema`.
+        for definition in &definitions {
+            for problem in tool_registry::providers::gemini::check_declaration(definition) {
+                let name = definition["name"].as_str().unwrap_or_default();
+                eprintln!("tool-host: warning: `{name}`: {problem}");
+            }
         }
     }
     Ok(definitions)

@@ -127,6 +127,7 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     let mut calls = ModelApi::Anthropic
         .read_calls(&message, pool.tools())
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
+    warn_when_no_calls(&calls, args);
     let (blocks, results) = answer_calls(&mut host, &mut calls, args, &target)?;
     host.println(&summary(&blocks, &results));
     if args.compare {
@@ -153,6 +154,25 @@ pub fn run(registry: &ToolRegistry, args: &RunArgs) -> Result<(), String> {
     crate::print_json(&anthropic_answer(&calls, results)?)
 }
 
+/// Says on stderr that `FILE` holds no tool call in `--format`'s shape: right for a response
+/// that ends the turn, but more often a file in another API's shape.
+fn warn_when_no_calls(calls: &ToolCalls, args: &RunArgs) {
+    if calls.is_empty() {
+        eprintln!(
+            "tool-host: warning: {} holds no tool call read as --format {}; if it has calls, \
+             it is in another API's shape: pass the matching --format ({})",
+            args.file.display(),
+            args.format,
+            ModelApi::ALL
+                .iter()
+                .filter(|api| **api != ModelApi::Mcp)
+                .map(|api| api.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
 /// The user message answering `calls` with `results`, by the Anthropic writer every
 /// Anthropic answer goes through.
 fn anthropic_answer(calls: &ToolCalls, results: Vec<ToolResultBlock>) -> Result<Value, String> {
@@ -175,6 +195,7 @@ fn answer_in_format(
         .format
         .read_calls(message, tools)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
+    warn_when_no_calls(&calls, args);
     let (blocks, results) = answer_calls(host, &mut calls, args, target)?;
     eprintln!("{}", summary(&blocks, &results));
     let answer = args

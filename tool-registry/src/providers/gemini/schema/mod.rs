@@ -415,9 +415,10 @@ impl Converter<'_> {
         if kind != "integer" && kind != "number" {
             return;
         }
-        for (inclusive, exclusive, step) in [
-            ("minimum", "exclusiveMinimum", 1.0),
-            ("maximum", "exclusiveMaximum", -1.0),
+        let mut sentences = Vec::new();
+        for (inclusive, exclusive, step, words) in [
+            ("minimum", "exclusiveMinimum", 1.0, "greater"),
+            ("maximum", "exclusiveMaximum", -1.0, "less"),
         ] {
             let mut bound = map
                 .get(inclusive)
@@ -434,11 +435,32 @@ impl Converter<'_> {
                     .is_none_or(|(b, _)| if step > 0.0 { moved > *b } else { moved < *b });
                 if tighter {
                     bound = Some((moved, number(moved)));
+                    // The subset has no exclusive bound: one kept as it is (not a whole
+                    // integer moved by one) is said in the description, so the model is not
+                    // told the bound itself is allowed (the tool still refuses it).
+                    if moved == limit {
+                        sentences.push(format!("Must be {words} than {}.", number(limit)));
+                    }
                 }
             }
             if let Some((_, value)) = bound {
                 out.insert(inclusive.to_owned(), value);
             }
+        }
+        if !sentences.is_empty() {
+            let mut description = map
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            for sentence in &sentences {
+                description = if description.is_empty() {
+                    sentence.clone()
+                } else {
+                    append_sentence(&description, sentence)
+                };
+            }
+            out.insert("description".to_owned(), Value::String(description));
         }
     }
 }
