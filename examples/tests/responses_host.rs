@@ -154,3 +154,59 @@ sys.exit(1 if failures else 0)
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `run --format openai-responses` answers client-executed `tool_search_call` items with their
+/// `tool_search_output` (an MCP match inside its namespace, by the name the model saw), and a
+/// malformed one with no tools, after the function outputs; none is dropped.
+#[test]
+fn run_answers_client_tool_search_calls_by_call_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mcp = crm_list(&dir);
+    let file = dir.path().join("response.json");
+    let response = json!({"output": [
+        {"type": "tool_search_call", "id": "tsc_1", "call_id": "ts1", "execution": "client", "status": "completed", "arguments": {"query": "select:crm.list_open_orders"}},
+        {"type": "tool_search_call", "id": "tsc_2", "call_id": "ts2", "execution": "client", "status": "completed", "arguments": {}},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "Glob", "arguments": "{\"pattern\": \"*.nothing\"}"}
+    ]});
+    std::fs::write(&file, response.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    let (ok, stdout, stderr) = host(&[
+        "run",
+        file,
+        "--format",
+        "openai-responses",
+        "--mcp-tools-json",
+        &mcp,
+    ]);
+    assert!(ok, "{stderr}");
+    let answer: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let kinds: Vec<(&str, &str)> = answer
+        .iter()
+        .map(|item| {
+            (
+                item["type"].as_str().unwrap(),
+                item["call_id"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("function_call_output", "call_1"),
+            ("tool_search_output", "ts1"),
+            ("tool_search_output", "ts2")
+        ]
+    );
+    assert_eq!(answer[1]["tools"][0]["type"], "namespace");
+    assert_eq!(answer[1]["tools"][0]["name"], "crm");
+    assert_eq!(
+        answer[1]["tools"][0]["tools"][0]["name"],
+        "list_open_orders"
+    );
+    assert_eq!(answer[2]["tools"], json!([]));
+    assert!(
+        stderr.contains("answered 2 client tool_search calls"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("holds no tool call"), "{stderr}");
+}

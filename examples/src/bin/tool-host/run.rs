@@ -10,8 +10,10 @@ use clap::builder::TypedValueParser;
 use serde_json::{Value, json};
 use tool_examples::workspace::Workspace;
 use tool_registry::ToolRegistry;
+use tool_registry::export::{RenderRequest, SchemaCache};
 use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
-use tool_registry::providers::{ModelApi, ToolCalls};
+use tool_registry::providers::{ModelApi, ToolCalls, ToolSearchCall};
+use tool_registry::search::SearchState;
 use tool_sdk::blocks::tool_uses_of;
 use tool_sdk::{DynTool, ToolResultBlock, ToolUseBlock};
 
@@ -195,13 +197,38 @@ fn answer_in_format(
         .format
         .read_calls(message, tools)
         .map_err(|error| format!("{}: {error}", args.file.display()))?;
-    warn_when_no_calls(&calls, args);
+    let searches = match args.format {
+        ModelApi::OpenAiResponses => ToolSearchCall::read_all(message).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    if searches.is_empty() {
+        warn_when_no_calls(&calls, args);
+    }
     let (blocks, results) = answer_calls(host, &mut calls, args, target)?;
     eprintln!("{}", summary(&blocks, &results));
-    let answer = args
+    let mut answer = args
         .format
         .write_results(&calls, results, tools)
         .map_err(|error| error.to_string())?;
+    if !searches.is_empty() {
+        // Client-executed tool searches (`--tool-search client`) are answered too, each with
+        // its `tool_search_output` (paired by `call_id`), after the function outputs.
+        let state = SearchState::new(tools.to_vec());
+        let cache = SchemaCache::new();
+        let items = answer
+            .as_array_mut()
+            .ok_or("the answer is not an item array")?;
+        for search in &searches {
+            if let Some(error) = &search.error {
+                eprintln!("tool-host: tool_search_call {}: {error}", search.call_id);
+            }
+            let output = search
+                .answer(&state, &cache, &RenderRequest::default())
+                .map_err(|error| error.to_string())?;
+            items.push(output);
+        }
+        eprintln!("answered {} client tool_search calls", searches.len());
+    }
     crate::print_json(&answer)
 }
 
