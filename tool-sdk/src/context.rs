@@ -4,6 +4,7 @@
 use std::any::{Any, TypeId};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use arrayvec::ArrayString;
@@ -17,7 +18,29 @@ pub use tokio_util::sync::CancellationToken;
 /// every tool registration stays a `const` value (DESIGN "What a user writes").
 #[derive(Clone, Default)]
 pub struct Extensions {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>,
+}
+
+/// Hashes a [`TypeId`] as the number it already is (a type's id is a hash made by the
+/// compiler), instead of running SipHash over it on every insert and lookup.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // `TypeId` writes a `u64` today; any other shape is folded in (FNV-1a).
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Extensions {
@@ -187,7 +210,7 @@ impl AsRef<str> for ToolUseId {
 }
 
 impl std::hash::Hash for ToolUseId {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+    fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);
     }
 }

@@ -192,9 +192,20 @@ impl Orchestrator {
         progress: Option<tool_sdk::context::ProgressSink>,
     ) -> CallOutcome {
         let signals = Signals::of(turn);
-        self.runner
-            .run(call, Arc::new(turn.extensions.clone()), &signals, progress)
+        self.run_with(call, Arc::new(turn.extensions.clone()), &signals, progress)
             .await
+    }
+
+    /// [`Orchestrator::run_tool_use`] with the call's host state and stop signals given as
+    /// they are (the MCP server builds them per request, so there is no turn to copy from).
+    pub(crate) async fn run_with(
+        &self,
+        call: PreparedCall,
+        extensions: Arc<tool_sdk::Extensions>,
+        signals: &Signals,
+        progress: Option<tool_sdk::context::ProgressSink>,
+    ) -> CallOutcome {
+        self.runner.run(call, extensions, signals, progress).await
     }
 
     /// Runs every block of one assistant message (SPEC §5.2) and streams the updates.

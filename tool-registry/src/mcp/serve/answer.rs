@@ -15,8 +15,9 @@ use crate::orchestration::CallOutcome;
 
 /// What a call's answer is made from, besides its outcome.
 pub(crate) struct Answered {
-    /// The host state of the call's session, which its context modifier edits.
-    pub(crate) host_state: Arc<Mutex<Extensions>>,
+    /// The host state of the call's session, which its context modifier edits (`None` for a
+    /// stateless request: the modifier does not outlive it).
+    pub(crate) host_state: Option<Arc<Mutex<Extensions>>>,
     pub(crate) served_call: ServedCall,
     pub(crate) store: Arc<StructuredContentStore>,
     pub(crate) block_id: String,
@@ -40,7 +41,7 @@ impl Answered {
             block_id,
             canonical,
         } = self;
-        if let Some(modifier) = outcome.context_modifier {
+        if let (Some(modifier), Some(host_state)) = (outcome.context_modifier, host_state) {
             modifier.apply(&mut host_state.lock().unwrap_or_else(|e| e.into_inner()));
         }
         let result = outcome.result;

@@ -319,7 +319,7 @@ impl Route {
     async fn admitted(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
         let mut service = self.service.clone();
         let Some(door) = &self.door else {
-            let permit = match self.permit(&peer.to_string(), request.method()) {
+            let permit = match self.permit(|| peer.to_string(), request.method()) {
                 Ok(permit) => permit,
                 Err(busy) => return too_many(&busy),
             };
@@ -331,7 +331,7 @@ impl Route {
             Err(refused) => return refused,
         };
         // Limits first, so that a client over them is turned away before its body is read.
-        let permit = match self.permit(&admission.client_key(), request.method()) {
+        let permit = match self.permit(|| admission.client_key(), request.method()) {
             Ok(permit) => permit,
             Err(busy) => return too_many(&busy),
         };
@@ -346,13 +346,14 @@ impl Route {
     /// The client's permit to run a request (none without a limit on running requests). A
     /// `GET` (a 2025-11-25 session's standalone stream, open for as long as the session) and
     /// a `DELETE` (ending a session) count toward the rate but hold no permit.
+    /// `client` names the client, asked only when there are limits.
     fn permit(
         &self,
-        client: &str,
+        client: impl FnOnce() -> String,
         method: &hyper::Method,
     ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, super::limits::Busy> {
         match &self.limits {
-            Some(limits) => limits.admit(client, method == hyper::Method::POST),
+            Some(limits) => limits.admit(&client(), method == hyper::Method::POST),
             None => Ok(None),
         }
     }

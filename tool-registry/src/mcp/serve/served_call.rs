@@ -35,18 +35,23 @@ use super::asking::{Ask, Asking};
 /// # }
 /// ```
 #[derive(Debug, Clone)]
-pub struct ServedCall {
+pub struct ServedCall(Arc<Inner>);
+
+/// One allocation per call, shared by the clones the call's extensions, its elicitor and its
+/// answer hold.
+#[derive(Debug)]
+struct Inner {
     peer: Peer<RoleServer>,
     level: LogLevel,
-    content: Arc<Mutex<Option<Vec<ContentBlock>>>>,
+    content: Mutex<Option<Vec<ContentBlock>>>,
     logger: String,
     /// What the client declared (2026-07-28: in the request's `_meta`; 2025-11-25: in
     /// `initialize`); `None` when it declared nothing.
     capabilities: Option<ClientCapabilities>,
     /// The capabilities [`ServedCall::require`] found missing, as a JSON object.
-    missing: Arc<Mutex<serde_json::Map<String, Value>>>,
+    missing: Mutex<serde_json::Map<String, Value>>,
     /// The error [`ServedCall::fail`] set.
-    failure: Arc<Mutex<Option<rmcp::ErrorData>>>,
+    failure: Mutex<Option<rmcp::ErrorData>>,
     /// How questions reach the client: over the session, as a round of an MCP 2026-07-28
     /// multi round-trip request, or as a task's `inputRequests`.
     asking: Arc<Asking>,
@@ -60,16 +65,16 @@ impl ServedCall {
         capabilities: Option<ClientCapabilities>,
         asking: Arc<Asking>,
     ) -> Self {
-        Self {
+        Self(Arc::new(Inner {
             peer,
             level,
-            content: Arc::new(Mutex::new(None)),
+            content: Mutex::new(None),
             logger: tool.to_owned(),
             capabilities,
-            missing: Arc::default(),
-            failure: Arc::default(),
+            missing: Mutex::default(),
+            failure: Mutex::default(),
             asking,
-        }
+        }))
     }
 
     /// Asks the client for input and returns its result as JSON: an elicitation
@@ -102,8 +107,8 @@ impl ServedCall {
             _ => ClientCapabilities::default(),
         };
         self.require(&needed)?;
-        let id = id.map_or_else(|| self.asking.next_id(), str::to_owned);
-        match self.asking.route(&id, request.clone()) {
+        let id = id.map_or_else(|| self.0.asking.next_id(), str::to_owned);
+        match self.0.asking.route(&id, request.clone()) {
             Ask::Answered(answer) => return Ok(answer),
             Ask::Recorded => return std::future::pending().await,
             Ask::Task(asker) => return asker.ask(id, request).await,
@@ -116,19 +121,21 @@ impl ServedCall {
         };
         let answer = match request {
             InputRequest::Elicitation(request) => serde_json::to_value(
-                self.peer
+                self.0
+                    .peer
                     .create_elicitation(request.params)
                     .await
                     .map_err(failed)?,
             ),
             InputRequest::CreateMessage(request) => serde_json::to_value(
-                self.peer
+                self.0
+                    .peer
                     .create_message(request.params)
                     .await
                     .map_err(failed)?,
             ),
             InputRequest::ListRoots(_) => {
-                serde_json::to_value(self.peer.list_roots().await.map_err(failed)?)
+                serde_json::to_value(self.0.peer.list_roots().await.map_err(failed)?)
             }
             _ => {
                 return Err(ToolError::new(
@@ -147,14 +154,14 @@ impl ServedCall {
     /// Call it before asking questions that belong to the task (its `inputRequests`, answered
     /// with `tasks/update`) rather than to the request (MCP 2026-07-28 rounds).
     pub async fn start_task(&self) -> bool {
-        self.asking.start_task().await
+        self.0.asking.start_task().await
     }
 
     /// The capabilities the client declared: for an MCP 2026-07-28 request, its `_meta`
     /// `clientCapabilities`; for a 2025-11-25 session, `initialize`'s. `None` when it
     /// declared none.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.capabilities.as_ref()
+        self.0.capabilities.as_ref()
     }
 
     /// Checks that the client declared every capability named in `required` (a top-level
@@ -171,6 +178,7 @@ impl ServedCall {
             return Ok(());
         };
         let declared = self
+            .0
             .capabilities
             .as_ref()
             .and_then(|declared| serde_json::to_value(declared).ok())
@@ -183,7 +191,8 @@ impl ServedCall {
             return Ok(());
         }
         let names: Vec<String> = absent.iter().map(|(name, _)| format!("`{name}`")).collect();
-        self.missing
+        self.0
+            .missing
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend(absent);
@@ -199,20 +208,22 @@ impl ServedCall {
     /// with the error inlined (SEP-2663). The last call wins; [`ServedCall::require`]'s
     /// error wins over this one.
     pub fn fail(&self, error: rmcp::ErrorData) {
-        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        *self.0.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
     }
 
     /// The JSON-RPC error the call is answered with instead of its `tool_result`: the
     /// capabilities [`ServedCall::require`] found missing (`-32021`), or the error
     /// [`ServedCall::fail`] set; `None` when there is none.
     pub(crate) fn take_error(&self) -> Option<rmcp::ErrorData> {
-        let missing = std::mem::take(&mut *self.missing.lock().unwrap_or_else(|e| e.into_inner()));
+        let missing =
+            std::mem::take(&mut *self.0.missing.lock().unwrap_or_else(|e| e.into_inner()));
         if !missing.is_empty()
             && let Ok(missing) = serde_json::from_value(Value::Object(missing))
         {
             return Some(rmcp::ErrorData::missing_required_client_capability(missing));
         }
-        self.failure
+        self.0
+            .failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
@@ -225,7 +236,7 @@ impl ServedCall {
     /// the request's `_meta`, and nothing at all when the request carries none (SEP-2575).
     /// Returns whether the line was sent (`false` when filtered out or the client is gone).
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) -> bool {
-        let threshold = match &self.level {
+        let threshold = match &self.0.level {
             LogLevel::Session(level) => Some(*level.lock().unwrap_or_else(|e| e.into_inner())),
             LogLevel::Request(level) => *level,
         };
@@ -236,8 +247,8 @@ impl ServedCall {
             return false;
         }
         let params =
-            LoggingMessageNotificationParam::new(level, data.into()).with_logger(&self.logger);
-        let sent = self.peer.notify_logging_message(params).await;
+            LoggingMessageNotificationParam::new(level, data.into()).with_logger(&self.0.logger);
+        let sent = self.0.peer.notify_logging_message(params).await;
         sent.is_ok()
     }
 
@@ -246,18 +257,19 @@ impl ServedCall {
     /// (audio, embedded resources, resource links). The tool's own result still decides
     /// success or failure, and is what every other host sees.
     pub fn set_content(&self, blocks: Vec<ContentBlock>) {
-        *self.content.lock().unwrap_or_else(|e| e.into_inner()) = Some(blocks);
+        *self.0.content.lock().unwrap_or_else(|e| e.into_inner()) = Some(blocks);
     }
 
     /// The client connection: for notifications, and in an MCP 2025-11-25 session for
     /// server-to-client requests (an MCP 2026-07-28 request has no channel for them: use
     /// [`ServedCall::request_input`], which works in both).
     pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.peer
+        &self.0.peer
     }
 
     pub(crate) fn take_content(&self) -> Option<Vec<ContentBlock>> {
-        self.content
+        self.0
+            .content
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()

@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -59,14 +59,17 @@ use super::progress::progress_sink;
 use super::served_call::{LogLevel, ServedCall, ServedElicitor};
 use super::tasks::{self, ProgressSwitch, TaskCall};
 use super::{Shared, StructuredContentStore};
-use crate::TurnState;
+use crate::orchestration::turn::Signals;
 
 /// The per-session state and rmcp's handler for it. rmcp makes one per connection (stdio) or
 /// per HTTP session, through the server's factory.
 #[derive(Clone)]
 pub(crate) struct Session {
     shared: Arc<Shared>,
-    state: Arc<SessionState>,
+    /// Made at the first request that needs it: a 2026-07-28 request never does (rmcp makes a
+    /// handler per such request, and its calls use the server's gate, the request's logging
+    /// level and a copy of the server's host state).
+    state: Arc<OnceLock<SessionState>>,
 }
 
 struct SessionState {
@@ -131,21 +134,25 @@ fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let state = SessionState {
+        Self {
+            shared,
+            state: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The session's state, made on first use.
+    fn state(&self) -> &SessionState {
+        self.state.get_or_init(|| SessionState {
             level: Arc::new(Mutex::new(LoggingLevel::Info)),
             gate: CallGate::new(
-                shared
+                self.shared
                     .served()
                     .orchestrator
                     .config()
                     .effective_concurrency(),
             ),
-            extensions: Arc::new(Mutex::new(shared.extensions.clone())),
-        };
-        Self {
-            shared,
-            state: Arc::new(state),
-        }
+            extensions: Arc::new(Mutex::new(self.shared.extensions.clone())),
+        })
     }
 
     async fn call(
@@ -216,7 +223,7 @@ impl Session {
         let gate = if stateless {
             (*self.shared.stateless_gate).clone()
         } else {
-            self.state.gate.clone()
+            self.state().gate.clone()
         };
         // A call that may become a task waits for its place in the gate within its run, so
         // that it becomes a task while it waits.
@@ -237,7 +244,7 @@ impl Session {
         let level = if stateless {
             LogLevel::Request(context.meta.log_level())
         } else {
-            LogLevel::Session(Arc::clone(&self.state.level))
+            LogLevel::Session(Arc::clone(&self.state().level))
         };
         let asking = Arc::new(Asking::new(rounds.clone(), as_task));
         let served_call = ServedCall::new(
@@ -248,7 +255,7 @@ impl Session {
             Arc::clone(&asking),
         );
         let store = Arc::new(StructuredContentStore::new());
-        let mut extensions = self.extensions();
+        let mut extensions = self.extensions(stateless);
         extensions.insert(served_call.clone());
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
         extensions.insert(Arc::clone(&store));
@@ -261,14 +268,15 @@ impl Session {
         } else {
             context.ct.child_token()
         };
-        let turn = TurnState {
-            extensions,
+        let extensions = Arc::new(extensions);
+        let signals = Signals {
             abort: abort.clone(),
-            ..TurnState::default()
+            ..Signals::default()
         };
         let (progress, forwarder) = progress_sink(&context).unzip();
         let answered = Answered {
-            host_state: Arc::clone(&self.state.extensions),
+            // A stateless request's context modifier has no session to outlive the request in.
+            host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
             served_call: served_call.clone(),
             store,
             block_id: block.id,
@@ -292,7 +300,7 @@ impl Session {
                     let pass = gate.enter(safe).await;
                     let outcome = served
                         .orchestrator
-                        .run_tool_use(prepared, &turn, Some(sink))
+                        .run_with(prepared, extensions, &signals, Some(sink))
                         .await;
                     drop(pass);
                     answered.answer(&served, outcome).await
@@ -328,7 +336,9 @@ impl Session {
             return response;
         }
 
-        let run = served.orchestrator.run_tool_use(prepared, &turn, progress);
+        let run = served
+            .orchestrator
+            .run_with(prepared, extensions, &signals, progress);
         let outcome = match &rounds {
             None => run.await,
             Some(rounds) => match until_asked(run, rounds).await {
@@ -364,8 +374,12 @@ impl Session {
             .ok_or_else(ErrorData::method_not_found::<M>)
     }
 
-    fn extensions(&self) -> Extensions {
-        self.state
+    /// The host state a call sees: the session's, or for a stateless request the server's.
+    fn extensions(&self, stateless: bool) -> Extensions {
+        if stateless {
+            return self.shared.extensions.clone();
+        }
+        self.state()
             .extensions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -483,7 +497,7 @@ impl rmcp::ServerHandler for Session {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        *self.state.level.lock().unwrap_or_else(|e| e.into_inner()) = request.level;
+        *self.state().level.lock().unwrap_or_else(|e| e.into_inner()) = request.level;
         Ok(())
     }
 
