@@ -394,3 +394,60 @@ fn a_streamed_responses_caller_given_only_when_the_item_is_done_is_read() {
         }
     }
 }
+
+/// On an API with no `allowed_callers` the tool only code may call was never offered, so a
+/// call of it is answered exactly as a call of a tool that does not exist (as MCP answers a
+/// `tools/call` of it), whole and streamed, and its sibling runs.
+#[tokio::test]
+async fn a_chat_or_gemini_call_of_a_code_only_tool_is_a_call_of_no_such_tool() {
+    let pool = pool();
+    let no_such = "<tool_use_error>Error: No such tool available: query_database</tool_use_error>";
+    let chat = json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function":
+            {"name": "query_database", "arguments": "{\"sql\":\"SELECT 1\"}"}},
+        {"id": "call_2", "type": "function", "function":
+            {"name": "send_report", "arguments": "{\"text\":\"hi\"}"}},
+    ]});
+    let gemini = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "query_database", "args": {"sql": "SELECT 1"}}},
+        {"functionCall": {"name": "send_report", "args": {"text": "hi"}}},
+    ]}}]});
+    for (api, message) in [(ModelApi::OpenAiChat, chat), (ModelApi::Gemini, gemini)] {
+        let calls = api.read_calls(&message, &pool).unwrap();
+        assert_eq!(calls.runnable().len(), 1, "{api}: {calls:?}");
+        let results = run(&calls, &pool).await;
+        let paired = calls.pair(results).unwrap();
+        assert_eq!(paired.len(), 2, "{api}");
+        assert!(paired[0].is_error, "{api}");
+        assert_eq!(paired[0].text(), no_such, "{api}");
+        assert_eq!(paired[1].text(), "sent 2 chars", "{api}");
+    }
+    // The same from a Chat stream.
+    let mut stream = ModelApi::OpenAiChat.stream(&pool).unwrap();
+    let mut handed = Vec::new();
+    stream.push_event(
+        &json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1",
+            "type": "function", "function": {"name": "query_database",
+            "arguments": "{\"sql\":\"SELECT 1\"}"}}]}, "finish_reason": null}]}),
+        &mut handed,
+    );
+    stream.push_event(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        &mut handed,
+    );
+    stream.push_event(&json!("[DONE]"), &mut handed);
+    let done = stream.finish(&mut handed);
+    assert_eq!(done.calls.calls.len(), 1);
+    let answer = done.calls.calls[0].argument_error_result().unwrap();
+    assert_eq!(answer.text(), no_such);
+    // Where the API has the slot, the same direct call is refused with the reason.
+    let anthropic = json!({"role": "assistant", "content": [{"type": "tool_use",
+        "id": "toolu_1", "name": "query_database", "input": {"sql": "SELECT 1"}}]});
+    let calls = ModelApi::Anthropic.read_calls(&anthropic, &pool).unwrap();
+    let refused = calls.calls[0].argument_error_result().unwrap();
+    assert!(
+        refused.text().contains("allows calls from code only"),
+        "{}",
+        refused.text()
+    );
+}

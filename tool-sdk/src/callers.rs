@@ -30,8 +30,10 @@ use std::fmt;
 /// OpenAI Responses' `allowed_callers` (`"direct"`, `"programmatic"`). OpenAI Chat
 /// Completions, Gemini (both forms) and MCP have no such slot: their definitions carry
 /// nothing, and a tool that allows only programmatic calls ([`Callers::Programmatic`]) is
-/// left out of them, since every call could only be refused; an MCP server does not list it
-/// and answers a `tools/call` of it as of an unknown tool.
+/// left out of them, since every call could only be refused; a call of it there is answered
+/// as a call of a tool that does not exist (an MCP server does not list it and answers a
+/// `tools/call` of it as of an unknown tool; an OpenAI Chat or Gemini call of it gets the
+/// "No such tool available" error result).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Callers {
     /// Only the model itself (the APIs' default when `allowed_callers` is left out).

@@ -257,7 +257,7 @@ impl ModelApi {
             }
             Self::Mcp => Err(ReadError::NotAModelApi),
         }?;
-        Ok(calls.check_callers(tools))
+        Ok(calls.check_callers(tools, self.has_callers()))
     }
 
     /// A reader for a streamed response of this API ([`ResponseStream`]): bytes in as they
@@ -279,7 +279,7 @@ impl ModelApi {
             }
             Self::Mcp => return Err(ReadError::NotAModelApi),
         };
-        Ok(stream.checking_callers(tools))
+        Ok(stream.checking_callers(tools, self.has_callers()))
     }
 
     /// The answer to `calls` in this API's shape, every call answered exactly once and in

@@ -61,8 +61,11 @@ impl ModelToolCall {
     /// Refuses the call, unless it already failed, when `tools` holds its tool and that
     /// tool does not allow its [`ModelToolCall::caller`] (`tool_sdk::ToolMeta::callers`), and
     /// whatever the tool when the caller is [`Caller::Unknown`]. A call naming no tool of
-    /// `tools` is left to the orchestrator, which answers that the tool does not exist.
-    pub(crate) fn check_caller(&mut self, tools: &[Arc<dyn DynTool>]) {
+    /// `tools` is left to the orchestrator, which answers that the tool does not exist; so is,
+    /// in effect, a direct call of a tool only code may call when the API has no
+    /// `allowed_callers` (`has_callers` false): that tool was not offered, and the call is
+    /// [`ArgumentsError::NotOffered`].
+    pub(crate) fn check_caller(&mut self, tools: &[Arc<dyn DynTool>], has_callers: bool) {
         if self.input.is_err() {
             return;
         }
@@ -81,6 +84,12 @@ impl ModelToolCall {
         };
         let allowed = tool.meta().callers;
         if !allowed.allows(&self.caller) {
+            if !has_callers && !allowed.allows_direct() {
+                self.input = Err(ArgumentsError::NotOffered {
+                    tool: self.name.clone(),
+                });
+                return;
+            }
             let fix = if self.caller.is_programmatic() {
                 "call it directly instead, not from code"
             } else {
@@ -156,6 +165,15 @@ pub enum ArgumentsError {
         allowed: &'static str,
         /// What to do instead.
         fix: &'static str,
+    },
+    /// The call names a tool of the pool that was not offered to the model on this API: a
+    /// tool only code may call (`tool_sdk::callers::Callers::Programmatic`), left out of the
+    /// definitions of an API with no `allowed_callers` (OpenAI Chat Completions, Gemini).
+    /// Answered as a call of a tool that does not exist (SPEC §5.4 step 1), and never run.
+    #[error("Error: No such tool available: {tool}")]
+    NotOffered {
+        /// The tool called.
+        tool: String,
     },
     /// The call's `caller` is of a type this host does not know (not `direct`, not a code
     /// execution or program caller with its id).
@@ -298,9 +316,9 @@ impl ToolCalls {
     }
 
     /// [`ModelToolCall::check_caller`] for every call.
-    pub(crate) fn check_callers(mut self, tools: &[Arc<dyn DynTool>]) -> Self {
+    pub(crate) fn check_callers(mut self, tools: &[Arc<dyn DynTool>], has_callers: bool) -> Self {
         for call in &mut self.calls {
-            call.check_caller(tools);
+            call.check_caller(tools, has_callers);
         }
         self
     }

@@ -22,9 +22,9 @@ impl ModelToolCall {
         let error = self.input.as_ref().err()?;
         let text = match error {
             // Not the input's fault: said as it is.
-            ArgumentsError::CallerNotAllowed { .. } | ArgumentsError::UnknownCaller { .. } => {
-                error.to_string()
-            }
+            ArgumentsError::CallerNotAllowed { .. }
+            | ArgumentsError::UnknownCaller { .. }
+            | ArgumentsError::NotOffered { .. } => error.to_string(),
             _ => format!("InputValidationError: {error}"),
         };
         Some(ToolResultBlock::error(&self.id, tool_use_error(&text)))

@@ -58,6 +58,8 @@ pub struct ResponseStream {
     found: Found,
     /// The pool, for [`ModelToolCall::check_caller`].
     tools: Vec<Arc<dyn DynTool>>,
+    /// Whether the API has `allowed_callers` (see [`ModelToolCall::check_caller`]).
+    has_callers: bool,
 }
 
 /// What a finished stream left: the assistant message, its calls, its text, and how it
@@ -128,13 +130,20 @@ impl ResponseStream {
             duplicates: Vec::new(),
             found: Found::default(),
             tools: Vec::new(),
+            has_callers: true,
         }
     }
 
     /// Refuses each call whose tool (in `tools`) does not allow its caller, as it is handed
     /// over and again in [`ResponseStream::finish`]'s calls.
-    pub(crate) fn checking_callers(mut self, tools: &[Arc<dyn DynTool>]) -> Self {
+    /// `has_callers`: whether the API has `allowed_callers` ([`ModelToolCall::check_caller`]).
+    pub(crate) fn checking_callers(
+        mut self,
+        tools: &[Arc<dyn DynTool>],
+        has_callers: bool,
+    ) -> Self {
         self.tools = tools.to_vec();
+        self.has_callers = has_callers;
         self
     }
 
@@ -234,7 +243,7 @@ impl ResponseStream {
             self.duplicates.push(call.clone());
             call.mark_duplicate();
         }
-        call.check_caller(&self.tools);
+        call.check_caller(&self.tools, self.has_callers);
         sink.call_ready(&call);
     }
 
@@ -264,7 +273,7 @@ impl ResponseStream {
         }
         StreamedResponse {
             message: self.api.message(),
-            calls: ToolCalls::new(calls).check_callers(&self.tools),
+            calls: ToolCalls::new(calls).check_callers(&self.tools, self.has_callers),
             text: self.found.text,
             stop_reason: self.found.stop_reason,
             error: self.found.error,
