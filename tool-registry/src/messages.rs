@@ -11,7 +11,13 @@ pub(crate) fn tool_use_error(text: &str) -> String {
 
 /// SPEC §5.4 step 1: no tool answers to `name` (by name or alias).
 pub(crate) fn no_such_tool(name: &str) -> String {
-    tool_use_error(&format!("Error: No such tool available: {name}"))
+    tool_use_error(&no_such_tool_text(name))
+}
+
+/// [`no_such_tool`] without its wrapper (also the text of a call of a tool not offered on the
+/// API, `providers::ArgumentsError::NotOffered`).
+pub(crate) fn no_such_tool_text(name: &str) -> String {
+    format!("Error: No such tool available: {name}")
 }
 
 /// SPEC §5.4 step 2 (the reference's CANCEL_MESSAGE): the call was cancelled before it started.

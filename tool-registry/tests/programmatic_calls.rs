@@ -397,22 +397,39 @@ fn a_streamed_responses_caller_given_only_when_the_item_is_done_is_read() {
 
 /// On an API with no `allowed_callers` the tool only code may call was never offered, so a
 /// call of it is answered exactly as a call of a tool that does not exist (as MCP answers a
-/// `tools/call` of it), whole and streamed, and its sibling runs.
+/// `tools/call` of it), whole and streamed (already refused when the stream hands it over),
+/// and its sibling runs.
 #[tokio::test]
 async fn a_chat_or_gemini_call_of_a_code_only_tool_is_a_call_of_no_such_tool() {
     let pool = pool();
-    let no_such = "<tool_use_error>Error: No such tool available: query_database</tool_use_error>";
+    // The orchestrator's own answer for a tool that does not exist, the text to match.
+    let unknown = ModelApi::Anthropic
+        .read_calls(
+            &json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_0",
+                "name": "query_database", "input": {}}]}),
+            &[],
+        )
+        .unwrap();
+    let no_such = run(&unknown, &[]).await[0].text();
+    assert!(
+        no_such.contains("No such tool available: query_database"),
+        "{no_such}"
+    );
     let chat = json!({"role": "assistant", "content": null, "tool_calls": [
         {"id": "call_1", "type": "function", "function":
             {"name": "query_database", "arguments": "{\"sql\":\"SELECT 1\"}"}},
         {"id": "call_2", "type": "function", "function":
             {"name": "send_report", "arguments": "{\"text\":\"hi\"}"}},
     ]});
-    let gemini = json!({"candidates": [{"content": {"role": "model", "parts": [
+    let parts = json!([
         {"functionCall": {"name": "query_database", "args": {"sql": "SELECT 1"}}},
         {"functionCall": {"name": "send_report", "args": {"text": "hi"}}},
-    ]}}]});
-    for (api, message) in [(ModelApi::OpenAiChat, chat), (ModelApi::Gemini, gemini)] {
+    ]);
+    let gemini = json!({"candidates": [{"content": {"role": "model", "parts": parts}}]});
+    for (api, message) in [
+        (ModelApi::OpenAiChat, chat),
+        (ModelApi::Gemini, gemini.clone()),
+    ] {
         let calls = api.read_calls(&message, &pool).unwrap();
         assert_eq!(calls.runnable().len(), 1, "{api}: {calls:?}");
         let results = run(&calls, &pool).await;
@@ -422,24 +439,41 @@ async fn a_chat_or_gemini_call_of_a_code_only_tool_is_a_call_of_no_such_tool() {
         assert_eq!(paired[0].text(), no_such, "{api}");
         assert_eq!(paired[1].text(), "sent 2 chars", "{api}");
     }
-    // The same from a Chat stream.
-    let mut stream = ModelApi::OpenAiChat.stream(&pool).unwrap();
+    // Streamed: refused as each call is handed over, and again among the finished calls.
+    let mut chat = ModelApi::OpenAiChat.stream(&pool).unwrap();
     let mut handed = Vec::new();
-    stream.push_event(
+    chat.push_event(
         &json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1",
             "type": "function", "function": {"name": "query_database",
             "arguments": "{\"sql\":\"SELECT 1\"}"}}]}, "finish_reason": null}]}),
         &mut handed,
     );
-    stream.push_event(
+    chat.push_event(
         &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
         &mut handed,
     );
-    stream.push_event(&json!("[DONE]"), &mut handed);
-    let done = stream.finish(&mut handed);
-    assert_eq!(done.calls.calls.len(), 1);
-    let answer = done.calls.calls[0].argument_error_result().unwrap();
-    assert_eq!(answer.text(), no_such);
+    chat.push_event(&json!("[DONE]"), &mut handed);
+    let chat = chat.finish(&mut handed);
+    let mut gemini_stream = ModelApi::Gemini.stream(&pool).unwrap();
+    let mut gemini_handed = Vec::new();
+    gemini_stream
+        .push_bytes(
+            format!("data: {gemini}\r\n\r\n").as_bytes(),
+            &mut gemini_handed,
+        )
+        .unwrap();
+    let gemini = gemini_stream.finish(&mut gemini_handed);
+    for (api, handed, finished) in [
+        ("chat", &handed, &chat.calls.calls),
+        ("gemini", &gemini_handed, &gemini.calls.calls),
+    ] {
+        assert!(!handed.is_empty(), "{api}: no call handed over");
+        for calls in [handed, finished] {
+            let answer = calls[0].argument_error_result().expect(api);
+            assert_eq!(answer.text(), no_such, "{api}");
+        }
+    }
+    assert!(gemini.calls.calls[1].input.is_ok(), "the sibling runs");
     // Where the API has the slot, the same direct call is refused with the reason.
     let anthropic = json!({"role": "assistant", "content": [{"type": "tool_use",
         "id": "toolu_1", "name": "query_database", "input": {"sql": "SELECT 1"}}]});

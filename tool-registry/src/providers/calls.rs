@@ -170,7 +170,7 @@ pub enum ArgumentsError {
     /// tool only code may call (`tool_sdk::callers::Callers::Programmatic`), left out of the
     /// definitions of an API with no `allowed_callers` (OpenAI Chat Completions, Gemini).
     /// Answered as a call of a tool that does not exist (SPEC §5.4 step 1), and never run.
-    #[error("Error: No such tool available: {tool}")]
+    #[error("{}", crate::messages::no_such_tool_text(tool))]
     NotOffered {
         /// The tool called.
         tool: String,
