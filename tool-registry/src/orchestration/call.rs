@@ -95,7 +95,7 @@ impl CallRunner {
             Prepared::Ready { tool, call, .. } => (tool, Ok(Ok(call))),
         };
         // Step 2: stopped before the call starts.
-        if let Some(text) = signals.stopped_before_start() {
+        if let Some(text) = stopped_before_start(signals) {
             return failed(text, Failure::Cancelled);
         }
         // Step 3: the input fits the schema.
@@ -418,5 +418,17 @@ impl super::middleware::Steps for CallRunner {
             };
             self.execute(&tool, parsed, ctx, input, failure).await
         })
+    }
+}
+
+/// SPEC §5.4 step 2 (and §5.5 for a sibling failure): the text for a call stopped before it
+/// started, or `None` when it may start.
+fn stopped_before_start(signals: &Signals) -> Option<String> {
+    if signals.abort.is_cancelled() || signals.interrupt.is_cancelled() {
+        return Some(messages::CANCEL_MESSAGE.to_owned());
+    }
+    match &signals.sibling {
+        Some(sibling) if sibling.token.is_cancelled() => Some(sibling.message()),
+        _ => None,
     }
 }

@@ -40,18 +40,6 @@ impl Signals {
         }
     }
 
-    /// SPEC §5.4 step 2 (and §5.5 for a sibling failure): the text for a call stopped before
-    /// it started, or `None` when it may start.
-    pub(crate) fn stopped_before_start(&self) -> Option<String> {
-        if self.abort.is_cancelled() || self.interrupt.is_cancelled() {
-            return Some(messages::CANCEL_MESSAGE.to_owned());
-        }
-        match &self.sibling {
-            Some(sibling) if sibling.token.is_cancelled() => Some(sibling.message()),
-            _ => None,
-        }
-    }
-
     /// Resolves with the error text once a running call whose tool answers `behavior` must
     /// stop (SPEC §5.5).
     pub(crate) async fn stopped_while_running(&self, behavior: InterruptBehavior) -> String {

@@ -20,7 +20,8 @@ use tool_sdk::callers::Callers;
 use tool_sdk::{DynTool, ResultBlock, ToolResultBlock, ToolResultContent};
 
 use super::ReadError;
-use super::calls::{CallerShape, ToolCalls, read_caller};
+use super::caller::{CallerShape, read_caller};
+use super::calls::ToolCalls;
 use super::pairing::ResultsError;
 use crate::export::captured::{CachedTool, object_examples};
 use crate::export::schema::export_input_cow;

@@ -28,6 +28,7 @@
 
 pub mod anthropic;
 mod api;
+mod caller;
 mod calls;
 mod content;
 pub mod gemini;

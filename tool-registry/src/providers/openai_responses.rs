@@ -14,7 +14,8 @@ use tool_sdk::ToolResultBlock;
 use tool_sdk::callers::{Caller, Callers};
 
 use super::ReadError;
-use super::calls::{ArgumentsError, CallerShape, ModelToolCall, ToolCalls, read_caller};
+use super::caller::{CallerShape, read_caller};
+use super::calls::{ArgumentsError, ModelToolCall, ToolCalls};
 use super::content::{Part, joined_text, parts};
 use super::namespaces::ResponsesNames;
 use super::pairing::ResultsError;

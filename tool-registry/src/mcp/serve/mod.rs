@@ -56,6 +56,7 @@ mod asking;
 pub mod auth;
 mod beside;
 mod content;
+mod gate;
 mod http;
 mod input;
 mod limits;
@@ -141,7 +142,7 @@ pub(crate) struct Shared {
     /// The call gate of MCP 2026-07-28 requests, which belong to no session: one for the
     /// whole server, so the concurrency cap and the rule that a non-safe call runs alone hold
     /// across every such request (see `session`).
-    stateless_gate: Arc<session::CallGate>,
+    stateless_gate: Arc<gate::CallGate>,
     /// The user's handler for resources, prompts and completions
     /// ([`McpServer::with_handler`]).
     beside: RwLock<Option<Arc<beside::Beside>>>,
@@ -349,7 +350,7 @@ impl McpServer {
             peers: Mutex::new(Vec::new()),
             listeners: Mutex::new(Vec::new()),
             listener_ids: AtomicU64::new(0),
-            stateless_gate: Arc::new(session::CallGate::new(
+            stateless_gate: Arc::new(gate::CallGate::new(
                 orchestrator.config().effective_concurrency(),
             )),
             beside: RwLock::new(None),

@@ -41,9 +41,6 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
-use tokio::sync::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, OwnedSemaphorePermit, RwLock, Semaphore,
-};
 use tokio_util::sync::CancellationToken;
 use tool_sdk::elicitation::Elicitor;
 use tool_sdk::tool::TaskSupport;
@@ -54,6 +51,7 @@ use super::asking::Asking;
 use super::auth::{admission_of, requester_of};
 use super::beside::Beside;
 use super::content;
+use super::gate::CallGate;
 use super::input::{self, Rounds};
 use super::progress::progress_sink;
 use super::served_call::{LogLevel, ServedCall, ServedElicitor};
@@ -79,50 +77,6 @@ struct SessionState {
     gate: CallGate,
     /// The host state calls see; context modifiers returned by calls edit it.
     extensions: Arc<Mutex<Extensions>>,
-}
-
-/// Who may run a call now: the permits (the orchestrator's concurrency cap) and the lock that
-/// concurrency-safe calls share and any other call takes alone. Clones share them.
-#[derive(Clone)]
-pub(crate) struct CallGate {
-    permits: Arc<Semaphore>,
-    calls: Arc<RwLock<()>>,
-}
-
-/// A call's place in its [`CallGate`], held until dropped.
-pub(crate) struct GatePass {
-    _permit: Option<OwnedSemaphorePermit>,
-    _shared: Option<OwnedRwLockReadGuard<()>>,
-    _exclusive: Option<OwnedRwLockWriteGuard<()>>,
-}
-
-impl CallGate {
-    pub(crate) fn new(permits: usize) -> Self {
-        Self {
-            permits: Arc::new(Semaphore::new(permits)),
-            calls: Arc::new(RwLock::new(())),
-        }
-    }
-
-    /// Waits for a permit, then for the call lock: shared for a concurrency-safe call
-    /// (`safe`), alone for any other.
-    async fn enter(&self, safe: bool) -> GatePass {
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
-        let calls = Arc::clone(&self.calls);
-        if safe {
-            GatePass {
-                _permit: permit,
-                _shared: Some(calls.read_owned().await),
-                _exclusive: None,
-            }
-        } else {
-            GatePass {
-                _permit: permit,
-                _shared: None,
-                _exclusive: Some(calls.write_owned().await),
-            }
-        }
-    }
 }
 
 /// Whether a request speaks MCP 2026-07-28 or later (no session).

@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
-use crate::providers::calls::{CallerShape, ModelToolCall, read_caller};
+use crate::providers::caller::{CallerShape, read_caller};
+use crate::providers::calls::ModelToolCall;
 
 /// Assembles a Messages response from its stream events.
 ///

@@ -22,7 +22,8 @@ use serde_json::{Map, Value, json};
 
 use super::assemble::{Assemble, Found, Partial, append_text};
 use super::error::StreamedError;
-use crate::providers::calls::{ArgumentsError, CallerShape, ModelToolCall, read_caller};
+use crate::providers::caller::{CallerShape, read_caller};
+use crate::providers::calls::{ArgumentsError, ModelToolCall};
 use crate::providers::namespaces::ResponsesNames;
 
 /// Assembles a Responses output from stream events: the message is the array of output
