@@ -1,6 +1,8 @@
 //! `McpServer` over streamable HTTP speaking both revisions at once: MCP 2026-07-28 clients
 //! (`server/discover`, no session, per-request `_meta`) and MCP 2025-11-25 clients
-//! (`initialize`, `Mcp-Session-Id`), with rmcp's client on the other end of a real socket.
+//! (`initialize`, `Mcp-Session-Id`), with rmcp's client on the other end of a real socket; and
+//! how far a call's context modifier reaches under each revision, over HTTP and over an
+//! in-process stdio-like connection.
 #![cfg(feature = "mcp-server")]
 // rmcp marks logging deprecated for its next protocol revision (SEP-2577); the 2025-11-25
 // client here still uses it.
@@ -19,6 +21,7 @@ use serde_json::json;
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
 use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::prelude::{Deserialize, JsonSchema, Tool, ToolResult, tool};
 
 mod mcp_serve_support;
 use mcp_serve_support::*;
@@ -247,5 +250,108 @@ async fn our_import_speaks_2026_and_hears_list_changes_through_listen() {
     .expect("the import refreshes its tools within 5 s");
     assert_eq!(names(&manager), ["mcp__live__add", "mcp__live__chatty"]);
     manager.shutdown().await;
+    http.shutdown().await;
+}
+
+/// The host state [`Count`] reads and its context modifier raises.
+#[derive(Clone, Copy)]
+struct Counter(u32);
+
+/// Answers the host state's counter (0 when unset) and leaves it one higher for later calls.
+#[tool(name = "count", max_result_size_chars = 1000)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Count {}
+
+#[tool]
+impl Tool for Count {
+    type Output = u32;
+    async fn call(
+        self,
+        ctx: &tool_sdk::ToolUseContext,
+    ) -> Result<ToolResult<u32>, tool_sdk::ToolError> {
+        let seen = ctx.get::<Counter>().map_or(0, |counter| counter.0);
+        Ok(ToolResult::new(seen).with_context_modifier(move |host| host.insert(Counter(seen + 1))))
+    }
+}
+
+async fn count(client: &RunningService<RoleClient, Recorder>) -> String {
+    text(&client.call_tool(call("count", json!({}))).await.unwrap())
+}
+
+async fn three_counts(client: &RunningService<RoleClient, Recorder>) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(count(client).await);
+    }
+    seen
+}
+
+/// A client of `server` over its own in-process stdio-like connection (`serve_io`): with
+/// `initialize` (a session) for 2025-11-25, with `server/discover` for 2026-07-28.
+async fn connect_io(
+    server: &McpServer,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Recorder> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let server = server.clone();
+    tokio::spawn(async move { server.serve_io(read, write).await });
+    let transport = tokio::io::split(client_io);
+    let client = if version == ProtocolVersion::V_2026_07_28 {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        };
+        Recorder::default()
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .unwrap()
+    } else {
+        let mut recorder = Recorder::default();
+        recorder.version = Some(version.clone());
+        recorder.serve(transport).await.unwrap()
+    };
+    assert_eq!(self::version(&client), Some(version));
+    client
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_a_modifier_lasts_the_2025_session_and_not_past_a_2026_request() {
+    let server = serve_pool(
+        &[tool_sdk::dyn_tool::<Count>()],
+        OrchestratorConfig::default(),
+    );
+    let session = connect_io(&server, ProtocolVersion::V_2025_11_25).await;
+    assert_eq!(three_counts(&session).await, ["0", "1", "2"]);
+    // Another connection of the same server, after that session raised its counter.
+    let stateless = connect_io(&server, ProtocolVersion::V_2026_07_28).await;
+    assert_eq!(three_counts(&stateless).await, ["0", "0", "0"]);
+    session.cancel().await.unwrap();
+    stateless.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_modifier_lasts_its_2025_session_only_and_not_past_a_2026_request() {
+    let server = serve_pool(
+        &[tool_sdk::dyn_tool::<Count>()],
+        OrchestratorConfig::default(),
+    );
+    let http = serve(&server).await;
+    let (first, _) = connect_2025(&http).await;
+    let (second, _) = connect_2025(&http).await;
+    assert_eq!(version(&first), Some(ProtocolVersion::V_2025_11_25));
+    // Interleaved: a counter shared by the two sessions would read 0, 1, 2, 3, 4, 5.
+    let mut seen = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        seen.0.push(count(&first).await);
+        seen.1.push(count(&second).await);
+    }
+    assert_eq!(seen.0, ["0", "1", "2"]);
+    assert_eq!(seen.1, ["0", "1", "2"]);
+    let (stateless, _) = connect_2026(&http).await;
+    assert_eq!(version(&stateless), Some(ProtocolVersion::V_2026_07_28));
+    assert_eq!(three_counts(&stateless).await, ["0", "0", "0"]);
+    for client in [first, second, stateless] {
+        client.cancel().await.unwrap();
+    }
     http.shutdown().await;
 }
