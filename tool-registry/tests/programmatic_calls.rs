@@ -4,13 +4,14 @@
 //! answered in the shape the API requires; a call from a caller its tool does not allow, and
 //! one from an unknown caller, are answered with an error result while their siblings run.
 
+mod programmatic_support;
+
 use std::sync::Arc;
 
+use programmatic_support::{fixture, run};
 use serde_json::{Value, json};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::{ModelApi, ToolCalls};
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
-use tool_sdk::ToolResultBlock;
+use tool_registry::providers::ModelApi;
 use tool_sdk::callers::{Caller, Callers};
 use tool_sdk::prelude::*;
 
@@ -51,27 +52,11 @@ impl Tool for SendReport {
     }
 }
 
-fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/tests/data/programmatic/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn pool() -> Vec<Arc<dyn DynTool>> {
     vec![
         tool_sdk::dyn_tool::<QueryDatabase>(),
         tool_sdk::dyn_tool::<SendReport>(),
     ]
-}
-
-async fn run(calls: &ToolCalls, pool: &[Arc<dyn DynTool>]) -> Vec<ToolResultBlock> {
-    Orchestrator::new(pool, OrchestratorConfig::default())
-        .run_tools(calls.runnable(), TurnState::default())
-        .collect_results()
-        .await
-        .results
 }
 
 fn definition<'a>(definitions: &'a [Value], name: &str) -> &'a Value {

@@ -4,14 +4,15 @@
 //! items (`responses_sdk_turn.json`). Each drives the definitions, `read_calls`, the
 //! orchestrator and `write_results`, and the answer must equal the documented one.
 
+mod programmatic_support;
+
 use std::sync::Arc;
 
+use programmatic_support::{fixture, run};
 use serde::Serialize;
 use serde_json::{Value, json};
 use tool_registry::export::{RenderRequest, SchemaCache};
-use tool_registry::providers::{ModelApi, ToolCalls};
-use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
-use tool_sdk::ToolResultBlock;
+use tool_registry::providers::ModelApi;
 use tool_sdk::callers::Caller;
 use tool_sdk::prelude::*;
 
@@ -63,27 +64,11 @@ impl Tool for LookupInventory {
     }
 }
 
-fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/tests/data/programmatic/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn pool() -> Vec<Arc<dyn DynTool>> {
     vec![
         tool_sdk::dyn_tool::<QueryDatabase>(),
         tool_sdk::dyn_tool::<LookupInventory>(),
     ]
-}
-
-async fn run(calls: &ToolCalls, pool: &[Arc<dyn DynTool>]) -> Vec<ToolResultBlock> {
-    Orchestrator::new(pool, OrchestratorConfig::default())
-        .run_tools(calls.runnable(), TurnState::default())
-        .collect_results()
-        .await
-        .results
 }
 
 fn definitions(api: ModelApi, pool: &[Arc<dyn DynTool>], name: &str) -> Value {
