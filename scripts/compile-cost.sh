@@ -28,13 +28,20 @@
 # instructions per added tool, (I10 - I1) / 9. It builds in its own target dir (the wrapper
 # changes every crate's fingerprint), so the dependencies are built once more; REPS and
 # RENDERS do not apply.
+# With --edit-instructions, likewise none of the above: the instructions rustc executes for the
+# incremental debug rebuild of each 100-tool crate after the edit of tool 50 (the one the timed
+# rounds make), under callgrind, in a target dir of its own. Each count starts from the same
+# state: the crate's incremental directory removed and the crate built once, then edited and
+# rebuilt under callgrind (stable to about 1%, whatever the machine's load).
 # Not part of the test suite.
 #
-# Usage: scripts/compile-cost.sh [--reps R] [--renders N] [--render-only | --instructions]
+# Usage: scripts/compile-cost.sh [--reps R] [--renders N]
+#                                [--render-only | --instructions | --edit-instructions]
 #                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk fn rmcp hand"] [WORK_DIR]
 #   defaults: 3 rounds, 31 renders, this checkout's tool-sdk, all four crates, a fresh temp
 #   dir; --render-only skips the compile measurements.
-# Needs: cargo, python3, GNU time (/usr/bin/time); valgrind for --instructions. Works offline
+# Needs: cargo, python3, GNU time (/usr/bin/time); valgrind for --instructions and
+# --edit-instructions. Works offline
 # once the crates are cached.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,6 +49,7 @@ reps=3
 renders=31
 render_only=0
 instructions=0
+edit_instructions=0
 kinds="sdk fn rmcp hand"
 sdk="$repo/tool-sdk"
 work=""
@@ -51,6 +59,7 @@ while [ $# -gt 0 ]; do
     --renders) renders="$2"; shift 2 ;;
     --render-only) render_only=1; shift ;;
     --instructions) instructions=1; shift ;;
+    --edit-instructions) edit_instructions=1; shift ;;
     --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
     --kinds) kinds="$2"; shift 2 ;;
     *) work="$1"; shift ;;
@@ -295,7 +304,7 @@ cpu() { # runs the command, appends "label cpu" to the log
 }
 
 echo "work dir: $work" >&2
-if [ "$instructions" = 1 ]; then
+if [ "$instructions" = 1 ] || [ "$edit_instructions" = 1 ]; then
   command -v valgrind >/dev/null || { echo "--instructions needs valgrind" >&2; exit 1; }
   wrap="$work/callgrind-rustc.sh"
   cat > "$wrap" <<'SH'
@@ -314,6 +323,42 @@ SH
   ilog="$work/instructions.txt"
   : > "$ilog"
   export CARGO_TARGET_DIR="$work/target-callgrind" RUSTC_WRAPPER="$wrap"
+fi
+if [ "$edit_instructions" = 1 ]; then
+  export CARGO_TARGET_DIR="$work/target-callgrind-edit"
+  for kind in $kinds; do
+    name="cost_${kind}_100"
+    dir="$work/$name"
+    out="$work/$name.edit.callgrind"
+    rm -f "$out" "$out.log"
+    sed -i "s/format!(\"50-/format!(\"50:/" "$dir/src/lib.rs"
+    (cd "$dir" && CG_CRATE=none cargo build -q) || { echo "prebuild of $name failed" >&2; exit 1; }
+    rm -rf "$CARGO_TARGET_DIR"/debug/incremental/"$name"-*
+    touch "$dir/src/lib.rs"
+    (cd "$dir" && CG_CRATE=none cargo build -q) || { echo "build of $name failed" >&2; exit 1; }
+    sed -i "s/format!(\"50:/format!(\"50-/" "$dir/src/lib.rs"
+    (cd "$dir" && CG_CRATE="$name" CG_OUT="$out" cargo build -q) \
+      || { echo "the callgrind rebuild of $name failed; rustc's output: $out.log" >&2; exit 1; }
+    sed -i "s/format!(\"50-/format!(\"50:/" "$dir/src/lib.rs"
+    count=$(awk '/^summary:/ {print $2}' "$out" 2>/dev/null || true)
+    [ -n "$count" ] || { echo "no instruction count in $out; see $out.log" >&2; exit 1; }
+    echo "$kind $count" >> "$ilog"
+  done
+  python3 - "$ilog" <<'PY'
+import sys
+rows = {k: int(i) for k, i in (line.split() for line in open(sys.argv[1]))}
+label = {"sdk": "#[tool]", "fn": "#[tool] async fn", "rmcp": "rmcp #[tool_router]", "hand": "hand-written registry"}
+print("instructions of rustc, the debug rebuild of the 100-tool crate after editing tool 50 (callgrind)")
+print("| crate | edit one tool | / hand-written | / rmcp |")
+print("|---|---|---|---|")
+for k in [k for k in ["sdk", "fn", "rmcp", "hand"] if k in rows]:
+    hand = f"{rows[k] / rows['hand']:.3f}x" if "hand" in rows else "-"
+    rmcp = f"{rows[k] / rows['rmcp']:.3f}x" if "rmcp" in rows else "-"
+    print(f"| {label[k]} | {rows[k] / 1e6:,.0f} M | {hand} | {rmcp} |")
+PY
+  exit 0
+fi
+if [ "$instructions" = 1 ]; then
   for kind in $kinds; do for n in 1 10; do
     name="cost_${kind}_$n"
     out="$work/$name.callgrind"
