@@ -11,13 +11,8 @@ Registered with `#[tool]` as **`Add`**.
 | destructive | no (default, not declared) |
 | result size limit | 1000 chars |
 | deferred | no (default) |*/
-pub fn add(
-    input: AddArgs,
-    ctx: &ToolUseContext,
-) -> impl ::tool_sdk::__private::Future<
-    Output = Result<i64, ToolError>,
-> + ::tool_sdk::__private::Send + '_ {
-    async move { Ok(input.a + input.b) }
+pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError> {
+    Ok(input.a + input.b)
 }
 ///The tool type of [`add()`](fn@add), registered as `Add`: its input as the model sends it.
 #[allow(non_camel_case_types)]
@@ -55,6 +50,17 @@ impl ::tool_sdk::__private::ToolInput for add {
 #[doc(hidden)]
 impl ::tool_sdk::__private::FnTool for add {
     type Return = Result<i64, ToolError>;
+    #[inline]
+    #[allow(deprecated)]
+    fn __call(
+        self,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = Result<i64, ToolError>,
+    > + ::tool_sdk::__private::Send {
+        let _ = &__ctx;
+        add(self.__input, __ctx)
+    }
 }
 #[automatically_derived]
 impl ::tool_sdk::__private::Tool for add {
@@ -68,7 +74,7 @@ impl ::tool_sdk::__private::Tool for add {
             ::tool_sdk::__private::FinishFn::<
                 Self,
                 _,
-            >::new(add(self.__input, __ctx), __ctx),
+            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
         )
     }
     #[inline]
@@ -78,8 +84,10 @@ impl ::tool_sdk::__private::Tool for add {
     ) -> impl ::tool_sdk::__private::Future<
         Output = ::tool_sdk::__private::CallResult<i64>,
     > + ::tool_sdk::__private::Send {
-        let _ = &__ctx;
-        ::tool_sdk::__private::FnCall::<Self, _>::new(add(self.__input, __ctx))
+        ::tool_sdk::__private::FnCall::<
+            Self,
+            _,
+        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
     }
 }
 #[automatically_derived]

@@ -11,10 +11,8 @@ Registered with `#[tool]` as **`Now`**.
 | destructive | no (default, not declared) |
 | result size limit | 100 chars |
 | deferred | no (default) |*/
-fn now() -> impl ::tool_sdk::__private::Future<
-    Output = Result<ToolResult<String>, String>,
-> + ::tool_sdk::__private::Send {
-    async move { Ok(ToolResult::new("noon".to_owned())) }
+async fn now() -> Result<ToolResult<String>, String> {
+    Ok(ToolResult::new("noon".to_owned()))
 }
 ///The tool type of [`now()`](fn@now), registered as `Now`: its input as the model sends it.
 #[allow(non_camel_case_types)]
@@ -45,6 +43,17 @@ impl ::tool_sdk::__private::ToolInput for now {
 #[doc(hidden)]
 impl ::tool_sdk::__private::FnTool for now {
     type Return = Result<ToolResult<String>, String>;
+    #[inline]
+    #[allow(deprecated)]
+    fn __call(
+        self,
+        __ctx: &::tool_sdk::__private::ToolUseContext,
+    ) -> impl ::tool_sdk::__private::Future<
+        Output = Result<ToolResult<String>, String>,
+    > + ::tool_sdk::__private::Send {
+        let _ = &__ctx;
+        now()
+    }
 }
 #[automatically_derived]
 impl ::tool_sdk::__private::Tool for now {
@@ -55,7 +64,10 @@ impl ::tool_sdk::__private::Tool for now {
         __ctx: &::tool_sdk::__private::ToolUseContext,
     ) -> ::tool_sdk::__private::RunFuture<'_> {
         ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::FinishFn::<Self, _>::new(now(), __ctx),
+            ::tool_sdk::__private::FinishFn::<
+                Self,
+                _,
+            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
         )
     }
     #[inline]
@@ -65,8 +77,10 @@ impl ::tool_sdk::__private::Tool for now {
     ) -> impl ::tool_sdk::__private::Future<
         Output = ::tool_sdk::__private::CallResult<String>,
     > + ::tool_sdk::__private::Send {
-        let _ = &__ctx;
-        ::tool_sdk::__private::FnCall::<Self, _>::new(now())
+        ::tool_sdk::__private::FnCall::<
+            Self,
+            _,
+        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
     }
 }
 #[automatically_derived]

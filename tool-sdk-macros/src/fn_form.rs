@@ -41,14 +41,10 @@ pub(crate) fn generate(
     let check = function.input.and_then(named_fields_check);
     let input_impl = gen_input_delegation(ident, &input, check.as_ref());
     let tool_impl = gen_tool_impl(function);
-    let sig = future_sig(function);
-    let body = quote_spanned!(block.span()=> async move #block);
     quote! {
         #(#attrs)*
         #[doc = #docs]
-        #vis #sig {
-            #body
-        }
+        #vis #sig #block
 
         #(#cfg)*
         #[doc = #type_doc]
@@ -63,25 +59,6 @@ pub(crate) fn generate(
         #(#cfg)*
         #tool_impl
     }
-}
-
-/// The fn's signature as a plain `fn` returning its future, declared `Send` (spanned on the
-/// fn's name): the one place a future that holds a non-`Send` value across an `.await` is
-/// reported, so neither the runner nor `call` reports it again.
-fn future_sig(function: &ToolFn<'_>) -> TokenStream {
-    let mut sig = function.original.sig.clone();
-    sig.asyncness = None;
-    let syn::ReturnType::Type(_, returned) = &function.original.sig.output else {
-        unreachable!("the fn form's return type was checked to be a `Result`")
-    };
-    let span = sig.ident.span();
-    let private = private_at(span);
-    let lifetime = function.takes_ctx.then(|| quote_spanned!(span=> + '_));
-    let output: syn::ReturnType = syn::parse_quote_spanned!(span=>
-        -> impl #private::Future<Output = #returned> + #private::Send #lifetime
-    );
-    sig.output = output;
-    quote!(#sig)
 }
 
 /// `tokens` with every token located at `span` (groups and their contents too), each keeping
@@ -215,26 +192,43 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
     let span = error_type_span(&sig.output).unwrap_or_else(|| function.output.span());
     let returned = respan(quote!(#returned), span);
     let return_item = quote_spanned!(span=> type Return = #returned;);
+    // Spanned on the function's name, so a future that is not `Send` is reported there, once.
+    let name_span = ident.span();
+    let name_private = private_at(name_span);
+    let call_future = quote_spanned!(name_span=>
+        impl #name_private::Future<Output = #returned> + #name_private::Send
+    );
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
         impl #Private::FnTool for #ident {
             #return_item
+
+            // The tool calls the function it was made from: a `#[deprecated]` on that function
+            // is for other callers.
+            #[inline]
+            #[allow(deprecated)]
+            fn __call(self, #ctx: &#Private::ToolUseContext) -> #call_future {
+                let _ = &#ctx;
+                #ident(#args)
+            }
         }
 
         #[automatically_derived]
         impl #Private::Tool for #ident {
             type Output = #output;
 
-            // The function's own future in `FinishFn`, not `call`'s future: `call` is
-            // compiled only where someone calls it. Neither names the future through a
-            // method of its own (one more opaque type per tool).
+            // The function's future in `FinishFn`, not `call`'s future: `call` is compiled
+            // only where someone calls it.
             #[doc(hidden)]
             fn __run(
                 self,
                 #ctx: &#Private::ToolUseContext,
             ) -> #Private::RunFuture<'_> {
-                #Private::Box::pin(#Private::FinishFn::<Self, _>::new(#ident(#args), #ctx))
+                #Private::Box::pin(#Private::FinishFn::<Self, _>::new(
+                    <Self as #Private::FnTool>::__call(self, #ctx),
+                    #ctx,
+                ))
             }
 
             #[inline]
@@ -242,8 +236,7 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
                 self,
                 #ctx: &#Private::ToolUseContext,
             ) -> impl #Private::Future<Output = #Private::CallResult<#output>> + #Private::Send {
-                let _ = &#ctx;
-                #Private::FnCall::<Self, _>::new(#ident(#args))
+                #Private::FnCall::<Self, _>::new(<Self as #Private::FnTool>::__call(self, #ctx))
             }
         }
     }

@@ -60,10 +60,7 @@ use proc_macro::TokenStream;
 /// tool without an input parameter has the schema `{"type":"object","properties":{}}` and
 /// accepts `{}`. The macro adds a braced struct with the fn's name (`struct name { .. }`, in the
 /// type namespace only, so it does not clash with the fn) that implements `Tool`; the fn's doc
-/// comment is the description, and the fn stays callable as written: it is written back as
-/// a plain `fn` returning its future, declared `Send` (`fn name(..) -> impl Future<Output =
-/// Result<T, E>> + Send`, the body in `async move`), awaited as before; a future that holds a
-/// non-`Send` value across an `.await` is a compile error there, once.
+/// comment is the description, and the fn stays callable as written.
 ///
 /// Either way the macro generates `impl ToolSpec` with only the constants that differ from the
 /// defaults, registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`

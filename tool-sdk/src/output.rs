@@ -147,16 +147,20 @@ impl<'a, T, F> Finish<'a, T, F> {
 
 /// How a function-form tool's own result becomes a call's result: implemented by `#[tool]` on
 /// an `async fn`, on the tool type it writes. `Return` is the function's return type as
-/// written (`Result<T, E>`, or an alias of one such as `anyhow::Result<T>`), bound by
+/// written (`Result<T, E>`, or an alias of one such as `std::io::Result<T>`), bound by
 /// [`FnReturn`], so the function's error type is checked against `Into<ToolError>` once, where
 /// the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`]) carry no bound
-/// that could report it again. The function's future is checked to be `Send` once too, where
-/// the function is declared (`#[tool]` writes it back as a `fn` returning `impl Future + Send`).
-/// Public (hidden) for the code `#[tool]` writes; not meant to be implemented by hand.
+/// that could report it again; `__call` is the function's future, checked to be `Send` once,
+/// where it is declared. Public (hidden) for the code `#[tool]` writes; not meant to be
+/// implemented by hand.
 #[doc(hidden)]
 pub trait FnTool: crate::Tool {
     /// The function's return type.
     type Return: FnReturn<Self::Output>;
+    /// The function called with the tool's input and `ctx`: its own future. The one place the
+    /// future is checked to be `Send`, so a function that holds a non-`Send` value across an
+    /// `.await` is reported once.
+    fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
 }
 
 /// A function-form tool's result as a call's: the success through `ToolResult::from` (a plain
