@@ -3,8 +3,8 @@
 //! prints that API's answer, run as a real child process on real files.
 
 mod common;
-#[path = "../../tool-registry/tests/gemini_sdk_support/mod.rs"]
-mod gemini_sdk_support;
+#[path = "../../tool-registry/tests/provider_sdk_support/mod.rs"]
+mod provider_sdk_support;
 use common::{host, run_message};
 
 use serde_json::{Value, json};
@@ -33,7 +33,7 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
             "Write"
         ]
     );
-    let python = gemini_sdk_support::sdk_python();
+    let python = provider_sdk_support::sdk_python();
     for declaration in &declarations {
         let problems = check_declaration(declaration);
         assert!(problems.is_empty(), "{problems:#?}\n{declaration:#}");
@@ -41,7 +41,7 @@ fn gemini_definitions_of_every_example_tool_pass_the_checker() {
         assert!(schema["properties"].is_object(), "{declaration:#}");
         // Only keywords google-genai's `types.JSONSchema` (extra fields forbidden) holds.
         if let Some(python) = &python {
-            gemini_sdk_support::validate(python, "JSONSchema", schema)
+            provider_sdk_support::validate(python, "JSONSchema", schema)
                 .unwrap_or_else(|error| panic!("{error}\n{declaration:#}"));
         }
     }
@@ -105,14 +105,14 @@ fn gemini_definitions_carry_a_defs_and_any_of_schema_the_sdk_accepts() {
         union["parametersJsonSchema"]["properties"]["object_of_interest"]["anyOf"][0]["$ref"],
         "#/$defs/AnimalObject"
     );
-    if let Some(python) = gemini_sdk_support::sdk_python() {
-        gemini_sdk_support::validate(
+    if let Some(python) = provider_sdk_support::sdk_python() {
+        provider_sdk_support::validate(
             &python,
             "Tool",
             &json!({"functionDeclarations": declarations}),
         )
         .unwrap();
-        gemini_sdk_support::validate(&python, "FunctionDeclaration", union).unwrap();
+        provider_sdk_support::validate(&python, "FunctionDeclaration", union).unwrap();
     }
 }
 

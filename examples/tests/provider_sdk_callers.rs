@@ -9,28 +9,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 use tool_registry::providers::{ModelApi, ToolCalls};
 use tool_sdk::ToolResultBlock;
-
-fn python() -> Option<PathBuf> {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/providers/bin/python");
-    if python.is_file() {
-        return Some(python);
-    }
-    assert!(
-        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
-        "the providers venv is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
-    );
-    eprintln!(
-        "SKIPPED: the providers venv (target/mcp-peers/providers) is not installed; run scripts/install-mcp-peers.sh to run this test"
-    );
-    None
-}
 
 /// Validates each `(type path, value)` against the SDK type, with `extra='forbid'`
 /// semantics: pydantic's `TypeAdapter` drops keys a `TypedDict` does not declare, and the
@@ -173,7 +157,9 @@ fn responses_answer(turn: &Value) -> Value {
 
 #[test]
 fn a_misspelled_key_fails_the_sdk_check() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::peers::peer("providers/bin/python") else {
+        return;
+    };
     let misspelled = json!({"name": "q", "input_schema": {"type": "object"},
                             "allowed_caller": ["direct"]});
     let script_fails = std::panic::catch_unwind(|| {
@@ -190,7 +176,9 @@ fn a_misspelled_key_fails_the_sdk_check() {
 
 #[test]
 fn definitions_calls_and_answers_are_the_sdks_types() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::peers::peer("providers/bin/python") else {
+        return;
+    };
     let anthropic_turn = fixture("anthropic_turn.json");
     let responses_turn = fixture("responses_turn.json");
     let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@ mod common;
 use common::host;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
@@ -58,7 +58,7 @@ fn the_responses_definitions_with_tool_search_group_mcp_tools_into_a_namespace()
     let client = definitions("client", &mcp);
     assert_eq!(client.last().unwrap()["execution"], "client");
 
-    if let Some(python) = sdk_python() {
+    if let Some(python) = common::peers::peer("providers/bin/python") {
         check_tool_params(&python, tools.iter().chain(&client));
     }
 }
@@ -92,24 +92,6 @@ fn a_search_kind_of_another_api_is_refused_naming_the_right_ones() {
     );
     let tools: Vec<Value> = serde_json::from_str(&stdout).unwrap();
     assert_eq!(tools[0]["type"], "tool_search_tool_bm25_20251119");
-}
-
-/// The providers venv's interpreter, or `None` with a line saying the check skips (failing
-/// instead under `TOOL_SDK_REQUIRE_PEERS`).
-fn sdk_python() -> Option<PathBuf> {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/providers/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    assert!(
-        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
-        "the providers venv is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
-    );
-    eprintln!(
-        "SKIPPED: the providers venv (target/mcp-peers/providers) is not installed; run scripts/install-mcp-peers.sh to check against the openai SDK"
-    );
-    None
 }
 
 /// Each tool validated by pydantic as `openai.types.responses.ToolParam` and dumped back

@@ -4,7 +4,7 @@
 //! (extra fields forbidden), the tool still checks calls against its own schema, and a keyword
 //! with no equivalent is kept and reported by the offline checker.
 
-mod gemini_sdk_support;
+mod provider_sdk_support;
 
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use tool_registry::providers::ModelApi;
 use tool_registry::providers::gemini::check_declaration;
 use tool_sdk::DynTool;
 
-use gemini_sdk_support::{sdk_python, validate};
+use provider_sdk_support::{sdk_python, validate};
 
 fn exported(schema: &Value) -> (Arc<dyn DynTool>, Value) {
     let definition = json!({"name": "Run", "description": "Runs it.", "input_schema": schema});

@@ -5,7 +5,7 @@
 //! answered with `functionResponse` parts; what the subset cannot hold (an integer `enum`) is
 //! described and still checked at run time; both forms deserialise into the SDK's types.
 
-mod gemini_sdk_support;
+mod provider_sdk_support;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use tool_registry::providers::gemini::check_declaration;
 use tool_registry::{Orchestrator, OrchestratorConfig, TurnState};
 use tool_sdk::{DynTool, ToolResultContent};
 
-use gemini_sdk_support::{sdk_python, validate};
+use provider_sdk_support::{sdk_python, validate};
 
 fn fixture() -> Value {
     let path = concat!(

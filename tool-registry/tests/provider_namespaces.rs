@@ -4,6 +4,9 @@
 //! `tests/data/openai_responses/README.md`) read back, whole and streamed, run through the
 //! orchestrator and answered with `function_call_output` items.
 
+mod provider_sdk_support;
+
+use provider_sdk_support::sdk_python;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -403,24 +406,6 @@ fn tools_that_join_later_come_as_an_additional_tools_item_grouped_the_same_way()
     assert_eq!(tools[1]["type"], "namespace");
     assert_eq!(tools[1]["tools"][0]["name"], "list_open_orders");
     assert_eq!(tools[1]["tools"][0]["defer_loading"], true);
-}
-
-/// The `openai` Python SDK's interpreter (`target/mcp-peers/providers`), or `None` with a
-/// line saying the test skips (failing instead under `TOOL_SDK_REQUIRE_PEERS`).
-fn sdk_python() -> Option<std::path::PathBuf> {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-peers/providers/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    assert!(
-        std::env::var_os("TOOL_SDK_REQUIRE_PEERS").is_none(),
-        "the providers venv is missing, and TOOL_SDK_REQUIRE_PEERS says the peers are installed"
-    );
-    eprintln!(
-        "SKIPPED: the providers venv (target/mcp-peers/providers) is not installed; run scripts/install-mcp-peers.sh to run this test"
-    );
-    None
 }
 
 /// Validates each `(type name, value)` with pydantic against the `openai` SDK type

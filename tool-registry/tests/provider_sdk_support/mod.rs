@@ -1,5 +1,6 @@
-//! Checking our Gemini JSON against google-genai's own pydantic types, with the pinned Python
-//! SDK in `target/mcp-peers/providers` (google-genai 3.6.1; `scripts/install-mcp-peers.sh`).
+//! The pinned Python provider SDKs in `target/mcp-peers/providers` (openai, google-genai 3.6.1;
+//! `scripts/install-mcp-peers.sh`): their interpreter, and checking our Gemini JSON against
+//! google-genai's own pydantic types.
 #![allow(dead_code)]
 
 use std::io::Write as _;
