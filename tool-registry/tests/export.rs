@@ -86,6 +86,7 @@ fn schemas_of(target: ModelApi, definition: &Value) -> Vec<Value> {
             }
             schemas
         }
+        other => panic!("no schema location known for {other:?}: add it here"),
     }
 }
 

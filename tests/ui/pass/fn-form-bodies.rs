@@ -13,11 +13,15 @@ pub struct DocArgs {
     pub text: String,
 }
 
-/// Parses a document; the value's type comes from the declared return type only.
+/// Parses a document; the value's type comes from the declared return type only, through an
+/// early `return` before a method call on it.
 #[tool(name = "Parse", max_result_size_chars = 1_000)]
 async fn parse(input: DocArgs) -> Result<Vec<u32>, ToolError> {
-    let value = serde_json::from_str(&input.text).map_err(|e| ToolError::new(e.to_string()))?;
-    return Ok(value);
+    let values = serde_json::from_str(&input.text).map_err(|e| ToolError::new(e.to_string()))?;
+    if input.text.len() < 3 {
+        return Ok(values);
+    }
+    Ok(values.into_iter().rev().collect())
 }
 
 /// Builds a default value; its type comes from the declared return type only.
@@ -25,8 +29,9 @@ async fn parse(input: DocArgs) -> Result<Vec<u32>, ToolError> {
 async fn empty(_input: DocArgs) -> Result<Vec<String>, ToolError> {
     let mut out = Default::default();
     if false {
-        out = Vec::new();
+        return Ok(out);
     }
+    out.push(String::new());
     Ok(out)
 }
 

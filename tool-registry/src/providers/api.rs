@@ -36,7 +36,11 @@ use crate::export::{RenderRequest, SchemaCache, SchemaError};
 /// MCP has no model response: a served pool's calls arrive as `tools/call` requests, which
 /// the MCP server answers, so reading calls and writing answers for [`Mcp`](Self::Mcp) is an
 /// error.
+///
+/// `#[non_exhaustive]`: model APIs are added as providers ship them, so a `match` outside this
+/// crate needs a `_` arm ([`ModelApi::ALL`] lists the ones this version knows).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum ModelApi {
     /// Anthropic Messages (<https://docs.anthropic.com/en/docs/build-with-claude/tool-use>).
     #[default]
