@@ -15,12 +15,13 @@ pub async fn add(input: AddArgs, ctx: &ToolUseContext) -> Result<i64, ToolError>
     Ok(input.a + input.b)
 }
 ///The tool type of [`add()`](fn@add), registered as `Add`: its input as the model sends it.
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, deprecated)]
 pub struct add {
     __input: AddArgs,
 }
 #[automatically_derived]
 #[diagnostic::do_not_recommend]
+#[allow(deprecated)]
 impl ::tool_sdk::__private::ToolInput for add {
     #[inline(always)]
     fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(

@@ -15,12 +15,13 @@ async fn now() -> Result<ToolResult<String>, String> {
     Ok(ToolResult::new("noon".to_owned()))
 }
 ///The tool type of [`now()`](fn@now), registered as `Now`: its input as the model sends it.
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, deprecated)]
 struct now {
     __input: ::tool_sdk::__private::NoInput,
 }
 #[automatically_derived]
 #[diagnostic::do_not_recommend]
+#[allow(deprecated)]
 impl ::tool_sdk::__private::ToolInput for now {
     #[inline(always)]
     fn __deserialize<'de, __D: ::tool_sdk::__private::Deserializer<'de>>(

@@ -46,9 +46,11 @@ pub(crate) fn generate(
         #[doc = #docs]
         #vis #sig #block
 
+        // The input type is named here and in the `ToolInput` impl: a `#[deprecated]` on it is
+        // reported where the user's function names it, once, not again in the generated code.
         #(#cfg)*
         #[doc = #type_doc]
-        #[allow(non_camel_case_types)]
+        #[allow(non_camel_case_types, deprecated)]
         #vis struct #ident {
             __input: #input,
         }
@@ -157,6 +159,7 @@ fn gen_input_delegation(
     quote! {
         #[automatically_derived]
         #[diagnostic::do_not_recommend]
+        #[allow(deprecated)]
         impl #Private::ToolInput for #ident {
             #[inline(always)]
             fn __deserialize<'de, __D: #Private::Deserializer<'de>>(

@@ -63,6 +63,27 @@ async fn old_label(input: Labelled<'static>) -> Result<String, ToolError> {
     Ok(input.label.into_owned())
 }
 
+mod old {
+    // The derives name the type in impls of their own: allowed for the whole module.
+    #![allow(deprecated)]
+    use tool_sdk::prelude::*;
+
+    /// An input kept for older callers.
+    #[deprecated(note = "use DocArgs")]
+    #[derive(Deserialize, JsonSchema)]
+    pub struct OldDocArgs {
+        /// The document.
+        pub text: String,
+    }
+}
+
+/// Takes a deprecated input; the user's own `allow` is the only one needed.
+#[allow(deprecated)]
+#[tool(name = "OldParse", max_result_size_chars = 100)]
+async fn old_parse(input: old::OldDocArgs) -> Result<usize, ToolError> {
+    Ok(input.text.len())
+}
+
 fn main() {
     assert_eq!(<parse as ToolSpec>::NAME, "Parse");
     assert_eq!(<empty as ToolSpec>::NAME, "Empty");
