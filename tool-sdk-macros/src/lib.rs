@@ -45,7 +45,9 @@ use proc_macro::TokenStream;
 ///
 /// **Function form.** `#[tool(...)] async fn name(input: Args, ctx: &ToolUseContext) ->
 /// Result<T, E>`, where `Args: Deserialize + JsonSchema`, `T: Serialize` (or
-/// `ToolResult<T>`), and `E: Into<ToolError>`. `Args` must be a struct with named fields, as
+/// `ToolResult<T>`), and `E: Into<ToolError>` (`ToolError`, `String`, `&str`, `std::io::Error`,
+/// your own error with a `From` impl, or `anyhow::Error` with tool-sdk's `anyhow` feature, so
+/// `anyhow::Result<T>` works). `Args` must be a struct with named fields, as
 /// the struct form's input: an enum, a tuple or unit struct, a reference (`&str`), a tuple, a
 /// primitive, `String`, a std collection or `Option` is a compile error on the type, with the
 /// struct to write; `&Args`, `Box<Args>`, `Arc<Args>`, `Option<Args>` and the like are told to

@@ -267,9 +267,35 @@ impl From<&str> for ToolError {
     }
 }
 
+/// With the `anyhow` feature: the error and its chain of causes, outermost first, as one line
+/// (`anyhow`'s alternate form, `"reading config: No such file or directory (os error 2)"`), so
+/// a function-form tool can return `anyhow::Result<T>` and a struct-form `call` can use `?` on
+/// an `anyhow::Error`.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for ToolError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::new(format!("{error:#}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "anyhow")]
+    #[test]
+    fn an_anyhow_error_keeps_its_chain_of_causes() {
+        use anyhow::Context as _;
+        let read: anyhow::Result<String> = std::fs::read_to_string("/nonexistent/config.toml")
+            .context("reading /nonexistent/config.toml");
+        let error = ToolError::from(read.unwrap_err());
+        let text = error.to_model_text();
+        assert!(
+            text.starts_with("reading /nonexistent/config.toml: "),
+            "{text}"
+        );
+        assert!(text.contains("No such file or directory"), "{text}");
+    }
 
     #[test]
     fn shell_error_lists_exit_code_then_stderr_then_stdout() {
