@@ -267,13 +267,26 @@ impl From<&str> for ToolError {
     }
 }
 
-/// With the `anyhow` feature: the error and its chain of causes, outermost first, as one line
-/// (`anyhow`'s alternate form, `"reading config: No such file or directory (os error 2)"`), so
-/// a function-form tool can return `anyhow::Result<T>` and a struct-form `call` can use `?` on
-/// an `anyhow::Error`.
+/// With the `anyhow` feature: the error and its chain of causes, outermost first, joined by
+/// `": "` (`anyhow`'s alternate form, `"reading config: No such file or directory (os error
+/// 2)"`), so a function-form tool can return `anyhow::Result<T>` and a struct-form `call` can
+/// use `?` on an `anyhow::Error`. A `ToolError` that went into an `anyhow::Error` without
+/// context comes back as it was (its kind and [`retryable`](ToolError::retryable) mark kept);
+/// with context added, it is one cause in the text. An error whose own message already repeats
+/// its cause shows the cause twice, as `anyhow` prints it.
 #[cfg(feature = "anyhow")]
 impl From<anyhow::Error> for ToolError {
     fn from(error: anyhow::Error) -> Self {
+        // Only without context: `downcast` would also find a `ToolError` under a context
+        // and drop the context's text.
+        let error = if error.chain().nth(1).is_none() {
+            match error.downcast::<ToolError>() {
+                Ok(tool_error) => return tool_error,
+                Err(error) => error,
+            }
+        } else {
+            error
+        };
         Self::new(format!("{error:#}"))
     }
 }
@@ -282,7 +295,6 @@ impl From<anyhow::Error> for ToolError {
 mod tests {
     use super::*;
 
-    #[cfg(feature = "anyhow")]
     #[test]
     fn an_anyhow_error_keeps_its_chain_of_causes() {
         use anyhow::Context as _;

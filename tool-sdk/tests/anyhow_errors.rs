@@ -94,3 +94,23 @@ fn a_struct_form_call_uses_question_mark_on_anyhow_errors() {
         "{message}"
     );
 }
+
+#[test]
+fn a_tool_error_through_anyhow_keeps_its_kind_and_retry_mark_unless_context_was_added() {
+    let plain: anyhow::Error = ToolError::new("rate limited").retryable().into();
+    let back = ToolError::from(plain);
+    assert!(back.is_retryable());
+    assert_eq!(back.to_model_text(), "rate limited");
+
+    let aborted: anyhow::Error = ToolError::aborted("stopped").into();
+    assert_eq!(ToolError::from(aborted), ToolError::aborted("stopped"));
+
+    let with_context = anyhow::Error::from(ToolError::new("rate limited").retryable())
+        .context("fetching https://example.com");
+    let back = ToolError::from(with_context);
+    assert!(!back.is_retryable());
+    assert_eq!(
+        back.to_model_text(),
+        "fetching https://example.com: rate limited"
+    );
+}
