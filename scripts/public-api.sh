@@ -6,8 +6,9 @@
 # issue #32 tracks: tool-registry items, tool-sdk root names).
 #
 # Listings: `cargo public-api -sss` (blanket, auto-trait and auto-derived impls left out; items
-# marked #[doc(hidden)] are not listed), tool-registry with the features of its API (`mcp`,
-# `mcp-server`, `redis`); `test-support` (internals for the crate's own tests) is not part of it.
+# marked #[doc(hidden)] are not listed), tool-sdk with its `anyhow` feature, tool-registry with
+# the features of its API (`mcp`, `mcp-server`, `redis`); `test-support` (internals for the
+# crate's own tests) is not part of it.
 # cargo-public-api 0.52.0 is installed into target/cargo-public-api when missing.
 #
 # Usage: scripts/public-api.sh [--bless]
@@ -29,6 +30,7 @@ export CARGO_TARGET_DIR="$PWD/target/public-api"
 status=0
 for crate in tool-sdk tool-registry; do
     features=()
+    [ "$crate" = tool-sdk ] && features=(--features anyhow)
     [ "$crate" = tool-registry ] && features=(--features mcp,mcp-server,redis)
     listing=$(mktemp)
     cargo public-api --color never -p "$crate" "${features[@]}" -sss 2>/dev/null > "$listing"
