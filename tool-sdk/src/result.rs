@@ -296,20 +296,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_anyhow_error_keeps_its_chain_of_causes() {
-        use anyhow::Context as _;
-        let read: anyhow::Result<String> = std::fs::read_to_string("/nonexistent/config.toml")
-            .context("reading /nonexistent/config.toml");
-        let error = ToolError::from(read.unwrap_err());
-        let text = error.to_model_text();
-        assert!(
-            text.starts_with("reading /nonexistent/config.toml: "),
-            "{text}"
-        );
-        assert!(text.contains("No such file or directory"), "{text}");
-    }
-
-    #[test]
     fn shell_error_lists_exit_code_then_stderr_then_stdout() {
         let error = ToolError::shell(1, false, "out", "err");
         assert_eq!(error.to_model_text(), "Exit code 1\nerr\nout");
