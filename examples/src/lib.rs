@@ -23,7 +23,7 @@
 //! let ctx = ToolUseContext::new("toolu_1", CancellationToken::new(), Arc::new(extensions));
 //!
 //! let write = TypedTool::of::<Write>(None)
-//!     .parse_input(json!({"file_path": "notes.txt", "content": "hello\nworld"}))
+//!     .parse_input(&json!({"file_path": "notes.txt", "content": "hello\nworld"}))
 //!     .expect("a valid Write input");
 //! let created = write.call(&ctx).await?;
 //! assert_eq!(
@@ -32,7 +32,7 @@
 //! );
 //!
 //! let read = TypedTool::of::<Read>(None)
-//!     .parse_input(json!({"file_path": notes}))
+//!     .parse_input(&json!({"file_path": notes}))
 //!     .expect("a valid Read input");
 //! assert_eq!(read.call(&ctx).await?.content.text(), "     1→hello\n     2→world");
 //! # Ok(())

@@ -70,7 +70,7 @@ impl Fixture {
         let outcome = tokio::time::timeout(
             Duration::from_secs(20),
             self.orchestrator
-                .run_tool_use(self.orchestrator.prepare(&block), &self.turn, None),
+                .run_tool_use(self.orchestrator.prepare(block), &self.turn, None),
         )
         .await
         .unwrap_or_else(|_| panic!("{tool} hung"));

@@ -68,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
         input: json_or_string(payload),
     };
     let outcome = runtime().block_on(fixture.orchestrator.run_tool_use(
-        fixture.orchestrator.prepare(&block),
+        fixture.orchestrator.prepare(block),
         &fixture.turn,
         None,
     ));

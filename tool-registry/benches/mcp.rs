@@ -52,7 +52,7 @@ fn round_trip(c: &mut Criterion) {
     group.bench_function("tool_sdk_imported_tool", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                let call = echo.parse_input(json!({"message": "x"})).unwrap();
+                let call = echo.parse_input(&json!({"message": "x"})).unwrap();
                 black_box(
                     call.call(&ToolUseContext::detached("toolu_1"))
                         .await

@@ -265,7 +265,7 @@ impl DynTool for BenchTool {
         &self.schema
     }
 
-    fn parse_input(&self, _: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, _: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         Err(InputError::new(vec![InputIssue::Other {
             path: String::new(),
             message: "benchmark tools are only searched".to_owned(),

@@ -43,7 +43,10 @@ pub(crate) fn check_tool_examples(tool: &dyn DynTool) -> Vec<ExampleIssue> {
         let issue = match serde_json::from_str::<Value>(text) {
             Err(error) => Some(format!("not valid JSON: {error}")),
             Ok(value) if !value.is_object() => Some("not a JSON object".to_owned()),
-            Ok(value) => tool.parse_input(value).err().map(|error| error.to_string()),
+            Ok(value) => tool
+                .parse_input(&value)
+                .err()
+                .map(|error| error.to_string()),
         };
         if let Some(issue) = issue {
             issues.push(ExampleIssue {

@@ -78,7 +78,7 @@ fn spans_of(
     let orchestrator = Orchestrator::new(&all_tools(), config);
     let turn = TurnState::default();
     for block in blocks(blocks_json) {
-        runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(&block), &turn, None));
+        runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(block), &turn, None));
     }
     spans.fields.lock().unwrap().values().cloned().collect()
 }
@@ -251,7 +251,7 @@ fn a_call_a_layer_answered_with_success_records_no_error() {
     .pop()
     .unwrap();
     let outcome = runtime.block_on(orchestrator.run_tool_use(
-        orchestrator.prepare(&block),
+        orchestrator.prepare(block.clone()),
         &TurnState::default(),
         None,
     ));

@@ -72,7 +72,7 @@ fn inputs_are_checked_against_the_json_schema_with_paths() {
     let tool = todo_tool();
     let error = tool
         .parse_input(
-            json!({"todos": [{"content": "x", "status": "done"}], "limit": "3", "extra": true}),
+            &json!({"todos": [{"content": "x", "status": "done"}], "limit": "3", "extra": true}),
         )
         .err()
         .unwrap();
@@ -97,7 +97,7 @@ fn inputs_are_checked_against_the_json_schema_with_paths() {
             },
         ]
     );
-    let error = tool.parse_input(json!([1])).err().unwrap();
+    let error = tool.parse_input(&json!([1])).err().unwrap();
     assert_eq!(
         error.issues(),
         [InputIssue::TypeMismatch {
@@ -113,7 +113,7 @@ async fn the_host_handler_runs_checked_calls() {
     let tool = todo_tool();
     let call = tool
         .parse_input(
-            json!({"todos": [{"content": "x", "status": "pending", "activeForm": "Doing x"}]}),
+            &json!({"todos": [{"content": "x", "status": "pending", "activeForm": "Doing x"}]}),
         )
         .unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());
@@ -257,17 +257,17 @@ fn recorded_lists_read_absent_hints_with_the_mcp_defaults() {
     assert_eq!(flags(&tools[0]), (Never, Always, Always, Never));
     assert_eq!(flags(&tools[1]), (Always, Never, Always, Always));
     assert_eq!(flags(&tools[2]), (Never, Never, Never, Never));
-    let call = tools[0].parse_input(json!({})).unwrap();
+    let call = tools[0].parse_input(&json!({})).unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());
     assert!(call.is_destructive() && call.is_open_world());
-    let call = tools[2].parse_input(json!({})).unwrap();
+    let call = tools[2].parse_input(&json!({})).unwrap();
     assert!(!call.is_destructive() && !call.is_open_world());
 }
 
 #[tokio::test]
 async fn mcp_calls_pass_permission_through_and_fail_until_connected() {
     let tools = github();
-    let call = tools[0].parse_input(json!({})).unwrap();
+    let call = tools[0].parse_input(&json!({})).unwrap();
     let ctx = ToolUseContext::detached("toolu_1");
     assert!(call.is_read_only() && call.is_concurrency_safe());
     assert_eq!(
@@ -285,7 +285,7 @@ async fn mcp_calls_pass_permission_through_and_fail_until_connected() {
         error.to_model_text(),
         "Cannot call `get_me`: MCP server `github` is not connected."
     );
-    let missing = tools[1].parse_input(json!({})).err().unwrap();
+    let missing = tools[1].parse_input(&json!({})).err().unwrap();
     assert_eq!(missing.to_string(), "Required parameter `path` is missing");
 }
 
@@ -302,7 +302,7 @@ async fn a_host_handler_answers_mcp_calls_once_connected() {
     )
     .unwrap()
     .tools;
-    let call = tools[0].parse_input(json!({"anything": 1})).unwrap();
+    let call = tools[0].parse_input(&json!({"anything": 1})).unwrap();
     assert_eq!(
         call.call(&ToolUseContext::detached("x"))
             .await
@@ -357,7 +357,7 @@ async fn a_handler_runs_when_polled_and_sees_the_callers_cancellation() {
     )
     .unwrap();
     let ctx = ToolUseContext::detached("toolu_1");
-    let running = tool.parse_input(json!({})).unwrap().call(&ctx);
+    let running = tool.parse_input(&json!({})).unwrap().call(&ctx);
     assert!(!started.load(Ordering::SeqCst));
     let cancel = async {
         tokio::task::yield_now().await;

@@ -77,7 +77,7 @@ impl DynTool for Flipping {
     fn input_schema(&self) -> &Value {
         &self.schema
     }
-    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, _input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         Err(InputError::new(Vec::new()))
     }
 }
@@ -159,7 +159,7 @@ impl DynTool for Counting {
     fn has_json_schema(&self) -> bool {
         true
     }
-    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, _input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         Err(InputError::new(Vec::new()))
     }
 }

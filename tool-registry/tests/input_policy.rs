@@ -92,7 +92,7 @@ fn three_kinds(native: Arc<dyn DynTool>) -> [Arc<dyn DynTool>; 3] {
 
 async fn run(tool: &dyn DynTool, input: Value) -> Result<String, Vec<InputIssue>> {
     let call = tool
-        .parse_input(input)
+        .parse_input(&input)
         .map_err(|error| error.issues().to_vec())?;
     let output = call.call(&ToolUseContext::detached("toolu_1")).await;
     Ok(output.unwrap().content.text())
@@ -336,7 +336,7 @@ async fn an_orchestrator_turns_coercion_on_for_one_tool_or_all() {
         for (name, coerced) in names.iter().zip(coerced) {
             let outcome = orchestrator
                 .run_tool_use(
-                    orchestrator.prepare(&block(name)),
+                    orchestrator.prepare(block(name)),
                     &TurnState::default(),
                     None,
                 )

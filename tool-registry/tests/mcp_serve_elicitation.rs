@@ -300,7 +300,7 @@ async fn our_import_answers_a_2026_servers_questions_through_the_callers_elicito
     let capitals = Arc::new(Capitals(std::sync::Mutex::new(Vec::new())));
     let extensions = Extensions::new().with::<Arc<dyn Elicitor>>(capitals.clone());
     let ctx = ToolUseContext::new("toolu_ask", CancellationToken::new(), Arc::new(extensions));
-    let output = tool.dispatch(json!({}), &ctx).unwrap().await.unwrap();
+    let output = tool.dispatch(&json!({}), &ctx).unwrap().await.unwrap();
     assert_eq!(
         output.content,
         ToolResultContent::Text("\"NAME\" likes \"COLOR\"".to_owned())
@@ -315,7 +315,7 @@ async fn our_import_answers_a_2026_servers_questions_through_the_callers_elicito
 
     // A host with nobody to ask: both questions are declined, and the tool sees that.
     let ctx = ToolUseContext::detached("toolu_nobody");
-    let output = tool.dispatch(json!({}), &ctx).unwrap().await.unwrap();
+    let output = tool.dispatch(&json!({}), &ctx).unwrap().await.unwrap();
     assert_eq!(
         output.content,
         ToolResultContent::Text("not answered: Decline Decline".to_owned())

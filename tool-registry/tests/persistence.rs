@@ -262,7 +262,7 @@ impl DynTool for Counted {
     fn input_schema(&self) -> &Value {
         self.inner.input_schema()
     }
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         self.inner.parse_input(input)
     }
 }
@@ -471,7 +471,11 @@ async fn a_host_answering_calls_one_by_one_keeps_the_budget_across_the_group() {
             &blocks(json!([{"id": id, "name": "Probe", "input": {"mode": "big", "size": size}}]))
                 [0];
         let outcome = orchestrator
-            .run_tool_use(orchestrator.prepare(block), &TurnState::default(), None)
+            .run_tool_use(
+                orchestrator.prepare(block.clone()),
+                &TurnState::default(),
+                None,
+            )
             .await;
         group.push(outcome.result);
         state.enforce(&mut group, 150, dir.path(), |_| false);

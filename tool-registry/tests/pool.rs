@@ -62,7 +62,7 @@ impl DynTool for Disabled {
     fn input_schema(&self) -> &Value {
         self.0.input_schema()
     }
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         self.0.parse_input(input)
     }
 }

@@ -361,7 +361,7 @@ async fn the_tool_runs_through_orchestration_with_the_pool_from_host_state() {
 #[tokio::test]
 async fn without_a_search_state_the_call_says_what_is_missing() {
     let tool = tool_sdk::dyn_tool::<ToolSearch>();
-    let call = tool.parse_input(json!({"query": "x"})).unwrap();
+    let call = tool.parse_input(&json!({"query": "x"})).unwrap();
     let error = call
         .call(&tool_sdk::ToolUseContext::detached("toolu_1"))
         .await
@@ -381,7 +381,7 @@ fn tool_facts_follow_spec_3_1() {
         meta.max_result_size_chars,
         tool_sdk::MaxResultSize::Chars(100_000)
     );
-    let call = tool.parse_input(json!({"query": "x"})).unwrap();
+    let call = tool.parse_input(&json!({"query": "x"})).unwrap();
     assert!(call.is_read_only() && call.is_concurrency_safe());
     assert_eq!(call.user_facing_name(), "");
     assert_eq!(

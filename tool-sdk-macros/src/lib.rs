@@ -238,7 +238,7 @@ use proc_macro::TokenStream;
 /// let git = Bash { command: "git status".into() };
 /// assert!(git.is_read_only() && git.is_concurrency_safe() && !git.is_destructive());
 /// let call = tool_sdk::dyn_tool::<Bash>()
-///     .parse_input(serde_json::json!({"command": "git status"}))
+///     .parse_input(&serde_json::json!({"command": "git status"}))
 ///     .unwrap();
 /// assert!(call.is_read_only());
 /// assert_eq!(call.user_facing_name(), "Bash(git status)");
@@ -317,13 +317,13 @@ use proc_macro::TokenStream;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let tool = tool_sdk::dyn_tool::<add>();
-/// let call = tool.parse_input(serde_json::json!({"a": 2, "b": 3})).unwrap();
+/// let call = tool.parse_input(&serde_json::json!({"a": 2, "b": 3})).unwrap();
 /// let output = call.call(&ToolUseContext::detached("toolu_1")).await.unwrap();
 /// assert_eq!(output.content.text(), "5");
 ///
 /// let now = tool_sdk::dyn_tool::<now>();
 /// assert_eq!(now.input_schema()["properties"], serde_json::json!({}));
-/// assert!(now.parse_input(serde_json::json!({})).is_ok());
+/// assert!(now.parse_input(&serde_json::json!({})).is_ok());
 /// # }
 /// ```
 ///

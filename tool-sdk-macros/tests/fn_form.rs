@@ -56,14 +56,14 @@ async fn a_tool_without_parameters_has_an_empty_object_schema_and_accepts_empty_
         tool.prompt(),
         "Returns a fixed greeting. Use it to check that the host is alive."
     );
-    let call = tool.parse_input(json!({})).unwrap();
+    let call = tool.parse_input(&json!({})).unwrap();
     assert!(call.is_read_only() && call.is_concurrency_safe());
     let output = call
         .call(&ToolUseContext::detached("toolu_1"))
         .await
         .unwrap();
     assert_eq!(output.content.text(), "hello");
-    let error = tool.parse_input(json!({"x": 1})).err().unwrap();
+    let error = tool.parse_input(&json!({"x": 1})).err().unwrap();
     assert_eq!(
         error.format_for("Hello"),
         "Hello cannot run because of the following input issue:\nParameter `x` is not part of the input schema"
@@ -86,14 +86,14 @@ async fn the_input_parameter_is_the_schema_and_errors_convert() {
         })
     );
     assert!(!<add as ToolSpec>::READ_ONLY.for_every_input());
-    let call = tool.parse_input(json!({"a": 2, "b": 3})).unwrap();
+    let call = tool.parse_input(&json!({"a": 2, "b": 3})).unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());
     let output = call
         .call(&ToolUseContext::detached("toolu_2"))
         .await
         .unwrap();
     assert_eq!(output.content.text(), r#"{"sum":5}"#);
-    let call = tool.parse_input(json!({"a": i64::MAX, "b": 0})).unwrap();
+    let call = tool.parse_input(&json!({"a": i64::MAX, "b": 0})).unwrap();
     let error = call
         .call(&ToolUseContext::detached("toolu_3"))
         .await

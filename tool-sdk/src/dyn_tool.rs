@@ -202,22 +202,26 @@ pub trait DynTool: Send + Sync + 'static {
     /// made at run time.
     fn definition_site(&self) -> Option<DefinitionSite>;
 
-    /// Parses and checks one call's input.
+    /// Parses and checks one call's input (a `tool_use` block's `input`, a JSON object).
+    ///
+    /// The input is borrowed: the caller keeps it (an orchestrator shows it to observers and
+    /// permission rules after the parse), and a Rust tool reads it in place, copying only
+    /// what its input type keeps.
     ///
     /// # Errors
     /// [`InputError`] with every issue found (SPEC §5.4 step 3).
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError>;
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError>;
 
-    /// Parses `input`, then returns the call as one future that runs the tool's own check
-    /// ([`ToolCall::validate_input`]) and, when it passes, [`ToolCall::call`]: the erased layer
-    /// alone, for tests and measurements. It does none of the rest of the SPEC §5.4 pipeline:
+    /// Parses `input` (borrowed, as [`DynTool::parse_input`] reads it), then returns the call
+    /// as one future that runs the tool's own check ([`ToolCall::validate_input`]) and, when
+    /// it passes, [`ToolCall::call`]: the erased layer alone, for tests and measurements. It does none of the rest of the SPEC §5.4 pipeline:
     /// no permission decision, no observers, no panic catching, no large-result handling. Hosts
     /// run calls with `tool_registry::Orchestrator`, which does all of it (an MCP server
     /// answering `tools/call` included: `Orchestrator::run_tool_use`).
     ///
     /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
     /// move the context and an `Arc` of the tool into that task and dispatch there
-    /// (`tokio::spawn(async move { Ok::<_, InputError>(tool.dispatch(input, &ctx)?.await) })`),
+    /// (`tokio::spawn(async move { Ok::<_, InputError>(tool.dispatch(&input, &ctx)?.await) })`),
     /// or call [`DynTool::parse_input`] first, to see input errors at once, and move the parsed
     /// call and the context into the task.
     ///
@@ -244,11 +248,11 @@ pub trait DynTool: Send + Sync + 'static {
     ///
     /// let add = dyn_tool::<Add>();
     /// let ctx = ToolUseContext::detached("toolu_1");
-    /// let output = block_on(add.dispatch(serde_json::json!({"a": 2, "b": 3}), &ctx).unwrap());
+    /// let output = block_on(add.dispatch(&serde_json::json!({"a": 2, "b": 3}), &ctx).unwrap());
     /// assert_eq!(output.unwrap().content, ToolResultContent::Text("5".into()));
     ///
     /// let ctx = ToolUseContext::detached("toolu_2");
-    /// let error = add.dispatch(serde_json::json!({"a": 2}), &ctx);
+    /// let error = add.dispatch(&serde_json::json!({"a": 2}), &ctx);
     /// assert_eq!(error.err().unwrap().to_string(), "Required parameter `b` is missing");
     /// ```
     ///
@@ -260,7 +264,7 @@ pub trait DynTool: Send + Sync + 'static {
     /// and with the call's own error otherwise.
     fn dispatch<'c>(
         &self,
-        input: Value,
+        input: &Value,
         ctx: &'c ToolUseContext,
     ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         let call = self.parse_input(input)?;

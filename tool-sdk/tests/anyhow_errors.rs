@@ -47,7 +47,7 @@ impl Tool for Lines {
 fn run<T: Tool>(input: serde_json::Value) -> Result<ToolOutput, ToolError> {
     let tool = dyn_tool::<T>();
     let ctx = ToolUseContext::detached("toolu_01");
-    block_on(tool.dispatch(input, &ctx).expect("the input parses"))
+    block_on(tool.dispatch(&input, &ctx).expect("the input parses"))
 }
 
 fn text(output: &ToolOutput) -> &str {

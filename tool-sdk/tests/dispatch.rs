@@ -53,7 +53,7 @@ fn text(output: &ToolOutput) -> &str {
 fn dispatch(input: serde_json::Value) -> Result<Result<ToolOutput, ToolError>, InputError> {
     let tool = dyn_tool::<Echo>();
     let ctx = ToolUseContext::detached("toolu_01");
-    let future = tool.dispatch(input, &ctx)?;
+    let future = tool.dispatch(&input, &ctx)?;
     Ok(block_on(future))
 }
 
@@ -87,10 +87,10 @@ fn dispatch_gives_what_parse_input_then_call_gives() {
     let tool = dyn_tool::<Echo>();
     for input in [json!({"text": "a"}), json!({"text": ""}), json!({})] {
         let two_step = tool
-            .parse_input(input.clone())
+            .parse_input(&input.clone())
             .map(|call: Box<dyn ToolCall>| block_on(call.call(&ToolUseContext::detached("t"))));
         let fused = tool
-            .dispatch(input.clone(), &ToolUseContext::detached("t"))
+            .dispatch(&input, &ToolUseContext::detached("t"))
             .map(block_on);
         match (two_step, fused) {
             (Ok(a), Ok(b)) => assert_eq!(text(&a.unwrap()), text(&b.unwrap())),
@@ -215,15 +215,19 @@ fn a_function_form_tool_runs_the_same_through_dispatch_and_through_call() {
     let ctx = ToolUseContext::detached("toolu_fn");
     // The erased runner (the function's future in one `poll`).
     let tool = dyn_tool::<add>();
-    let output = block_on(tool.dispatch(json!({"a": 2, "b": 3}), &ctx).unwrap()).unwrap();
+    let output = block_on(tool.dispatch(&json!({"a": 2, "b": 3}), &ctx).unwrap()).unwrap();
     assert_eq!(text(&output), "5");
-    let error = block_on(tool.dispatch(json!({"a": i64::MAX, "b": 1}), &ctx).unwrap()).unwrap_err();
+    let error = block_on(
+        tool.dispatch(&json!({"a": i64::MAX, "b": 1}), &ctx)
+            .unwrap(),
+    )
+    .unwrap_err();
     assert_eq!(
         error.message(),
         format!("{} + 1 does not fit in 64 bits", i64::MAX)
     );
     // `Tool::call` on the parsed tool type: the function's own result, mapped.
-    let call = tool.parse_input(json!({"a": 4, "b": 5})).unwrap();
+    let call = tool.parse_input(&json!({"a": 4, "b": 5})).unwrap();
     assert_eq!(text(&block_on(call.call(&ctx)).unwrap()), "9");
     let parsed: ToolResult<i64> = block_on(Tool::call(
         <add as tool_sdk::ToolInput>::__deserialize(json!({"a": 1, "b": 1})).unwrap(),
@@ -233,8 +237,8 @@ fn a_function_form_tool_runs_the_same_through_dispatch_and_through_call() {
     assert_eq!(parsed.data, 2);
 
     let pair_tool = dyn_tool::<pair>();
-    let output = block_on(pair_tool.dispatch(json!({"a": 1, "b": 7}), &ctx).unwrap()).unwrap();
+    let output = block_on(pair_tool.dispatch(&json!({"a": 1, "b": 7}), &ctx).unwrap()).unwrap();
     assert_eq!(text(&output), "[1,7]");
-    let error = block_on(pair_tool.dispatch(json!({"a": -1, "b": 7}), &ctx).unwrap()).unwrap_err();
+    let error = block_on(pair_tool.dispatch(&json!({"a": -1, "b": 7}), &ctx).unwrap()).unwrap_err();
     assert_eq!(error.message(), "`a` must not be negative");
 }

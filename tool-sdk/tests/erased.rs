@@ -82,7 +82,7 @@ fn declared_hints_and_title_reach_the_meta() {
 
 #[test]
 fn is_open_world_agrees_with_the_declaration() {
-    let call = |tool: &TypedTool, input| tool.parse_input(input).unwrap();
+    let call = |tool: &TypedTool, input| tool.parse_input(&input).unwrap();
     let fetch = TypedTool::of::<Fetch>(None);
     assert!(call(&fetch, json!({"url": "https://a"})).is_open_world());
     let note = TypedTool::of::<Note>(None);
@@ -97,16 +97,16 @@ fn is_open_world_agrees_with_the_declaration() {
 #[test]
 fn inputs_equivalent_is_reachable_through_tool_call() {
     let fetch = TypedTool::of::<Fetch>(None);
-    let first = fetch.parse_input(json!({"url": "https://A"})).unwrap();
-    let same = fetch.parse_input(json!({"url": "https://a"})).unwrap();
-    let other = fetch.parse_input(json!({"url": "https://b"})).unwrap();
+    let first = fetch.parse_input(&json!({"url": "https://A"})).unwrap();
+    let same = fetch.parse_input(&json!({"url": "https://a"})).unwrap();
+    let other = fetch.parse_input(&json!({"url": "https://b"})).unwrap();
     assert!(first.inputs_equivalent(&*same));
     assert!(!first.inputs_equivalent(&*other));
     // A call of another tool type is never equivalent, nor is a tool's default.
     let note = TypedTool::of::<Note>(None);
-    let note_call = note.parse_input(json!({"name": "https://a"})).unwrap();
+    let note_call = note.parse_input(&json!({"name": "https://a"})).unwrap();
     assert!(!first.inputs_equivalent(&*note_call));
-    let again = note.parse_input(json!({"name": "https://a"})).unwrap();
+    let again = note.parse_input(&json!({"name": "https://a"})).unwrap();
     assert!(!note_call.inputs_equivalent(&*again));
 }
 

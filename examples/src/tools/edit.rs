@@ -369,7 +369,7 @@ mod tests {
             json!(["file_path", "old_string", "new_string"])
         );
         let call = tool
-            .parse_input(json!({"file_path": "a", "old_string": "b", "new_string": "c"}))
+            .parse_input(&json!({"file_path": "a", "old_string": "b", "new_string": "c"}))
             .unwrap();
         assert!(!call.is_read_only() && !call.is_concurrency_safe() && !call.is_destructive());
     }

@@ -180,7 +180,7 @@ pub(crate) mod fixture {
         ) -> Result<String, String> {
             let tool = TypedTool::of::<T>(None);
             let call = tool
-                .parse_input(input)
+                .parse_input(&input)
                 .map_err(|error| error.format_for(T::NAME))?;
             call.call(&self.ctx)
                 .await

@@ -397,7 +397,7 @@ mod tests {
     async fn without_a_workspace_the_call_fails() {
         let tool = TypedTool::of::<Read>(None);
         let call = tool
-            .parse_input(json!({"file_path": "/etc/hosts"}))
+            .parse_input(&json!({"file_path": "/etc/hosts"}))
             .unwrap();
         let error = call
             .call(&ToolUseContext::detached("toolu_1"))
@@ -417,7 +417,7 @@ mod tests {
         let keys = crate::tools::fixture::sorted_property_names(schema);
         assert_eq!(keys, ["file_path", "limit", "offset"]);
         assert_eq!(schema["required"], json!(["file_path"]));
-        let call = tool.parse_input(json!({"file_path": "a"})).unwrap();
+        let call = tool.parse_input(&json!({"file_path": "a"})).unwrap();
         assert!(call.is_read_only() && call.is_concurrency_safe() && !call.is_destructive());
     }
 }

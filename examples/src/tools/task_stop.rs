@@ -80,7 +80,9 @@ mod tests {
         input: serde_json::Value,
     ) -> Result<String, String> {
         let tool = TypedTool::of::<T>(None);
-        let call = tool.parse_input(input).map_err(|e| e.format_for(T::NAME))?;
+        let call = tool
+            .parse_input(&input)
+            .map_err(|e| e.format_for(T::NAME))?;
         call.call(ctx)
             .await
             .map(|output| output.content.text())

@@ -112,7 +112,7 @@ mod tests {
     async fn run(input: serde_json::Value, extensions: &mut Extensions) -> Result<String, String> {
         let tool = TypedTool::of::<TodoWrite>(None);
         let call = tool
-            .parse_input(input)
+            .parse_input(&input)
             .map_err(|error| error.format_for("TodoWrite"))?;
         let ctx = ToolUseContext::new(
             "toolu_todo",

@@ -173,7 +173,7 @@ mod tests {
             json!(["file_path", "content"])
         );
         let call = tool
-            .parse_input(json!({"file_path": "a", "content": ""}))
+            .parse_input(&json!({"file_path": "a", "content": ""}))
             .unwrap();
         assert!(!call.is_read_only() && !call.is_concurrency_safe());
     }

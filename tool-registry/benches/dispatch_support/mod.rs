@@ -76,7 +76,7 @@ impl DynTool for Filler {
     fn input_schema(&self) -> &Value {
         &self.schema
     }
-    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, _input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         Err(InputError::new(Vec::new()))
     }
 }
@@ -128,7 +128,7 @@ pub fn hand_registry_with<S: BuildHasher + Default>(size: usize) -> HashMap<Stri
 pub fn sdk_dispatch(orchestrator: &Orchestrator, input: &Value) -> ToolOutput {
     let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
     tool.dispatch(
-        input.clone(),
+        &input.clone(),
         &ToolUseContext::detached(black_box("toolu_1")),
     )
     .unwrap()
@@ -176,7 +176,7 @@ impl RunToolUse {
     /// The whole SPEC §5.4 pipeline for the block, inside `block_on`.
     pub fn sdk(&self) -> CallOutcome {
         self.runtime.block_on(self.orchestrator.run_tool_use(
-            self.orchestrator.prepare(&self.block),
+            self.orchestrator.prepare(self.block.clone()),
             &self.turn,
             None,
         ))

@@ -223,7 +223,7 @@ pub(crate) fn declared(value: Option<bool>) -> DeclaredFlag {
 ///     ToolHandler::fixed_text("sunny"),
 /// ).unwrap();
 /// assert!(tool.has_json_schema());
-/// let error = tool.parse_input(serde_json::json!({})).err().unwrap();
+/// let error = tool.parse_input(&serde_json::json!({})).err().unwrap();
 /// assert_eq!(error.to_string(), "Required parameter `city` is missing");
 /// ```
 #[derive(Debug)]
@@ -385,7 +385,7 @@ impl DynamicTool {
         // check `ToolRegistry::check_examples` runs (`DynTool::parse_input`), here at load
         // time (the entries are already known to be JSON objects).
         for (index, example) in definition.input_examples.iter().enumerate() {
-            if let Err(error) = tool.parse_input(example.clone()) {
+            if let Err(error) = tool.parse_input(&example.clone()) {
                 return Err(field_error(
                     "input_examples",
                     format!(
@@ -484,8 +484,8 @@ impl DynTool for DynamicTool {
         true
     }
 
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
-        let input = self.validator.validate(input)?;
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
+        let input = self.validator.validate(input.clone())?;
         Ok(Box::new(JsonCall {
             input,
             facts: Arc::clone(&self.facts),

@@ -21,7 +21,7 @@ use tracing::Instrument as _;
 use super::config::OrchestratorConfig;
 use super::observer::{PostToolUse, PreToolUse, PreToolUseDecision, ToolObserver};
 pub use super::outcome::CallOutcome;
-use super::partition::{Prepared, PreparedCall, drop_unknown_keys};
+use super::partition::{Prepared, PreparedCall, adjusted_input};
 use super::persistence;
 use super::telemetry::{CallSpan, Failure};
 use super::turn::Signals;
@@ -231,14 +231,9 @@ impl CallRunner {
 
     /// Parses a replacement input (from an observer or a permission answer) as the model's
     /// input is parsed; the error text is the input-validation error.
-    fn reparse(&self, tool: &dyn DynTool, mut input: Value) -> Result<Box<dyn ToolCall>, String> {
-        if self.config.lenient_input_tools.contains(tool.name()) {
-            drop_unknown_keys(&mut input, tool.input_schema());
-        }
-        if self.config.coerces(tool.name()) {
-            tool_sdk::input::coerce::coerce(&mut input, tool.input_schema());
-        }
-        tool.parse_input(input)
+    fn reparse(&self, tool: &dyn DynTool, input: &Value) -> Result<Box<dyn ToolCall>, String> {
+        let adjusted = adjusted_input(input, tool, &self.config);
+        tool.parse_input(adjusted.as_ref().unwrap_or(input))
             .map_err(|error| self.invalid_input(tool, &error))
     }
 
@@ -286,7 +281,7 @@ impl CallRunner {
                     return failed(messages::CANCEL_MESSAGE.to_owned(), Failure::HookStopped);
                 }
                 Ok(PreToolUseDecision::ReplaceInput(replacement)) => {
-                    match self.reparse(&**tool, replacement.clone()) {
+                    match self.reparse(&**tool, &replacement) {
                         Ok(replaced) => (parsed, input) = (replaced, replacement),
                         Err(text) => return failed(text, Failure::InvalidInput),
                     }
@@ -309,7 +304,7 @@ impl CallRunner {
         .await
         {
             Ok(None) => {}
-            Ok(Some(updated)) => match self.reparse(&**tool, updated.clone()) {
+            Ok(Some(updated)) => match self.reparse(&**tool, &updated) {
                 Ok(replaced) => (parsed, input) = (replaced, updated),
                 Err(text) => return failed(text, Failure::InvalidInput),
             },
@@ -408,7 +403,7 @@ impl super::middleware::Steps for CallRunner {
         Box::pin(async move {
             let parsed = match parsed {
                 Some(parsed) => parsed,
-                None => match self.reparse(&*tool, input.clone()) {
+                None => match self.reparse(&*tool, &input) {
                     Ok(parsed) => parsed,
                     Err(text) => {
                         *failure = Some(Failure::InvalidInput);

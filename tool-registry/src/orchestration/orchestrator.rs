@@ -154,8 +154,10 @@ impl Orchestrator {
         partition(blocks, &self.lookup, &self.runner.config)
     }
 
-    /// Looks up and parses one block, as [`Orchestrator::partition`] does for each.
-    pub fn prepare(&self, block: &ToolUseBlock) -> PreparedCall {
+    /// Looks up and parses one block, as [`Orchestrator::partition`] does for each. The
+    /// prepared call keeps the block ([`PreparedCall::block`]); its input is parsed where it
+    /// is, not copied (only a tool under the lenient or coercing opt-outs parses a copy).
+    pub fn prepare(&self, block: ToolUseBlock) -> PreparedCall {
         prepare(block, &self.lookup, &self.runner.config)
     }
 
@@ -179,7 +181,7 @@ impl Orchestrator {
     /// let block: ToolUseBlock = serde_json::from_value(serde_json::json!(
     ///     {"id": "toolu_1", "name": "Nope", "input": {}}
     /// )).unwrap();
-    /// let call = orchestrator.prepare(&block);
+    /// let call = orchestrator.prepare(block);
     /// let outcome = orchestrator.run_tool_use(call, &TurnState::default(), None).await;
     /// assert!(outcome.result.is_error);
     /// assert_eq!(outcome.result.tool_use_id, "toolu_1");

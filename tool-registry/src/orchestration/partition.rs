@@ -155,7 +155,7 @@ pub(crate) fn partition(
 ) -> Vec<Batch> {
     let mut batches: Vec<Batch> = Vec::new();
     for block in blocks {
-        let call = prepare(block, lookup, config);
+        let call = prepare(block.clone(), lookup, config);
         let safe = call.is_concurrency_safe();
         match batches.last_mut() {
             Some(last) if safe && last.is_concurrency_safe => last.calls.push(call),
@@ -168,25 +168,22 @@ pub(crate) fn partition(
     batches
 }
 
-/// Looks up and parses one block: the per-block step of [`partition`].
+/// Looks up and parses one block: the per-block step of [`partition`]. The block is kept in
+/// the prepared call; its input is read where it is, and copied only for a tool under the
+/// lenient or coercing opt-outs, which change it before the parse.
 pub(crate) fn prepare(
-    block: &ToolUseBlock,
+    block: ToolUseBlock,
     lookup: &ToolLookup,
     config: &OrchestratorConfig,
 ) -> PreparedCall {
     let Some(tool) = lookup.find(&block.name).cloned() else {
         return PreparedCall {
-            block: block.clone(),
+            block,
             prepared: Prepared::Unknown,
         };
     };
-    let mut input = block.input.clone();
-    if config.lenient_input_tools.contains(tool.name()) {
-        drop_unknown_keys(&mut input, tool.input_schema());
-    }
-    if config.coerces(tool.name()) {
-        tool_sdk::input::coerce::coerce(&mut input, tool.input_schema());
-    }
+    let adjusted = adjusted_input(&block.input, &*tool, config);
+    let input = adjusted.as_ref().unwrap_or(&block.input);
     let prepared = match catch_unwind(AssertUnwindSafe(|| tool.parse_input(input))) {
         Ok(Ok(call)) => {
             let is_concurrency_safe =
@@ -203,10 +200,29 @@ pub(crate) fn prepare(
             message: messages::panic_text(&*payload),
         },
     };
-    PreparedCall {
-        block: block.clone(),
-        prepared,
+    PreparedCall { block, prepared }
+}
+
+/// The input `tool` parses under the lenient and coercing opt-outs, when either applies to it
+/// (unknown root keys dropped, mistyped values coerced); `None` to parse `input` as sent.
+pub(crate) fn adjusted_input(
+    input: &serde_json::Value,
+    tool: &dyn DynTool,
+    config: &OrchestratorConfig,
+) -> Option<serde_json::Value> {
+    let lenient = config.lenient_input_tools.contains(tool.name());
+    let coerces = config.coerces(tool.name());
+    if !lenient && !coerces {
+        return None;
     }
+    let mut input = input.clone();
+    if lenient {
+        drop_unknown_keys(&mut input, tool.input_schema());
+    }
+    if coerces {
+        tool_sdk::input::coerce::coerce(&mut input, tool.input_schema());
+    }
+    Some(input)
 }
 
 /// Removes the root keys of `input` that `schema` does not list (the lenient opt-out).

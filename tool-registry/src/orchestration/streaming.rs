@@ -204,7 +204,7 @@ async fn drive(
 
 impl Driver {
     fn add(&mut self, block: &ToolUseBlock) {
-        let call = prepare(block, &self.lookup, &self.runner.config);
+        let call = prepare(block.clone(), &self.lookup, &self.runner.config);
         let unknown = call.tool().is_none();
         let mut entry = Entry {
             id: block.id.clone(),

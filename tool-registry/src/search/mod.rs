@@ -36,7 +36,7 @@
 //! assert!(config.insert_tool_search(&mut tools));
 //! let state = SearchState::new(tools.clone());
 //! let ctx = ToolUseContext::new("toolu_1", CancellationToken::new(), Arc::new(Extensions::new().with(state)));
-//! let call = tools[0].parse_input(serde_json::json!({"query": "select:ToolSearch"})).unwrap();
+//! let call = tools[0].parse_input(&serde_json::json!({"query": "select:ToolSearch"})).unwrap();
 //! let output = call.call(&ctx).await.unwrap();
 //! assert_eq!(serde_json::to_value(&output.content).unwrap(),
 //!            serde_json::json!([{"type": "tool_reference", "tool_name": "ToolSearch"}]));

@@ -99,7 +99,7 @@ impl DynTool for DescribedTool {
         true
     }
 
-    fn parse_input(&self, _input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, _input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         Err(InputError::new(vec![InputIssue::Other {
             path: String::new(),
             message: "this test tool only takes part in searches".to_owned(),

@@ -31,11 +31,11 @@ use crate::tool::{DeclaredFlag, MaxResultSize, TaskSupport, Tool};
 use call::{CallFacts, CallInput, ErasedCall, HookFns, TypeHookFns, run_validated};
 
 /// Reads a checked input of one tool type.
-type ParseFn = fn(Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
+type ParseFn = fn(&Value, &InputValidator) -> Result<Box<dyn CallInput>, InputError>;
 
 /// Reads a checked input and returns the call as one future that checks and runs it.
 type DispatchFn = for<'c> fn(
-    Value,
+    &Value,
     &InputValidator,
     &'c ToolUseContext,
 ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError>;
@@ -137,7 +137,7 @@ impl TypedFns {
 }
 
 fn parse_call<T: Tool>(
-    input: Value,
+    input: &Value,
     check: &InputValidator,
 ) -> Result<Box<dyn CallInput>, InputError> {
     match input::parse::<T>(input, check) {
@@ -150,7 +150,7 @@ fn parse_call<T: Tool>(
 /// override [`Tool::validate_input`]) the future runs the type's own check first, as dispatch
 /// without an orchestrator must (an orchestrator has run it already).
 fn dispatch_call<'c, T: Tool, const VALIDATE: bool>(
-    input: Value,
+    input: &Value,
     check: &InputValidator,
     ctx: &'c ToolUseContext,
 ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
@@ -343,7 +343,7 @@ impl DynTool for TypedTool {
         self.schemas().output()
     }
 
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         let input = (self.fns.parse)(input, &self.schemas().input)?;
         Ok(Box::new(ErasedCall {
             facts: &self.fns.call,
@@ -354,7 +354,7 @@ impl DynTool for TypedTool {
     /// As the default, with one allocation (the future) rather than two.
     fn dispatch<'c>(
         &self,
-        input: Value,
+        input: &Value,
         ctx: &'c ToolUseContext,
     ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         (self.fns.dispatch)(input, &self.schemas().input, ctx)

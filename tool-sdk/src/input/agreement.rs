@@ -272,7 +272,7 @@ fn agree<T: DeserializeOwned + JsonSchema>(judges: &Judges, input: Value) {
     let mut read = input.clone();
     policy::apply(&mut read, &judges.schema);
     let schema_says = judges.reference.is_valid(&read);
-    let runtime = parse::<InputOf<T>>(input.clone(), &judges.runtime);
+    let runtime = parse::<InputOf<T>>(&input, &judges.runtime);
     match (&runtime, schema_says) {
         (Ok(_), true) => {}
         (Err(error), false) => {
@@ -391,7 +391,7 @@ fn key_beyond_the_key_type_is_named() {
     let schema = input_schema_for::<Everything>();
     let validator = InputValidator::native(schema);
     let input = json!({"mode": "fast", "by_number": {"4294967296": "x"}});
-    let error = parse::<InputOf<Everything>>(input, &validator).unwrap_err();
+    let error = parse::<InputOf<Everything>>(&input, &validator).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `by_number`: got 4294967296, but a whole number from 0 to 4294967295 is required"

@@ -34,7 +34,8 @@ pub use validator::{InputValidator, dotted_path};
 use crate::tool::ToolInput;
 
 /// Parses `input` into `T`, after reading it under the input policy and checking it against
-/// the schema `validator` was built from.
+/// the schema `validator` was built from. `input` is read where it is: it is copied only when
+/// the input policy or coercion has to change it before it fits.
 ///
 /// The check comes first so that every issue is reported at once, not only the first one
 /// serde meets. Only when it finds nothing does serde read the value; a refusal of serde's
@@ -44,19 +45,21 @@ use crate::tool::ToolInput;
 /// # Errors
 /// An [`InputError`] listing the issues.
 pub(crate) fn parse<T: ToolInput>(
-    mut input: Value,
+    input: &Value,
     validator: &InputValidator,
 ) -> Result<T, InputError> {
+    let mut repaired = None;
     // `match`es rather than `?` and `map_err` with a closure: each of those is one more
     // function per tool type.
     #[expect(
         clippy::question_mark,
         reason = "`?` adds a `FromResidual` impl per tool type"
     )]
-    if let Err(error) = validator.validate_in_place(&mut input) {
-        return Err(error);
-    }
-    let trail = typed::Trail::default();
+    let input = match validator.checked(input, &mut repaired) {
+        Ok(input) => input,
+        Err(error) => return Err(error),
+    };
+    let trail = typed::Trail::new(validator.reads_integral_floats());
     match T::__deserialize(typed::Located::new(input, &trail)) {
         Ok(parsed) => Ok(parsed),
         Err(error) => Err(refused(&trail, &error)),

@@ -41,28 +41,36 @@ pub fn apply(input: &mut Value, schema: &Value) -> bool {
     integral_floats_as_integers(input) | nulls
 }
 
+/// The integer a float equals, when it has no fractional part and fits `u64` or `i64`.
+pub(crate) enum Integer {
+    Unsigned(u64),
+    Signed(i64),
+}
+
+/// Rule 3 for one number: the integer `float` equals, or `None`.
+pub(crate) fn integer_of(float: f64) -> Option<Integer> {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    if float.fract() != 0.0 || !float.is_finite() {
+        None
+    } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+        Some(Integer::Unsigned(float as u64))
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+        Some(Integer::Signed(float as i64))
+    } else {
+        None
+    }
+}
+
 /// Rule 3 over every number in `value`; returns whether any changed.
 pub fn integral_floats_as_integers(value: &mut Value) -> bool {
     match value {
         Value::Number(number) if number.is_f64() => {
-            let float = number.as_f64().unwrap_or(f64::NAN);
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let integer = if float.fract() != 0.0 || !float.is_finite() {
-                None
-            } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
-                Some(Value::from(float as u64))
-            } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
-                Some(Value::from(float as i64))
-            } else {
-                None
-            };
-            match integer {
-                Some(integer) => {
-                    *value = integer;
-                    true
-                }
-                None => false,
+            match integer_of(number.as_f64().unwrap_or(f64::NAN)) {
+                Some(Integer::Unsigned(integer)) => *value = Value::from(integer),
+                Some(Integer::Signed(integer)) => *value = Value::from(integer),
+                None => return false,
             }
+            true
         }
         Value::Array(items) => items.iter_mut().fold(false, |changed, item| {
             integral_floats_as_integers(item) | changed

@@ -36,7 +36,7 @@ struct Todos {
 
 fn parse_as<T: DeserializeOwned + JsonSchema>(input: Value) -> Result<T, InputError> {
     let validator = InputValidator::native(input_schema_for::<T>());
-    parse::<InputOf<T>>(input, &validator).map(|InputOf(parsed)| parsed)
+    parse::<InputOf<T>>(&input, &validator).map(|InputOf(parsed)| parsed)
 }
 
 fn todos(input: Value) -> Result<Todos, InputError> {
@@ -170,7 +170,7 @@ where
     let Ok(input) = check.validate(input) else {
         return;
     };
-    let ours = parse::<InputOf<T>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+    let ours = parse::<InputOf<T>>(&input, &check).map(|InputOf(parsed)| parsed);
     let reference = serde_path_to_error::deserialize::<_, T>(&input);
     match (ours, reference) {
         (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
@@ -263,10 +263,10 @@ fn a_visitor_that_stops_early_is_refused_as_serde_json_refuses_it() {
     });
     let check = InputValidator::native(schema.clone());
     let input = json!({"a": "x", "b": "y"});
-    let ours = parse::<FirstOnly>(input.clone(), &check).unwrap_err();
+    let ours = parse::<FirstOnly>(&input, &check).unwrap_err();
     let reference = serde_json::from_value::<FirstOnly>(input).unwrap_err();
     assert_eq!(ours.to_string(), reference.to_string());
-    assert!(parse::<FirstOnly>(json!({"a": "x"}), &check).is_ok());
+    assert!(parse::<FirstOnly>(&json!({"a": "x"}), &check).is_ok());
 }
 
 #[test]
@@ -299,7 +299,7 @@ struct Keyed {
 /// writes for number-keyed maps).
 fn keys_agree(input: Value) {
     let check = InputValidator::native(json!({"type": "object"}));
-    let ours = parse::<InputOf<Keyed>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+    let ours = parse::<InputOf<Keyed>>(&input, &check).map(|InputOf(parsed)| parsed);
     match (ours, serde_json::from_value::<Keyed>(input.clone())) {
         (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
         // A refused key is reported at its object (serde_path_to_error says `by_flag.?`),
@@ -332,10 +332,11 @@ fn object_keys_are_read_as_serde_json_reads_them() {
     }
     let check = InputValidator::native(json!({"type": "object"}));
     let InputOf(parsed) =
-        parse::<InputOf<Keyed>>(json!({"by_number": {"7": 1}, "by_id": {"a": 2}}), &check).unwrap();
+        parse::<InputOf<Keyed>>(&json!({"by_number": {"7": 1}, "by_id": {"a": 2}}), &check)
+            .unwrap();
     assert_eq!(parsed.by_number.unwrap()[&7], 1);
     assert_eq!(parsed.by_id.unwrap()[&Id("a".into())], 2);
-    let error = parse::<InputOf<Keyed>>(json!({"by_number": {"x": 1}}), &check).unwrap_err();
+    let error = parse::<InputOf<Keyed>>(&json!({"by_number": {"x": 1}}), &check).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `by_number`: expected key to be a number in quotes"
@@ -446,7 +447,7 @@ fn a_caught_refusal_leaves_no_steps_in_a_later_path() {
     // checked on its own.
     // The schema refuses 300 first; serde's own refusal is read with a permissive schema.
     let permissive = InputValidator::native(json!({"type": "object"}));
-    let unchecked = |input| parse::<InputOf<Lenient>>(input, &permissive).map(|InputOf(l)| l);
+    let unchecked = |input| parse::<InputOf<Lenient>>(&input, &permissive).map(|InputOf(l)| l);
     let input = json!({"soft": {"v": "bad"}, "skipped": null, "hard": 300});
     let error = unchecked(input).unwrap_err();
     assert_eq!(
@@ -492,7 +493,7 @@ fn a_struct_is_read_from_an_object_and_refused_as_serde_json_refuses() {
         json!({"x": 9, "y": 1}),
     ] {
         let input = json!({ "inner": inner });
-        let ours = parse::<InputOf<Outer>>(input.clone(), &check).map(|InputOf(parsed)| parsed);
+        let ours = parse::<InputOf<Outer>>(&input, &check).map(|InputOf(parsed)| parsed);
         if inner.is_array() {
             let expected = super::serde_text::classify(
                 "inner",
@@ -531,7 +532,7 @@ fn a_refused_struct_is_an_object_expected_whatever_its_name() {
         (json!(["a"]), "array"),
         (json!("a"), "string"),
     ] {
-        let error = parse::<InputOf<Located>>(json!({ "at": value }), &check).unwrap_err();
+        let error = parse::<InputOf<Located>>(&json!({ "at": value }), &check).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!(
@@ -546,9 +547,44 @@ fn a_refused_struct_is_an_object_expected_whatever_its_name() {
 #[test]
 fn a_struct_sent_as_an_array_is_refused_by_its_schema() {
     let check = InputValidator::native(serde_json::to_value(schemars::schema_for!(Outer)).unwrap());
-    let error = parse::<InputOf<Outer>>(json!({"inner": [7]}), &check).unwrap_err();
+    let error = parse::<InputOf<Outer>>(&json!({"inner": [7]}), &check).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `inner` must be of type `object`, but a value of type `array` was provided"
     );
+}
+
+/// A schema the plain check cannot read (`format`, `minimum`), with an optional property that
+/// refuses `null`.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Counted {
+    count: u32,
+    #[serde(default)]
+    step: u32,
+    scale: Option<f64>,
+}
+
+#[test]
+fn an_integral_float_reads_as_its_integer_where_the_full_validator_takes_it() {
+    // Input policy rule 3: JSON Schema takes `3.0` as an integer, so the Rust type reads 3.
+    assert_eq!(
+        parse_as::<Counted>(json!({"count": 3.0, "scale": 2.0})).unwrap(),
+        Counted {
+            count: 3,
+            step: 0,
+            scale: Some(2.0)
+        }
+    );
+    // Also when the policy first has to drop a refused `null` (the repaired copy is read).
+    assert_eq!(
+        parse_as::<Counted>(json!({"count": 3.0, "step": null})).unwrap(),
+        Counted {
+            count: 3,
+            step: 0,
+            scale: None
+        }
+    );
+    // A fractional float is still refused, at its path.
+    let error = parse_as::<Counted>(json!({"count": 3.5})).unwrap_err();
+    assert!(error.to_string().contains("count"), "{error}");
 }

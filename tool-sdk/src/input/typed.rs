@@ -1,8 +1,9 @@
 //! Typed parsing: reading a checked JSON input into the tool's input type.
 //!
-//! The input is read by value through one deserializer, [`Located`]: strings and nested values
-//! are moved into the typed input, never copied, and when serde refuses a value the path of
-//! that value (`todos[0].status`) is known without a second reading. Object keys and enum
+//! The input is read where it is, by reference, through one deserializer, [`Located`]: the
+//! caller keeps the input (an orchestrator hands it to hooks and observers after the parse), so
+//! nothing is copied before the read, and when serde refuses a value the path of that value
+//! (`todos[0].status`) is known without a second reading. Object keys and enum
 //! variant names are read by [`Key`], as serde_json reads keys (numbers, booleans and
 //! newtypes parsed from the key's text). These two, and serde's string deserializer for an
 //! enum used as a key, are the only deserializers a tool's input type is instantiated with,
@@ -13,21 +14,38 @@ use std::cell::RefCell;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Unexpected, Visitor};
 use serde_json::{Map, Number, Value};
 
+use super::policy::Integer;
+
 /// One step of the path to a refused value.
 enum Step {
     Key(String),
     Index(usize),
 }
 
-/// The steps from the refused value outwards, pushed as the error travels up.
+/// The steps from the refused value outwards, pushed as the error travels up, and how numbers
+/// are read.
 #[derive(Default)]
-pub(crate) struct Trail(RefCell<Vec<Step>>);
+pub(crate) struct Trail {
+    steps: RefCell<Vec<Step>>,
+    /// Whether a float with no fractional part is read as the integer it equals (input policy
+    /// rule 3: the full validator, as JSON Schema, takes `3.0` where the schema says
+    /// `integer`).
+    integral_floats: bool,
+}
 
 impl Trail {
+    /// A trail that reads integral floats as integers when `integral_floats` is set.
+    pub(crate) fn new(integral_floats: bool) -> Self {
+        Self {
+            steps: RefCell::default(),
+            integral_floats,
+        }
+    }
+
     /// The path, written like `todos[0].activeForm`; empty for the whole input.
     pub(crate) fn path(&self) -> String {
         let mut path = String::new();
-        for step in self.0.borrow().iter().rev() {
+        for step in self.steps.borrow().iter().rev() {
             match step {
                 Step::Key(key) => {
                     if !path.is_empty() {
@@ -42,12 +60,12 @@ impl Trail {
     }
 
     fn push(&self, step: Step) {
-        self.0.borrow_mut().push(step);
+        self.steps.borrow_mut().push(step);
     }
 
     /// How many steps are recorded now.
     fn len(&self) -> usize {
-        self.0.borrow().len()
+        self.steps.borrow().len()
     }
 
     /// Runs `read`; on success, forgets the steps a refusal caught inside it left behind (a
@@ -60,7 +78,7 @@ impl Trail {
         let before = self.len();
         match read() {
             Ok(value) => {
-                self.0.borrow_mut().truncate(before);
+                self.steps.borrow_mut().truncate(before);
                 Ok(value)
             }
             Err(error) => {
@@ -71,36 +89,49 @@ impl Trail {
     }
 }
 
-/// A JSON value read by value, recording in its [`Trail`] where a refusal happened.
-pub(crate) struct Located<'t> {
-    value: Value,
+/// A JSON value read by reference, recording in its [`Trail`] where a refusal happened.
+pub(crate) struct Located<'v, 't> {
+    value: &'v Value,
     trail: &'t Trail,
 }
 
-impl<'t> Located<'t> {
+impl<'v, 't> Located<'v, 't> {
     /// `value`, to be read as a whole input.
-    pub(crate) fn new(value: Value, trail: &'t Trail) -> Self {
+    pub(crate) fn new(value: &'v Value, trail: &'t Trail) -> Self {
         Self { value, trail }
     }
 }
 
-impl<'de> de::Deserializer<'de> for Located<'_> {
+/// What an entry whose value was already taken reads as (never met: serde asks for a value
+/// once per key).
+static MISSING: Value = Value::Null;
+
+impl<'de> de::Deserializer<'de> for Located<'_, '_> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.value {
             Value::Null => visitor.visit_unit(),
-            Value::Bool(value) => visitor.visit_bool(value),
+            Value::Bool(value) => visitor.visit_bool(*value),
             Value::Number(number) => {
                 if let Some(value) = number.as_u64() {
                     visitor.visit_u64(value)
                 } else if let Some(value) = number.as_i64() {
                     visitor.visit_i64(value)
                 } else {
-                    visitor.visit_f64(number.as_f64().unwrap_or(f64::NAN))
+                    let float = number.as_f64().unwrap_or(f64::NAN);
+                    match super::policy::integer_of(float) {
+                        Some(Integer::Unsigned(value)) if self.trail.integral_floats => {
+                            visitor.visit_u64(value)
+                        }
+                        Some(Integer::Signed(value)) if self.trail.integral_floats => {
+                            visitor.visit_i64(value)
+                        }
+                        _ => visitor.visit_f64(float),
+                    }
                 }
             }
-            Value::String(text) => visitor.visit_string(text),
+            Value::String(text) => visitor.visit_str(text),
             Value::Array(items) => visit_array(items, self.trail, visitor),
             Value::Object(map) => visit_object(map, self.trail, visitor),
         }
@@ -131,11 +162,11 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         let (variant, value) = match self.value {
-            Value::String(variant) => (variant, None),
+            Value::String(variant) => (variant.as_str(), None),
             Value::Object(map) => {
-                let mut entries = map.into_iter();
+                let mut entries = map.iter();
                 match (entries.next(), entries.next()) {
-                    (Some((variant, value)), None) => (variant, Some(value)),
+                    (Some((variant, value)), None) => (variant.as_str(), Some(value)),
                     _ => {
                         return Err(de::Error::invalid_value(
                             Unexpected::Map,
@@ -145,10 +176,7 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
                 }
             }
             other => {
-                return Err(de::Error::invalid_type(
-                    unexpected(&other),
-                    &"string or map",
-                ));
+                return Err(de::Error::invalid_type(unexpected(other), &"string or map"));
             }
         };
         visitor.visit_enum(Variant {
@@ -175,13 +203,12 @@ impl<'de> de::Deserializer<'de> for Located<'_> {
     ) -> Result<V::Value, Self::Error> {
         match self.value {
             Value::Object(map) => visit_object(map, self.trail, visitor),
-            other => Err(not_an_object(&other)),
+            other => Err(not_an_object(other)),
         }
     }
 
-    /// As serde_json: an ignored value is dropped unread.
+    /// As serde_json: an ignored value is not read.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        drop(self.value);
         visitor.visit_unit()
     }
 
@@ -219,13 +246,13 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 }
 
 fn visit_array<'de, V: Visitor<'de>>(
-    items: Vec<Value>,
+    items: &[Value],
     trail: &Trail,
     visitor: V,
 ) -> Result<V::Value, serde_json::Error> {
     let len = items.len();
     let mut access = Items {
-        items: items.into_iter().enumerate(),
+        items: items.iter().enumerate(),
         trail,
     };
     // A `match` rather than `?`: `?` would add its `Try` impls per visitor type.
@@ -237,7 +264,7 @@ fn visit_array<'de, V: Visitor<'de>>(
 }
 
 fn visit_object<'de, V: Visitor<'de>>(
-    map: Map<String, Value>,
+    map: &Map<String, Value>,
     trail: &Trail,
     visitor: V,
 ) -> Result<V::Value, serde_json::Error> {
@@ -254,12 +281,12 @@ fn visit_object<'de, V: Visitor<'de>>(
     }
 }
 
-struct Entries<'t> {
-    entries: serde_json::map::IntoIter,
+struct Entries<'v, 't> {
+    entries: serde_json::map::Iter<'v>,
     /// How many entries the object had.
     len: usize,
     /// The value of the key just read, and the key.
-    value: Option<(String, Value)>,
+    value: Option<(&'v str, &'v Value)>,
     trail: &'t Trail,
 }
 
@@ -267,12 +294,12 @@ struct Entries<'t> {
 /// debug build, shared by every tool type; `#[inline]` so that an optimised build inlines them
 /// into each generic caller in the tool's crate (as calls into tool-sdk, they cost dispatch
 /// about 30 ns a call: BENCHMARKS.md, "Dispatch after the lean-core changes").
-impl<'t> Entries<'t> {
+impl<'v, 't> Entries<'v, 't> {
     #[inline]
-    fn new(map: Map<String, Value>, trail: &'t Trail) -> Self {
+    fn new(map: &'v Map<String, Value>, trail: &'t Trail) -> Self {
         Self {
             len: map.len(),
-            entries: map.into_iter(),
+            entries: map.iter(),
             value: None,
             trail,
         }
@@ -281,10 +308,10 @@ impl<'t> Entries<'t> {
     /// Takes the next entry, keeps its key and value for `next_value_seed`, and returns the
     /// key; `None` past the last entry. Not generic, so each key type adds only its read.
     #[inline]
-    fn advance(&mut self) -> Option<&str> {
+    fn advance(&mut self) -> Option<&'v str> {
         let (key, value) = self.entries.next()?;
-        let (key, _) = self.value.insert((key, value));
-        Some(key)
+        self.value = Some((key.as_str(), value));
+        Some(key.as_str())
     }
 
     /// serde_json's refusal of an object the visitor stopped reading early.
@@ -295,7 +322,7 @@ impl<'t> Entries<'t> {
     }
 }
 
-impl<'de> de::MapAccess<'de> for Entries<'_> {
+impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     type Error = serde_json::Error;
 
     /// A refusal while a key itself is read belongs to the object, not to a property.
@@ -316,10 +343,10 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
         &mut self,
         seed: V,
     ) -> Result<V::Value, Self::Error> {
-        let (key, value) = self.value.take().unwrap_or_default();
+        let (key, value) = self.value.take().unwrap_or(("", &MISSING));
         let trail = self.trail;
         trail.within(
-            || Step::Key(key),
+            || Step::Key(key.to_owned()),
             || seed.deserialize(Located::new(value, trail)),
         )
     }
@@ -329,12 +356,12 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
     }
 }
 
-struct Items<'t> {
-    items: std::iter::Enumerate<std::vec::IntoIter<Value>>,
+struct Items<'v, 't> {
+    items: std::iter::Enumerate<std::slice::Iter<'v, Value>>,
     trail: &'t Trail,
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_> {
+impl<'de> de::SeqAccess<'de> for Items<'_, '_> {
     type Error = serde_json::Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -360,21 +387,21 @@ impl<'de> de::SeqAccess<'de> for Items<'_> {
 
 /// An externally tagged enum's variant: its name and, unless it was written as a bare string,
 /// its content.
-struct Variant<'t> {
-    variant: String,
-    value: Option<Value>,
+struct Variant<'v, 't> {
+    variant: &'v str,
+    value: Option<&'v Value>,
     trail: &'t Trail,
 }
 
-impl<'de, 't> de::EnumAccess<'de> for Variant<'t> {
+impl<'de, 'v, 't> de::EnumAccess<'de> for Variant<'v, 't> {
     type Error = serde_json::Error;
-    type Variant = Content<'t>;
+    type Variant = Content<'v, 't>;
 
     fn variant_seed<S: DeserializeSeed<'de>>(
         self,
         seed: S,
-    ) -> Result<(S::Value, Content<'t>), Self::Error> {
-        let read = seed.deserialize(Key(&self.variant))?;
+    ) -> Result<(S::Value, Content<'v, 't>), Self::Error> {
+        let read = seed.deserialize(Key(self.variant))?;
         let content = Content {
             variant: self.variant,
             value: self.value,
@@ -385,23 +412,23 @@ impl<'de, 't> de::EnumAccess<'de> for Variant<'t> {
 }
 
 /// The content of a variant; a refusal inside it is located under the variant's name.
-struct Content<'t> {
-    variant: String,
-    value: Option<Value>,
+struct Content<'v, 't> {
+    variant: &'v str,
+    value: Option<&'v Value>,
     trail: &'t Trail,
 }
 
-impl Content<'_> {
+impl<'v> Content<'v, '_> {
     /// Reads the content with `read`, or refuses a bare string where `expected` content is.
     fn read<T>(
         self,
         expected: &'static str,
-        read: impl FnOnce(Value, &Trail) -> Result<T, serde_json::Error>,
+        read: impl FnOnce(&'v Value, &Trail) -> Result<T, serde_json::Error>,
     ) -> Result<T, serde_json::Error> {
         let trail = self.trail;
         let variant = self.variant;
         trail.within(
-            || Step::Key(variant),
+            || Step::Key(variant.to_owned()),
             || match self.value {
                 Some(value) => read(value, trail),
                 None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &expected)),
@@ -410,7 +437,7 @@ impl Content<'_> {
     }
 }
 
-impl<'de> de::VariantAccess<'de> for Content<'_> {
+impl<'de> de::VariantAccess<'de> for Content<'_, '_> {
     type Error = serde_json::Error;
 
     fn unit_variant(self) -> Result<(), Self::Error> {
@@ -439,10 +466,7 @@ impl<'de> de::VariantAccess<'de> for Content<'_> {
         self.read("tuple variant", |value, trail| match value {
             Value::Array(items) if items.is_empty() => visitor.visit_unit(),
             Value::Array(items) => visit_array(items, trail, visitor),
-            other => Err(de::Error::invalid_type(
-                unexpected(&other),
-                &"tuple variant",
-            )),
+            other => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
         })
     }
 
@@ -454,7 +478,7 @@ impl<'de> de::VariantAccess<'de> for Content<'_> {
         self.read("struct variant", |value, trail| match value {
             Value::Object(map) => visit_object(map, trail, visitor),
             other => Err(de::Error::invalid_type(
-                unexpected(&other),
+                unexpected(other),
                 &"struct variant",
             )),
         })

@@ -123,12 +123,12 @@ impl DynTool for CallableFromCode {
     fn definition_site(&self) -> Option<DefinitionSite> {
         self.inner.definition_site()
     }
-    fn parse_input(&self, input: Value) -> Result<Box<dyn ToolCall>, InputError> {
+    fn parse_input(&self, input: &Value) -> Result<Box<dyn ToolCall>, InputError> {
         self.inner.parse_input(input)
     }
     fn dispatch<'c>(
         &self,
-        input: Value,
+        input: &Value,
         ctx: &'c ToolUseContext,
     ) -> Result<BoxFuture<'c, Result<ToolOutput, ToolError>>, InputError> {
         self.inner.dispatch(input, ctx)

@@ -56,8 +56,11 @@ pub fn run(registry: &ToolRegistry, args: &SearchArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    let outcome =
-        runtime.block_on(orchestrator.run_tool_use(orchestrator.prepare(&block), &turn, None));
+    let outcome = runtime.block_on(orchestrator.run_tool_use(
+        orchestrator.prepare(block.clone()),
+        &turn,
+        None,
+    ));
     let result = outcome.result;
     if result.is_error {
         return Err(result.text());

@@ -213,14 +213,14 @@ async fn output_of_both_streams_is_capped_once_with_the_true_count() {
 fn flags_follow_the_command() {
     let tool = TypedTool::of::<Bash>(None);
     let flags = |command: &str| {
-        let call = tool.parse_input(json!({"command": command})).unwrap();
+        let call = tool.parse_input(&json!({"command": command})).unwrap();
         (call.is_read_only(), call.is_concurrency_safe())
     };
     assert_eq!(flags("git status"), (true, true));
     assert_eq!(flags("ls -la | wc -l"), (true, true));
     assert_eq!(flags("rm -rf target"), (false, false));
     assert_eq!(flags("echo x > f"), (false, false));
-    let call = tool.parse_input(json!({"command": "ls"})).unwrap();
+    let call = tool.parse_input(&json!({"command": "ls"})).unwrap();
     assert_eq!(call.interrupt_behavior(), InterruptBehavior::Cancel);
 }
 
@@ -228,7 +228,7 @@ fn flags_follow_the_command() {
 fn the_permission_matcher_covers_rule_contents() {
     let tool = TypedTool::of::<Bash>(None);
     let call = tool
-        .parse_input(json!({"command": "git log --oneline -3"}))
+        .parse_input(&json!({"command": "git log --oneline -3"}))
         .unwrap();
     let matcher = call.prepare_permission_matcher().unwrap();
     assert!(matcher.matches("git *"));

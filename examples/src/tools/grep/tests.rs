@@ -329,7 +329,7 @@ fn schema_has_claude_codes_fields() {
         json!(["content", "files_with_matches", "count"])
     );
     let call = tool
-        .parse_input(json!({"pattern": "a", "-i": true}))
+        .parse_input(&json!({"pattern": "a", "-i": true}))
         .unwrap();
     assert!(call.is_read_only() && call.is_concurrency_safe());
 }

@@ -188,7 +188,7 @@ fn schema_and_flags() {
         json!(["replace", "insert", "delete"])
     );
     let call = tool
-        .parse_input(json!({"notebook_path": "a.ipynb", "new_source": ""}))
+        .parse_input(&json!({"notebook_path": "a.ipynb", "new_source": ""}))
         .unwrap();
     assert!(!call.is_read_only() && !call.is_concurrency_safe());
 }

@@ -52,24 +52,77 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
     bytes
 }
 
-/// What a state is bound to: the method, the tool and its arguments (keys sorted, so the
-/// client's key order does not matter).
+/// What a state is bound to: the method, the tool and its arguments (as compact JSON with
+/// every object's keys in byte order, so the client's key order does not matter).
 pub(crate) fn binding(tool: &str, arguments: &Value) -> Vec<u8> {
-    fn canonical(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let sorted: BTreeMap<&String, Value> = map
-                    .iter()
-                    .map(|(key, value)| (key, canonical(value)))
-                    .collect();
-                serde_json::to_value(sorted).unwrap_or(Value::Null)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-            other => other.clone(),
+    let mut bytes = Vec::with_capacity(256);
+    bytes.extend_from_slice(b"tools/call\n");
+    bytes.extend_from_slice(tool.as_bytes());
+    bytes.push(b'\n');
+    write_canonical(&mut bytes, arguments);
+    bytes
+}
+
+/// `value` as compact JSON with every object's keys in byte order.
+fn write_canonical(out: &mut Vec<u8>, value: &Value) {
+    fn write_entry(out: &mut Vec<u8>, first: bool, key: &str, value: &Value) {
+        if !first {
+            out.push(b',');
         }
+        write_str(out, key);
+        out.push(b':');
+        write_canonical(out, value);
     }
-    let arguments = canonical(arguments);
-    format!("tools/call\n{tool}\n{arguments}").into_bytes()
+    match value {
+        Value::Object(map) => {
+            out.push(b'{');
+            if map.keys().is_sorted() {
+                for (index, (key, value)) in map.iter().enumerate() {
+                    write_entry(out, index == 0, key, value);
+                }
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (index, (key, value)) in entries.into_iter().enumerate() {
+                    write_entry(out, index == 0, key, value);
+                }
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_canonical(out, item);
+            }
+            out.push(b']');
+        }
+        Value::String(text) => write_str(out, text),
+        scalar => write_json(out, scalar),
+    }
+}
+
+/// A string as serde_json writes it: as it is between quotes when nothing in it needs an
+/// escape (the common case, written without serde_json's per-byte escaping).
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    if text
+        .bytes()
+        .all(|byte| byte >= 0x20 && byte != b'"' && byte != b'\\')
+    {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        write_json(out, text);
+    }
+}
+
+/// A string or scalar as serde_json writes it (writing to a `Vec` cannot fail).
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// How long a sealed state stays valid: a person may take a while to answer.
@@ -94,8 +147,7 @@ pub(crate) struct Rounds {
 impl Rounds {
     /// The answers of earlier rounds (from the verified `state`) and of this one
     /// (`responses`; an answer that is not a JSON object counts as none, so its question is
-    /// asked again). `binding` makes what the state is bound to, called only when there is a
-    /// state.
+    /// asked again). `binding` is what the state is bound to ([`binding`]).
     ///
     /// # Errors
     /// `-32602` when `state` fails verification (changed, or made for another call).
@@ -103,10 +155,10 @@ impl Rounds {
         codec: &RequestStateCodec,
         state: Option<&str>,
         responses: Option<&InputResponses>,
-        binding: impl FnOnce() -> Vec<u8>,
+        binding: &[u8],
     ) -> Result<Self, ErrorData> {
         let State { mut answers, open } = match state {
-            Some(sealed) => codec.open_json_with(sealed, &binding()).map_err(|error| {
+            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|error| {
                 let why = match error {
                     RequestStateError::Expired => {
                         "requestState has expired (it is kept for an hour): make the call \
@@ -191,5 +243,72 @@ impl Rounds {
                 ErrorData::internal_error(format!("cannot seal the request state: {error}"), None)
             })?;
         Ok(InputRequiredResult::new(Some(open), Some(sealed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::binding;
+
+    /// The binding as a sorted map written by serde_json: what `binding` must equal byte for
+    /// byte (a state sealed before and opened after an upgrade still verifies).
+    fn reference(tool: &str, arguments: &Value) -> Vec<u8> {
+        fn canonical(value: &Value) -> Value {
+            match value {
+                Value::Object(map) => {
+                    let sorted: BTreeMap<&String, Value> = map
+                        .iter()
+                        .map(|(key, value)| (key, canonical(value)))
+                        .collect();
+                    serde_json::to_value(sorted).unwrap()
+                }
+                Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+                other => other.clone(),
+            }
+        }
+        format!("tools/call\n{tool}\n{}", canonical(arguments)).into_bytes()
+    }
+
+    #[test]
+    fn the_binding_is_sorted_compact_json_whatever_the_key_order() {
+        let arguments = json!({
+            "z": [1, -2, 2.5, 1e300, null, true, {"b": "q\"uote", "a": "back\\slash"}],
+            "a": {"é": "tab\there", "E": "\u{1}control", "": "ünïcödé ✓"},
+            "m": "plain"
+        });
+        assert_eq!(binding("Tool", &arguments), reference("Tool", &arguments));
+        let reordered = json!({"m": "plain", "a": arguments["a"], "z": arguments["z"]});
+        assert_eq!(binding("Tool", &reordered), binding("Tool", &arguments));
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((any::<String>(), inner), 0..4)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_binding_equals_the_sorted_map_written_by_serde_json(arguments in json_value()) {
+            prop_assert_eq!(binding("t", &arguments), reference("t", &arguments));
+        }
     }
 }

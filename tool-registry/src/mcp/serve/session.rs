@@ -159,20 +159,22 @@ impl Session {
         };
         let stateless = is_stateless(&context);
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
-        // is bound to the call (the binding is made only when a state is opened or sealed:
-        // most calls have neither).
-        let binding = || input::binding(tool.name(), &block.input);
-        let rounds = if stateless {
-            Some(Arc::new(Rounds::open(
+        // is bound to the call: its tool and arguments, written down before the arguments go
+        // to the run.
+        let (binding, rounds) = if stateless {
+            let binding = input::binding(tool.name(), &block.input);
+            let rounds = Rounds::open(
                 &self.shared.request_state(),
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
-                binding,
-            )?))
+                &binding,
+            )?;
+            (binding, Some(Arc::new(rounds)))
         } else {
-            None
+            (Vec::new(), None)
         };
-        let prepared = served.orchestrator.prepare(&block);
+        let block_id = block.id.clone();
+        let prepared = served.orchestrator.prepare(block);
         let safe = prepared.is_concurrency_safe();
         let gate = if stateless {
             (*self.shared.stateless_gate).clone()
@@ -233,7 +235,7 @@ impl Session {
             host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
             served_call: served_call.clone(),
             store,
-            block_id: block.id,
+            block_id,
             canonical,
         };
         let input_required = |rounds: &Rounds| {
@@ -241,7 +243,7 @@ impl Session {
                 return Err(error);
             }
             rounds
-                .input_required(&self.shared.request_state(), &binding())
+                .input_required(&self.shared.request_state(), &binding)
                 .map(CallToolResponse::from)
         };
 
