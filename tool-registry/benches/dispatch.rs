@@ -95,7 +95,7 @@ fn dispatch(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("sdk_two_step", size), &size, |b, _| {
             b.iter(|| {
                 let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-                let call = tool.parse_input(&input.clone()).unwrap();
+                let call = tool.parse_input(&input).unwrap();
                 let output: ToolOutput = call
                     .call(&ToolUseContext::detached(black_box("toolu_1")))
                     .now_or_never()

@@ -251,7 +251,7 @@ fn a_call_a_layer_answered_with_success_records_no_error() {
     .pop()
     .unwrap();
     let outcome = runtime.block_on(orchestrator.run_tool_use(
-        orchestrator.prepare(block.clone()),
+        orchestrator.prepare(block),
         &TurnState::default(),
         None,
     ));

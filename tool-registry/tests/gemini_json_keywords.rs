@@ -71,11 +71,7 @@ fn keywords_gemini_would_ignore_are_rewritten_into_ones_it_reads() {
         (json!({"kind": "dir"}), false),
         (json!({"kind": "file", "count": 10}), false),
     ] {
-        assert_eq!(
-            tool.parse_input(&input.clone()).is_ok(),
-            accepted,
-            "{input}"
-        );
+        assert_eq!(tool.parse_input(&input).is_ok(), accepted, "{input}");
     }
     if let Some(python) = sdk_python() {
         validate(&python, "JSONSchema", sent).unwrap();

@@ -135,7 +135,7 @@ fn the_log_layer_redacts_the_named_keys_at_any_depth() {
     let orchestrator = Orchestrator::new(&all_tools(), OrchestratorConfig::default()).layer(hidden);
     lines.lock().unwrap().clear();
     let _ = runtime.block_on(orchestrator.run_tool_use(
-        orchestrator.prepare(block.clone()),
+        orchestrator.prepare(block),
         &TurnState::default(),
         None,
     ));

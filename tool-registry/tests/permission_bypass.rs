@@ -166,7 +166,7 @@ fn call(pool: &[Arc<dyn DynTool>], rule: &str, name: &str) -> (String, bool) {
         input: json!({}),
     };
     let outcome = runtime().block_on(orchestrator.run_tool_use(
-        orchestrator.prepare(block.clone()),
+        orchestrator.prepare(block),
         &TurnState::default(),
         None,
     ));

@@ -51,7 +51,7 @@ async fn decide(
     ctx: &ToolPermissionContext,
     host: Option<&dyn CanUseTool>,
 ) -> PermissionDecision {
-    let call = tool.parse_input(&input.clone()).unwrap();
+    let call = tool.parse_input(&input).unwrap();
     let use_ctx = ToolUseContext::detached("toolu_1");
     decide_permission(tool.as_ref(), call.as_ref(), &input, &use_ctx, ctx, host).await
 }

@@ -214,10 +214,11 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// Parses `input` (borrowed, as [`DynTool::parse_input`] reads it), then returns the call
     /// as one future that runs the tool's own check ([`ToolCall::validate_input`]) and, when
-    /// it passes, [`ToolCall::call`]: the erased layer alone, for tests and measurements. It does none of the rest of the SPEC §5.4 pipeline:
-    /// no permission decision, no observers, no panic catching, no large-result handling. Hosts
-    /// run calls with `tool_registry::Orchestrator`, which does all of it (an MCP server
-    /// answering `tools/call` included: `Orchestrator::run_tool_use`).
+    /// it passes, [`ToolCall::call`]: the erased layer alone, for tests and measurements. It
+    /// does none of the rest of the SPEC §5.4 pipeline: no permission decision, no observers,
+    /// no panic catching, no large-result handling. Hosts run calls with
+    /// `tool_registry::Orchestrator`, which does all of it (an MCP server answering
+    /// `tools/call` included: `Orchestrator::run_tool_use`).
     ///
     /// The future borrows `ctx`, as [`ToolCall::call`]'s does. To run the call on another task,
     /// move the context and an `Arc` of the tool into that task and dispatch there

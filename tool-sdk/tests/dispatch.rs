@@ -87,7 +87,7 @@ fn dispatch_gives_what_parse_input_then_call_gives() {
     let tool = dyn_tool::<Echo>();
     for input in [json!({"text": "a"}), json!({"text": ""}), json!({})] {
         let two_step = tool
-            .parse_input(&input.clone())
+            .parse_input(&input)
             .map(|call: Box<dyn ToolCall>| block_on(call.call(&ToolUseContext::detached("t"))));
         let fused = tool
             .dispatch(&input, &ToolUseContext::detached("t"))

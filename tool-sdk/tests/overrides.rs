@@ -240,10 +240,10 @@ async fn answers(tool: &TypedTool, input: Value) -> Vec<String> {
         format!("enabled {}", tool.is_enabled()),
         format!("output schema {:?}", tool.output_schema()),
     ];
-    match tool.parse_input(&input.clone()) {
+    match tool.parse_input(&input) {
         Err(error) => out.push(format!("parse error {error}")),
         Ok(call) => {
-            let other = tool.parse_input(&input.clone()).unwrap();
+            let other = tool.parse_input(&input).unwrap();
             out.extend(per_call_answers!(call, &*other, input));
             let ctx = ToolUseContext::detached("toolu_1");
             out.push(format!("validate {:?}", call.validate_input(&ctx).await));

@@ -122,19 +122,16 @@ pub fn hand_registry_with<S: BuildHasher + Default>(size: usize) -> HashMap<Stri
     map
 }
 
-/// One SDK dispatch: `find_tool` + `DynTool::dispatch` of a copy of `input` with a fresh
+/// One SDK dispatch: `find_tool` + `DynTool::dispatch` of `input` (read where it is) with a fresh
 /// detached context, polled once. The id goes through `black_box`, as a model's id is not
 /// known when the code is compiled.
 pub fn sdk_dispatch(orchestrator: &Orchestrator, input: &Value) -> ToolOutput {
     let tool = orchestrator.find_tool(black_box("Noop")).unwrap();
-    tool.dispatch(
-        &input.clone(),
-        &ToolUseContext::detached(black_box("toolu_1")),
-    )
-    .unwrap()
-    .now_or_never()
-    .expect("the no-op finishes at once")
-    .unwrap()
+    tool.dispatch(input, &ToolUseContext::detached(black_box("toolu_1")))
+        .unwrap()
+        .now_or_never()
+        .expect("the no-op finishes at once")
+        .unwrap()
 }
 
 /// One hand-written dispatch: map lookup + the handler on a copy of `input`, polled once.

@@ -385,7 +385,7 @@ impl DynamicTool {
         // check `ToolRegistry::check_examples` runs (`DynTool::parse_input`), here at load
         // time (the entries are already known to be JSON objects).
         for (index, example) in definition.input_examples.iter().enumerate() {
-            if let Err(error) = tool.parse_input(&example.clone()) {
+            if let Err(error) = tool.parse_input(example) {
                 return Err(field_error(
                     "input_examples",
                     format!(

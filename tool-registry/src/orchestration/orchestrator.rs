@@ -156,7 +156,9 @@ impl Orchestrator {
 
     /// Looks up and parses one block, as [`Orchestrator::partition`] does for each. The
     /// prepared call keeps the block ([`PreparedCall::block`]); its input is parsed where it
-    /// is, not copied (only a tool under the lenient or coercing opt-outs parses a copy).
+    /// is ([`DynTool::parse_input`](tool_sdk::DynTool::parse_input) borrows it), and copied
+    /// only when it must change before the parse (the lenient or coercing opt-outs, the input
+    /// policy's repairs) or when the tool keeps it whole (a tool defined at run time).
     pub fn prepare(&self, block: ToolUseBlock) -> PreparedCall {
         prepare(block, &self.lookup, &self.runner.config)
     }

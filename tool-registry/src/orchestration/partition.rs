@@ -169,8 +169,8 @@ pub(crate) fn partition(
 }
 
 /// Looks up and parses one block: the per-block step of [`partition`]. The block is kept in
-/// the prepared call; its input is read where it is, and copied only for a tool under the
-/// lenient or coercing opt-outs, which change it before the parse.
+/// the prepared call and its input parsed where it is; only a tool under the lenient or
+/// coercing opt-outs, which change the input before the parse, gets a copy here.
 pub(crate) fn prepare(
     block: ToolUseBlock,
     lookup: &ToolLookup,

@@ -188,7 +188,7 @@ async fn drive(
         }
         tokio::select! {
             command = commands.recv(), if open => match command {
-                Some(Command::Add(block)) => driver.add(&block),
+                Some(Command::Add(block)) => driver.add(block),
                 Some(Command::Discard) => {
                     drop(running);
                     driver.discard();
@@ -203,23 +203,24 @@ async fn drive(
 }
 
 impl Driver {
-    fn add(&mut self, block: &ToolUseBlock) {
-        let call = prepare(block.clone(), &self.lookup, &self.runner.config);
+    fn add(&mut self, block: ToolUseBlock) {
+        let (id, name, input) = (block.id.clone(), block.name.clone(), block.input.clone());
+        let call = prepare(block, &self.lookup, &self.runner.config);
         let unknown = call.tool().is_none();
-        let mut entry = Entry {
-            id: block.id.clone(),
-            name: block.name.clone(),
-            input: block.input.clone(),
-            safe: unknown || call.is_concurrency_safe(),
-            status: Status::Queued(Box::new(call)),
+        let safe = unknown || call.is_concurrency_safe();
+        let status = if unknown {
+            Status::Done(CallOutcome::error(&id, messages::no_such_tool(&name)))
+        } else {
+            Status::Queued(Box::new(call))
+        };
+        let entry = Entry {
+            id,
+            name,
+            input,
+            safe,
+            status,
             context_changed: false,
         };
-        if unknown {
-            entry.status = Status::Done(CallOutcome::error(
-                &block.id,
-                messages::no_such_tool(&block.name),
-            ));
-        }
         self.entries.push(entry);
     }
 

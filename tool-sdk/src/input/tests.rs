@@ -575,7 +575,8 @@ fn an_integral_float_reads_as_its_integer_where_the_full_validator_takes_it() {
             scale: Some(2.0)
         }
     );
-    // Also when the policy first has to drop a refused `null` (the repaired copy is read).
+    // Also when the policy first has to drop a refused `null` (it repairs a copy, which is
+    // what is read).
     assert_eq!(
         parse_as::<Counted>(json!({"count": 3.0, "step": null})).unwrap(),
         Counted {

@@ -24,7 +24,6 @@ enum Step {
 
 /// The steps from the refused value outwards, pushed as the error travels up, and how numbers
 /// are read.
-#[derive(Default)]
 pub(crate) struct Trail {
     steps: RefCell<Vec<Step>>,
     /// Whether a float with no fractional part is read as the integer it equals (input policy
@@ -176,7 +175,10 @@ impl<'de> de::Deserializer<'de> for Located<'_, '_> {
                 }
             }
             other => {
-                return Err(de::Error::invalid_type(unexpected(other), &"string or map"));
+                return Err(de::Error::invalid_type(
+                    unexpected(other, self.trail),
+                    &"string or map",
+                ));
             }
         };
         visitor.visit_enum(Variant {
@@ -203,7 +205,7 @@ impl<'de> de::Deserializer<'de> for Located<'_, '_> {
     ) -> Result<V::Value, Self::Error> {
         match self.value {
             Value::Object(map) => visit_object(map, self.trail, visitor),
-            other => Err(not_an_object(other)),
+            other => Err(not_an_object(other, self.trail)),
         }
     }
 
@@ -221,12 +223,13 @@ impl<'de> de::Deserializer<'de> for Located<'_, '_> {
 /// The refusal of `value` where a struct (a JSON object) is expected. Its wording names no
 /// struct, so that the issue it becomes says "object" whatever the struct is called (a struct
 /// named `FilePath` is no string).
-fn not_an_object(value: &Value) -> serde_json::Error {
-    de::Error::invalid_type(unexpected(value), &"a struct, written as an object")
+fn not_an_object(value: &Value, trail: &Trail) -> serde_json::Error {
+    de::Error::invalid_type(unexpected(value, trail), &"a struct, written as an object")
 }
 
-/// What serde_json calls `value` in its refusals.
-fn unexpected(value: &Value) -> Unexpected<'_> {
+/// What serde_json calls `value` in its refusals (an integral float as its integer when
+/// `trail` reads it so).
+fn unexpected<'v>(value: &'v Value, trail: &Trail) -> Unexpected<'v> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(value) => Unexpected::Bool(*value),
@@ -236,7 +239,16 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
             } else if let Some(value) = number.as_i64() {
                 Unexpected::Signed(value)
             } else {
-                Unexpected::Float(number.as_f64().unwrap_or(f64::NAN))
+                let float = number.as_f64().unwrap_or(f64::NAN);
+                match super::policy::integer_of(float) {
+                    Some(Integer::Unsigned(value)) if trail.integral_floats => {
+                        Unexpected::Unsigned(value)
+                    }
+                    Some(Integer::Signed(value)) if trail.integral_floats => {
+                        Unexpected::Signed(value)
+                    }
+                    _ => Unexpected::Float(float),
+                }
             }
         }
         Value::String(text) => Unexpected::Str(text),
@@ -466,7 +478,10 @@ impl<'de> de::VariantAccess<'de> for Content<'_, '_> {
         self.read("tuple variant", |value, trail| match value {
             Value::Array(items) if items.is_empty() => visitor.visit_unit(),
             Value::Array(items) => visit_array(items, trail, visitor),
-            other => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
+            other => Err(de::Error::invalid_type(
+                unexpected(other, trail),
+                &"tuple variant",
+            )),
         })
     }
 
@@ -478,7 +493,7 @@ impl<'de> de::VariantAccess<'de> for Content<'_, '_> {
         self.read("struct variant", |value, trail| match value {
             Value::Object(map) => visit_object(map, trail, visitor),
             other => Err(de::Error::invalid_type(
-                unexpected(other),
+                unexpected(other, trail),
                 &"struct variant",
             )),
         })

@@ -144,9 +144,6 @@ impl InputValidator {
 
     /// Checks `input` where it is: `input` itself when it passes as sent, otherwise the
     /// input as the policy and coercion repaired it, kept in `repaired` (SPEC §5.4 step 3).
-    /// A native tool whose schema needs the full validator reads an integral float as the
-    /// integer it equals ([`InputValidator::reads_integral_floats`]), as that validator
-    /// accepts one where the schema says `integer`.
     ///
     /// # Errors
     /// As [`InputValidator::validate`].
@@ -163,10 +160,10 @@ impl InputValidator {
         Ok(repaired.insert(copy))
     }
 
-    /// Whether a float with no fractional part is read as the integer it equals: for a
-    /// native tool's schema that the plain check cannot read (the full validator, as JSON
-    /// Schema, takes `3.0` where the schema says `integer`; the plain check takes integers
-    /// only).
+    /// Whether the typed read of an input [`InputValidator::checked`] passed takes a float
+    /// with no fractional part as the integer it equals: for a native tool's schema that the
+    /// plain check cannot read (the full validator, as JSON Schema, takes `3.0` where the
+    /// schema says `integer`; the plain check takes integers only).
     pub(crate) fn reads_integral_floats(&self) -> bool {
         self.native && !self.is_plain
     }
