@@ -190,7 +190,7 @@ fn threshold_override(value: &Value) -> Option<usize> {
 /// Reads a concurrency cap the way the reference's `parseInt(value, 10) || 10` does (SPEC §5.3):
 /// leading whitespace is skipped, then an optional sign and the longest run of ASCII digits
 /// are read and the rest ignored (`"2.9"` → 2, `"1e3"` → 1, `" 7"` → 7). Unset, empty,
-/// unparsable, 0 **and negative** values give [`DEFAULT_MAX_CONCURRENCY`] (the reference would
+/// unparsable, 0 **and negative** values give the default, 10 (the reference would
 /// pass a negative value through and then run nothing, SPEC "How tool-sdk adapts" rule 3).
 ///
 /// ```

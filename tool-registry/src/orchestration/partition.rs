@@ -127,8 +127,8 @@ pub struct Batch {
 /// concurrency-safe only if its tool exists, its input parses, and the tool says so for that
 /// input (a panic there counts as unsafe). Consecutive safe calls share a batch; every other
 /// call is a batch of its own. Block order is kept. Every tool parses strictly; see
-/// [`partition_tool_calls_with`] for the lenient opt-out, and
-/// [`Orchestrator::partition`](super::Orchestrator::partition) for the same over an
+/// `partition_tool_calls_with` for the lenient opt-out, and
+/// [`Orchestrator::partition`](crate::Orchestrator::partition) for the same over an
 /// orchestrator's pool and alias fallback.
 // Used by the crate's tests and `test_support` only.
 #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]

@@ -17,7 +17,7 @@ pub const PREVIEW_SIZE_CHARS: usize = 2_000;
 /// The threshold, in chars, above which a result of a tool declaring `declared` is persisted:
 /// `None` for [`MaxResultSize::Unbounded`] (never persisted), else `min(declared, cap)`
 /// (SPEC §9 `getPersistenceThreshold`; `cap` is normally 50,000). Per-tool overrides are
-/// applied by [`super::OrchestratorConfig::persistence_threshold`].
+/// applied by [`OrchestratorConfig::persistence_threshold`](crate::OrchestratorConfig::persistence_threshold).
 // Used by the crate's tests and `test_support` only.
 #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
 pub fn persistence_threshold(declared: MaxResultSize, cap: usize) -> Option<usize> {

@@ -328,7 +328,7 @@ fn is_shell(predicate: &ShellToolPredicate, name: &str) -> bool {
 
 /// `NAME(summary)` of a call for the sibling-cancelled message (SPEC §5.5): the summary is the
 /// input's `command`, else `file_path`, else `pattern` (strings only), cut to
-/// [`SUMMARY_CHARS`] chars plus `…` when longer; `None` when there is no summary.
+/// 40 chars plus `…` when longer; `None` when there is no summary.
 pub fn call_description(name: &str, input: &Value) -> Option<String> {
     let summary = ["command", "file_path", "pattern"]
         .iter()

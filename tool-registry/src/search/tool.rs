@@ -28,8 +28,8 @@ pub(crate) const LOCATION_BLOCK: &str =
 /// The prompt's end: what a match gives and the three query forms.
 pub(crate) const PROMPT_TAIL: &str = "\n\nEvery match comes back as a reference to the tool, and its full definition is available from then on.\n\nQuery forms:\n- \"select:Read,Edit,Grep\" fetches exactly these tools, by name\n- \"notebook jupyter\" searches by keywords and returns the best max_results matches\n- \"+slack send\" requires \"slack\" in the name and ranks by the remaining terms";
 
-/// The ToolSearch prompt (SPEC §3.1): [`PROMPT_HEAD`], the location sentence for the delta gate,
-/// [`PROMPT_TAIL`].
+/// The ToolSearch prompt (SPEC §3.1): what deferred tools are, the location sentence for the
+/// delta gate, then the query forms.
 pub fn tool_search_prompt(deferred_delta: bool) -> String {
     let location = if deferred_delta {
         LOCATION_DELTA
