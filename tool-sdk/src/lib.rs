@@ -112,7 +112,7 @@ pub mod __private {
         named_fields,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::output::{Finish, FinishFn, FnCall, FnReturn, FnTool};
+    pub use crate::output::{Finish, FinishFn, FnCall, FnError, FnReturn, FnTool};
     pub use crate::overrides::Overrides;
     pub use crate::registration::{
         DefinitionSite, OutputSchemaFallback, OutputSchemaProbe, ToolRegistration,

@@ -164,7 +164,7 @@ pub trait FnTool: crate::Tool {
 }
 
 /// A function-form tool's result as a call's: the success through `ToolResult::from` (a plain
-/// value, or a [`ToolResult`] as it is), the error through `Into<ToolError>`. Implemented for
+/// value, or a [`ToolResult`] as it is), the error through `Into<ToolError>` ([`FnError`]). Implemented for
 /// every such `Result`, generic over its three types only, so tools that share them share one
 /// copy.
 #[doc(hidden)]
@@ -175,14 +175,37 @@ pub trait FnReturn<O> {
 
 impl<T, E, O> FnReturn<O> for Result<T, E>
 where
-    E: Into<ToolError>,
+    E: FnError,
     ToolResult<O>: From<T>,
 {
     fn into_call_result(self) -> Result<ToolResult<O>, ToolError> {
         match self {
             Ok(output) => Ok(ToolResult::from(output)),
-            Err(error) => Err(error.into()),
+            Err(error) => Err(error.into_tool_error()),
         }
+    }
+}
+
+/// What a function-form tool's error type must be: `Into<ToolError>`. Implemented for every
+/// such type through one `do_not_recommend` blanket impl, so that an error type without the
+/// conversion is reported with what to do (implement `From`, or turn on the `anyhow` feature
+/// for `anyhow::Error`) rather than with a list of `ToolError`'s `From` impls.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a tool function's error type, and `ToolError` cannot be made from it",
+    label = "no `From<{Self}> for ToolError`",
+    note = "return `Result<_, ToolError>`, or implement `From<{Self}> for ToolError` for an error type of your own; `std::io::Error`, `String` and `&str` convert already",
+    note = "for `anyhow::Result`, turn on tool-sdk's `anyhow` feature: `features = [\"anyhow\"]` on the tool-sdk line of Cargo.toml"
+)]
+pub trait FnError {
+    /// `Into::into`.
+    fn into_tool_error(self) -> ToolError;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: Into<ToolError>> FnError for E {
+    fn into_tool_error(self) -> ToolError {
+        self.into()
     }
 }
 
