@@ -22,6 +22,13 @@ enum Step {
     Index(usize),
 }
 
+/// A JSON number as it is read: an unsigned or signed integer, or a float.
+enum Read {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+}
+
 /// The steps from the refused value outwards, pushed as the error travels up, and how numbers
 /// are read.
 pub(crate) struct Trail {
@@ -56,6 +63,24 @@ impl Trail {
             }
         }
         path
+    }
+
+    /// How `number` is read: as serde_json reads it, except that an integral float is the
+    /// integer it equals when the trail says so. Not generic, so each visitor type adds only
+    /// its three calls.
+    fn number(&self, number: &Number) -> Read {
+        if let Some(value) = number.as_u64() {
+            return Read::Unsigned(value);
+        }
+        if let Some(value) = number.as_i64() {
+            return Read::Signed(value);
+        }
+        let float = number.as_f64().unwrap_or(f64::NAN);
+        match super::policy::integer_of(float) {
+            Some(Integer::Unsigned(value)) if self.integral_floats => Read::Unsigned(value),
+            Some(Integer::Signed(value)) if self.integral_floats => Read::Signed(value),
+            _ => Read::Float(float),
+        }
     }
 
     fn push(&self, step: Step) {
@@ -112,24 +137,11 @@ impl<'de> de::Deserializer<'de> for Located<'_, '_> {
         match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(value) => visitor.visit_bool(*value),
-            Value::Number(number) => {
-                if let Some(value) = number.as_u64() {
-                    visitor.visit_u64(value)
-                } else if let Some(value) = number.as_i64() {
-                    visitor.visit_i64(value)
-                } else {
-                    let float = number.as_f64().unwrap_or(f64::NAN);
-                    match super::policy::integer_of(float) {
-                        Some(Integer::Unsigned(value)) if self.trail.integral_floats => {
-                            visitor.visit_u64(value)
-                        }
-                        Some(Integer::Signed(value)) if self.trail.integral_floats => {
-                            visitor.visit_i64(value)
-                        }
-                        _ => visitor.visit_f64(float),
-                    }
-                }
-            }
+            Value::Number(number) => match self.trail.number(number) {
+                Read::Unsigned(value) => visitor.visit_u64(value),
+                Read::Signed(value) => visitor.visit_i64(value),
+                Read::Float(value) => visitor.visit_f64(value),
+            },
             Value::String(text) => visitor.visit_str(text),
             Value::Array(items) => visit_array(items, self.trail, visitor),
             Value::Object(map) => visit_object(map, self.trail, visitor),
@@ -233,24 +245,11 @@ fn unexpected<'v>(value: &'v Value, trail: &Trail) -> Unexpected<'v> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(value) => Unexpected::Bool(*value),
-        Value::Number(number) => {
-            if let Some(value) = number.as_u64() {
-                Unexpected::Unsigned(value)
-            } else if let Some(value) = number.as_i64() {
-                Unexpected::Signed(value)
-            } else {
-                let float = number.as_f64().unwrap_or(f64::NAN);
-                match super::policy::integer_of(float) {
-                    Some(Integer::Unsigned(value)) if trail.integral_floats => {
-                        Unexpected::Unsigned(value)
-                    }
-                    Some(Integer::Signed(value)) if trail.integral_floats => {
-                        Unexpected::Signed(value)
-                    }
-                    _ => Unexpected::Float(float),
-                }
-            }
-        }
+        Value::Number(number) => match trail.number(number) {
+            Read::Unsigned(value) => Unexpected::Unsigned(value),
+            Read::Signed(value) => Unexpected::Signed(value),
+            Read::Float(value) => Unexpected::Float(value),
+        },
         Value::String(text) => Unexpected::Str(text),
         Value::Array(_) => Unexpected::Seq,
         Value::Object(_) => Unexpected::Map,
