@@ -50,7 +50,17 @@ impl ::tool_sdk::__private::ToolInput for add {
 #[automatically_derived]
 #[doc(hidden)]
 impl ::tool_sdk::__private::FnTool for add {
+    type Output = i64;
     type Return = Result<i64, ToolError>;
+    const SPEC: ::tool_sdk::__private::FnSpec = ::tool_sdk::__private::FnSpec {
+        read_only: ::tool_sdk::__private::DeclaredFlag::Always,
+        concurrency_safe: ::tool_sdk::__private::DeclaredFlag::Always,
+        ..::tool_sdk::__private::FnSpec::new(
+            "Add",
+            "Adds two numbers.",
+            ::tool_sdk::__private::MaxResultSize::Chars(1000usize),
+        )
+    };
     #[inline]
     #[allow(deprecated)]
     fn __call(
@@ -62,46 +72,6 @@ impl ::tool_sdk::__private::FnTool for add {
         let _ = &__ctx;
         add(self.__input, __ctx)
     }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::Tool for add {
-    type Output = i64;
-    #[doc(hidden)]
-    fn __run(
-        self,
-        __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::RunFuture<'_> {
-        ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::FinishFn::<
-                Self,
-                _,
-            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
-        )
-    }
-    #[inline]
-    fn call(
-        self,
-        __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> impl ::tool_sdk::__private::Future<
-        Output = ::tool_sdk::__private::CallResult<i64>,
-    > + ::tool_sdk::__private::Send {
-        ::tool_sdk::__private::FnCall::<
-            Self,
-            _,
-        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
-    }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::ToolSpec for add {
-    const NAME: &'static ::tool_sdk::__private::str = "Add";
-    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Adds two numbers.";
-    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
-        1000usize,
-    );
-    const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
-    const CONCURRENCY_SAFE: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
-    #[doc(hidden)]
-    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 ::tool_sdk::__private::inventory::submit! {
     ::tool_sdk::__private::ToolRegistration::of:: < add >

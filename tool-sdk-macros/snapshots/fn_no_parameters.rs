@@ -43,7 +43,13 @@ impl ::tool_sdk::__private::ToolInput for now {
 #[automatically_derived]
 #[doc(hidden)]
 impl ::tool_sdk::__private::FnTool for now {
+    type Output = String;
     type Return = Result<ToolResult<String>, String>;
+    const SPEC: ::tool_sdk::__private::FnSpec = ::tool_sdk::__private::FnSpec::new(
+        "Now",
+        "Reports the time.",
+        ::tool_sdk::__private::MaxResultSize::Chars(100usize),
+    );
     #[inline]
     #[allow(deprecated)]
     fn __call(
@@ -55,44 +61,6 @@ impl ::tool_sdk::__private::FnTool for now {
         let _ = &__ctx;
         now()
     }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::Tool for now {
-    type Output = String;
-    #[doc(hidden)]
-    fn __run(
-        self,
-        __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> ::tool_sdk::__private::RunFuture<'_> {
-        ::tool_sdk::__private::Box::pin(
-            ::tool_sdk::__private::FinishFn::<
-                Self,
-                _,
-            >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx), __ctx),
-        )
-    }
-    #[inline]
-    fn call(
-        self,
-        __ctx: &::tool_sdk::__private::ToolUseContext,
-    ) -> impl ::tool_sdk::__private::Future<
-        Output = ::tool_sdk::__private::CallResult<String>,
-    > + ::tool_sdk::__private::Send {
-        ::tool_sdk::__private::FnCall::<
-            Self,
-            _,
-        >::new(<Self as ::tool_sdk::__private::FnTool>::__call(self, __ctx))
-    }
-}
-#[automatically_derived]
-impl ::tool_sdk::__private::ToolSpec for now {
-    const NAME: &'static ::tool_sdk::__private::str = "Now";
-    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Reports the time.";
-    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
-        100usize,
-    );
-    #[doc(hidden)]
-    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 ::tool_sdk::__private::inventory::submit! {
     ::tool_sdk::__private::ToolRegistration::of:: < now >

@@ -142,15 +142,21 @@ fn item_keyword(item: &syn::Item) -> (&'static str, Span) {
 
 fn generate(model: &Model<'_>, tokens: TokenStream) -> TokenStream {
     let cfg = cfg_attrs(model.input.attrs());
-    let spec = gen_tool_spec(model);
     let registration = gen_registration(model);
-    let item = match &model.input.item {
-        ToolItem::Struct(item) => gen_struct_with_docs(model, item, tokens),
-        ToolItem::Fn(function) => fn_form::generate(model, function, &cfg),
+    // The function form's facts are a constant of its `FnTool` impl (`fn_form`), read by the
+    // SDK's one blanket `ToolSpec` impl.
+    let (item, spec) = match &model.input.item {
+        ToolItem::Struct(item) => {
+            let spec = gen_tool_spec(model);
+            (
+                gen_struct_with_docs(model, item, tokens),
+                quote!(#(#cfg)* #spec),
+            )
+        }
+        ToolItem::Fn(function) => (fn_form::generate(model, function, &cfg), TokenStream::new()),
     };
     quote! {
         #item
-        #(#cfg)*
         #spec
         #(#cfg)*
         #registration
@@ -226,21 +232,13 @@ fn with_field_metadata(tokens: TokenStream, fields: &syn::FieldsNamed) -> TokenS
 
 fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     let ident = model.input.ident();
-    let name = &model.name;
-    let description = &model.description;
-    let aliases = &model.aliases;
-    let search_hint = match &model.search_hint {
-        Some(hint) => quote!(#Private::Option::Some(#hint)),
-        None => quote!(#Private::Option::None),
-    };
-    let max = match model.max_result_size_chars {
-        MaxSize::Chars(chars) => {
-            let chars = usize::try_from(chars).unwrap_or(usize::MAX);
-            quote!(#Private::MaxResultSize::Chars(#chars))
-        }
-        MaxSize::Unbounded => quote!(#Private::MaxResultSize::Unbounded),
-    };
-    let optional = gen_optional_consts(model);
+    let (name, description, max) = required_facts(model);
+    let optional = optional_facts(model)
+        .into_iter()
+        .map(|Fact { name, ty, value }| {
+            let name = syn::Ident::new(name, Span::call_site());
+            quote!(const #name: #ty = #value;)
+        });
     let read_only = gen_flag("is_read_only", model.read_only.as_ref());
     let concurrency_safe = gen_flag("is_concurrency_safe", model.concurrency_safe.as_ref());
     let destructive = gen_flag("is_destructive", model.destructive.as_ref());
@@ -252,25 +250,13 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     .into_iter()
     .filter(|(_, flag)| matches!(flag, Some(FlagValue::Method(_))))
     .map(|(method, _)| method);
-    let aliases = if aliases.is_empty() {
-        TokenStream::new()
-    } else {
-        quote!(const ALIASES: &'static [&'static #Private::str] = &[#(#aliases),*];)
-    };
-    let search_hint = if model.search_hint.is_some() {
-        quote!(const SEARCH_HINT: #Private::Option<&'static #Private::str> = #search_hint;)
-    } else {
-        TokenStream::new()
-    };
     quote! {
         #[automatically_derived]
         impl #Private::ToolSpec for #ident {
             const NAME: &'static #Private::str = #name;
             const DESCRIPTION: &'static #Private::str = #description;
             const MAX_RESULT_SIZE_CHARS: #Private::MaxResultSize = #max;
-            #aliases
-            #search_hint
-            #optional
+            #(#optional)*
             #[doc(hidden)]
             const __FLAG_METHODS: #Private::Overrides = #Private::Overrides::NONE #(.with(#per_input))*;
             #read_only
@@ -280,60 +266,120 @@ fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     }
 }
 
-/// The constants whose trait default is right unless the attribute says otherwise; only the
-/// ones that differ are emitted, as a person would write them.
-fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
-    let mut out = TokenStream::new();
+/// The function form's facts: one `FnSpec` value, the same facts `gen_tool_spec` writes as
+/// constants (a function-form tool's flags are fixed per tool, so there are no flag methods).
+pub(crate) fn gen_fn_spec(model: &Model<'_>) -> TokenStream {
+    let (name, description, max) = required_facts(model);
+    let optional: Vec<TokenStream> = optional_facts(model)
+        .into_iter()
+        .map(|Fact { name, value, .. }| {
+            let field = syn::Ident::new(&name.to_ascii_lowercase(), Span::call_site());
+            quote!(#field: #value,)
+        })
+        .collect();
+    let facts = quote!(#Private::FnSpec::new(#name, #description, #max));
+    if optional.is_empty() {
+        return facts;
+    }
+    quote! {
+        #Private::FnSpec {
+            #(#optional)*
+            ..#facts
+        }
+    }
+}
+
+/// The name, the description and the result-size limit, which every tool declares.
+fn required_facts<'m>(model: &'m Model<'_>) -> (&'m str, &'m str, TokenStream) {
+    let max = match model.max_result_size_chars {
+        MaxSize::Chars(chars) => {
+            let chars = usize::try_from(chars).unwrap_or(usize::MAX);
+            quote!(#Private::MaxResultSize::Chars(#chars))
+        }
+        MaxSize::Unbounded => quote!(#Private::MaxResultSize::Unbounded),
+    };
+    (&model.name, &model.description, max)
+}
+
+/// One optional fact the attribute declares: the `ToolSpec` constant's name (the `FnSpec`
+/// field's, in lower case), its type and its value.
+struct Fact {
+    name: &'static str,
+    ty: TokenStream,
+    value: TokenStream,
+}
+
+/// The facts whose trait default is right unless the attribute says otherwise; only the ones
+/// that differ are listed, so the generated code says what a person would write.
+fn optional_facts(model: &Model<'_>) -> Vec<Fact> {
+    let mut out = Vec::new();
+    let mut fact = |name, ty, value| out.push(Fact { name, ty, value });
+    let str_list = quote!(&'static [&'static #Private::str]);
+    let opt_str = quote!(#Private::Option<&'static #Private::str>);
+    let bool_ty = quote!(#Private::bool);
+    let flag_ty = quote!(#Private::DeclaredFlag);
+    if !model.aliases.is_empty() {
+        let aliases = &model.aliases;
+        fact("ALIASES", str_list.clone(), quote!(&[#(#aliases),*]));
+    }
+    if let Some(hint) = &model.search_hint {
+        fact(
+            "SEARCH_HINT",
+            opt_str.clone(),
+            quote!(#Private::Option::Some(#hint)),
+        );
+    }
     if model.should_defer {
-        out.extend(quote!(const SHOULD_DEFER: #Private::bool = true;));
+        fact("SHOULD_DEFER", bool_ty.clone(), quote!(true));
     }
     if model.always_load {
-        out.extend(quote!(const ALWAYS_LOAD: #Private::bool = true;));
+        fact("ALWAYS_LOAD", bool_ty.clone(), quote!(true));
     }
     if model.strict {
-        out.extend(quote!(const STRICT: #Private::bool = true;));
+        fact("STRICT", bool_ty.clone(), quote!(true));
     }
     for (name, declared) in [
         ("OPEN_WORLD", model.open_world),
         ("IDEMPOTENT", model.idempotent),
     ] {
         if let Some(value) = declared {
-            let name = syn::Ident::new(name, Span::call_site());
             let declared = if value {
                 quote!(#Private::DeclaredFlag::Always)
             } else {
                 quote!(#Private::DeclaredFlag::Never)
             };
-            out.extend(quote!(const #name: #Private::DeclaredFlag = #declared;));
+            fact(name, flag_ty.clone(), declared);
         }
     }
     if !model.examples.is_empty() {
         let examples = &model.examples;
-        out.extend(quote!(
-            const EXAMPLES: &'static [&'static #Private::str] = &[#(#examples),*];
-        ));
+        fact("EXAMPLES", str_list.clone(), quote!(&[#(#examples),*]));
     }
     if model.examples_in_description {
-        out.extend(quote!(const EXAMPLES_IN_DESCRIPTION: #Private::bool = true;));
+        fact("EXAMPLES_IN_DESCRIPTION", bool_ty, quote!(true));
     }
     if let Some(title) = &model.title {
-        out.extend(quote!(
-            const TITLE: #Private::Option<&'static #Private::str> = #Private::Option::Some(#title);
-        ));
+        fact("TITLE", opt_str, quote!(#Private::Option::Some(#title)));
     }
     if let Some(task) = model.task {
         let task = syn::Ident::new(task, Span::call_site());
-        out.extend(quote!(const TASK: #Private::TaskSupport = #Private::TaskSupport::#task;));
+        fact(
+            "TASK",
+            quote!(#Private::TaskSupport),
+            quote!(#Private::TaskSupport::#task),
+        );
     }
     if let Some(callers) = model.callers {
         let callers = syn::Ident::new(callers, Span::call_site());
-        out.extend(quote!(const CALLERS: #Private::Callers = #Private::Callers::#callers;));
+        fact(
+            "CALLERS",
+            quote!(#Private::Callers),
+            quote!(#Private::Callers::#callers),
+        );
     }
     if !model.scopes.is_empty() {
         let scopes = &model.scopes;
-        out.extend(quote!(
-            const SCOPES: &'static [&'static #Private::str] = &[#(#scopes),*];
-        ));
+        fact("SCOPES", str_list, quote!(&[#(#scopes),*]));
     }
     for (name, flag) in [
         ("READ_ONLY", model.read_only.as_ref()),
@@ -341,9 +387,7 @@ fn gen_optional_consts(model: &Model<'_>) -> TokenStream {
         ("DESTRUCTIVE", model.destructive.as_ref()),
     ] {
         if let Some(flag) = flag {
-            let name = syn::Ident::new(name, Span::call_site());
-            let declared = gen_declared(flag);
-            out.extend(quote!(const #name: #Private::DeclaredFlag = #declared;));
+            fact(name, flag_ty.clone(), gen_declared(flag));
         }
     }
     out

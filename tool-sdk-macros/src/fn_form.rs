@@ -6,7 +6,10 @@
 //! route structs do. It wraps the input (or `NoInput` for a tool without parameters) and
 //! implements `ToolInput` by forwarding to it (reading and the schema functions), so the
 //! schema is exactly the input's; it is not itself `Deserialize` or `JsonSchema` (generic code
-//! reads it through `tool_sdk::tool::InputOf`).
+//! reads it through `tool_sdk::tool::InputOf`). Its one other impl is `FnTool` (the output and
+//! return types, the facts as one `FnSpec` constant, the call of the function): the SDK's
+//! blanket impls over `FnTool` give it `ToolSpec` and `Tool`, so a function-form tool puts few
+//! items in the user's crate, which an edit of any tool's body re-checks.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -15,12 +18,13 @@ use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
 use crate::docs::tool_section;
+use crate::expand::gen_fn_spec;
 use crate::input_shape::{NamedFieldsCheck, named_fields_check};
 use crate::paths::{Private, private_at};
 use crate::valid::Model;
 
-/// The fn with its "Tool" docs section, the tool type, its `ToolInput` forwarding and
-/// `impl Tool`.
+/// The fn with its "Tool" docs section, the tool type, its `ToolInput` forwarding and its
+/// `FnTool` impl.
 pub(crate) fn generate(
     model: &Model<'_>,
     function: &ToolFn<'_>,
@@ -40,7 +44,7 @@ pub(crate) fn generate(
     );
     let check = function.input.and_then(named_fields_check);
     let input_impl = gen_input_delegation(ident, &input, check.as_ref());
-    let tool_impl = gen_tool_impl(function);
+    let tool_impl = gen_fn_tool_impl(model, function);
     quote! {
         #(#attrs)*
         #[doc = #docs]
@@ -175,10 +179,13 @@ fn gen_input_delegation(
     }
 }
 
-fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
+/// The one `FnTool` impl: the output and return types, the facts, the call of the function.
+/// `ToolSpec`, `Tool` and `ToolImpl` come from the SDK's blanket impls over `FnTool`.
+fn gen_fn_tool_impl(model: &Model<'_>, function: &ToolFn<'_>) -> TokenStream {
     let sig = &function.original.sig;
     let ident = &sig.ident;
     let output = output_type(function);
+    let spec = gen_fn_spec(model);
     let syn::ReturnType::Type(_, returned) = &sig.output else {
         unreachable!("the fn form's return type was checked to be a `Result`")
     };
@@ -205,7 +212,9 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
         #[automatically_derived]
         #[doc(hidden)]
         impl #Private::FnTool for #ident {
+            type Output = #output;
             #return_item
+            const SPEC: #Private::FnSpec = #spec;
 
             // The tool calls the function it was made from: a `#[deprecated]` on that function
             // is for other callers.
@@ -214,32 +223,6 @@ fn gen_tool_impl(function: &ToolFn<'_>) -> TokenStream {
             fn __call(self, #ctx: &#Private::ToolUseContext) -> #call_future {
                 let _ = &#ctx;
                 #ident(#args)
-            }
-        }
-
-        #[automatically_derived]
-        impl #Private::Tool for #ident {
-            type Output = #output;
-
-            // The function's future in `FinishFn`, not `call`'s future: `call` is compiled
-            // only where someone calls it.
-            #[doc(hidden)]
-            fn __run(
-                self,
-                #ctx: &#Private::ToolUseContext,
-            ) -> #Private::RunFuture<'_> {
-                #Private::Box::pin(#Private::FinishFn::<Self, _>::new(
-                    <Self as #Private::FnTool>::__call(self, #ctx),
-                    #ctx,
-                ))
-            }
-
-            #[inline]
-            fn call(
-                self,
-                #ctx: &#Private::ToolUseContext,
-            ) -> impl #Private::Future<Output = #Private::CallResult<#output>> + #Private::Send {
-                #Private::FnCall::<Self, _>::new(<Self as #Private::FnTool>::__call(self, #ctx))
             }
         }
     }

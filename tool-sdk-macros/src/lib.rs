@@ -61,11 +61,14 @@ use proc_macro::TokenStream;
 /// Both parameters are optional, in that order; a
 /// tool without an input parameter has the schema `{"type":"object","properties":{}}` and
 /// accepts `{}`. The macro adds a braced struct with the fn's name (`struct name { .. }`, in the
-/// type namespace only, so it does not clash with the fn) that implements `Tool`; the fn's doc
-/// comment is the description, and the fn stays callable as written.
+/// type namespace only, so it does not clash with the fn) that implements `Tool` and
+/// `ToolSpec`; the fn's doc comment is the description, and the fn stays callable as written.
+/// A function-form tool's flags are fixed per tool (`read_only = Self::method` is the struct
+/// form's), and it overrides no hook.
 ///
-/// Either way the macro generates `impl ToolSpec` with only the constants that differ from the
-/// defaults, registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
+/// For a struct the macro generates `impl ToolSpec` with only the constants that differ from
+/// the defaults (for a function, the same facts as one constant the SDK's `ToolSpec` reads),
+/// registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
 /// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
 /// undeclared defaults marked, result size limit, search hint, deferral). The section is for
 /// rustdoc only (`#[cfg_attr(doc, ..)]`; a plain `#[doc]` on a struct with no doc comment of its

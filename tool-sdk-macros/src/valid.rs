@@ -4,7 +4,7 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::ast::AnnotatedItem;
+use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::{FlagValue, MaxSize, ToolArgs};
 
 /// What expansion needs, every value already checked.
@@ -52,7 +52,11 @@ pub(crate) fn check<'a>(args: ToolArgs, input: AnnotatedItem<'a>) -> darling::Re
     let description = check_description(&args, &input, &mut errors);
     let max_result_size_chars = check_max_result_size(&args, &mut errors);
     check_search_hint(&args, &mut errors);
-    check_exclusive_flags(&args, &mut errors);
+    let is_fn = matches!(input.item, ToolItem::Fn(_));
+    check_exclusive_flags(&args, is_fn, &mut errors);
+    if is_fn {
+        check_fn_flags_fixed(&args, &mut errors);
+    }
     let aliases = check_aliases(&args, &name, &mut errors);
     check_not_generic(&input, &mut errors);
     let should_defer = fixed_flag(&mut errors, "should_defer", args.should_defer.as_ref());
@@ -182,9 +186,28 @@ fn check_search_hint(args: &ToolArgs, errors: &mut Errors) {
     }
 }
 
+/// A function-form tool's flags are fixed per tool: its tool type is made by the macro, so there
+/// is no `&self` of the user's to decide on per input.
+fn check_fn_flags_fixed(args: &ToolArgs, errors: &mut Errors) {
+    for (key, flag) in [
+        ("read_only", &args.read_only),
+        ("concurrency_safe", &args.concurrency_safe),
+        ("destructive", &args.destructive),
+    ] {
+        if let Some(FlagValue::Method(path)) = flag {
+            errors.push(
+                darling::Error::custom(format!(
+                    "a function-form tool's `{key}` is fixed per tool: write `{key}` or `{key} = false`; to decide it per input, put `#[tool(...)]` on the input struct and implement `Tool` for it (the struct form), with `{key} = Self::method`"
+                ))
+                .with_span(path),
+            );
+        }
+    }
+}
+
 /// Flags that cannot both be true: `should_defer` and `always_load`, `read_only` and
 /// `destructive`.
-fn check_exclusive_flags(args: &ToolArgs, errors: &mut Errors) {
+fn check_exclusive_flags(args: &ToolArgs, is_fn: bool, errors: &mut Errors) {
     if let (Some(defer), Some(always)) = (&args.should_defer, &args.always_load)
         && defer.is_const_true()
         && always.is_const_true()
@@ -201,12 +224,12 @@ fn check_exclusive_flags(args: &ToolArgs, errors: &mut Errors) {
         && read_only.is_const_true()
         && destructive.is_const_true()
     {
-        errors.push(
-                darling::Error::custom(
-                    "a tool cannot be both `read_only` and `destructive`: remove one, or decide per input with `destructive = Self::method`",
-                )
-                .with_span(&destructive.span()),
-            );
+        let message = if is_fn {
+            "a tool cannot be both `read_only` and `destructive`: remove one"
+        } else {
+            "a tool cannot be both `read_only` and `destructive`: remove one, or decide per input with `destructive = Self::method`"
+        };
+        errors.push(darling::Error::custom(message).with_span(&destructive.span()));
     }
 }
 

@@ -323,7 +323,7 @@ pub trait ToolImpl {
 /// `#[tool]` writes per tool. `do_not_recommend`, so that an `impl Tool` without `#[tool]` is
 /// still reported as `ToolImpl`'s own message says, not as a missing `FnTool`.
 #[diagnostic::do_not_recommend]
-impl<T: crate::output::FnTool> ToolImpl for T {
+impl<T: crate::fn_form::FnTool> ToolImpl for T {
     const __OVERRIDES: Overrides = Overrides::NONE;
 }
 
@@ -349,11 +349,11 @@ pub trait Tool: ToolSpec + ToolInput + ToolImpl {
     /// the parsed input and the context in, the result already mapped to `tool_result` content
     /// ([`ToolOutput`]) or the call's error out. The future is [`call`](Tool::call)'s own,
     /// wrapped in [`Finish`] (a struct, not a second state machine); for the function form,
-    /// the function's own, wrapped in `FinishFn`. `#[tool]` on the impl block
-    /// (and the fn form) writes it in the tool's own impl, so that the code which depends on
-    /// the call's body is compiled with the tool's own and, for a non-generic impl, is not part
-    /// of the crate's metadata (such a method, unlike a constant holding a closure, is not
-    /// encoded for other crates). The default, the SDK's generic runner, is there only so that
+    /// the function's own, wrapped in `FinishFn` (by the SDK's one impl of `Tool` for
+    /// function-form tools). `#[tool]` on the impl block writes it in the tool's own impl, so
+    /// that the code which depends on the call's body is compiled with the tool's own and, for
+    /// a non-generic impl, is not part of the crate's metadata (such a method, unlike a
+    /// constant holding a closure, is not encoded for other crates). The default, the SDK's generic runner, is there only so that
     /// an impl without `#[tool]` reports the one error that says to add it. A tool that
     /// overrides `validate_input` is dispatched through the runner that checks first. Used by
     /// the SDK only.

@@ -1,0 +1,379 @@
+//! The function form's side of the SDK: `#[tool(...)] async fn name(input: Args, ctx:
+//! &ToolUseContext) -> Result<T, E>`.
+//!
+//! `#[tool]` on a function writes, per tool, the function, a tool type wrapping its input, that
+//! type's [`ToolInput`] (the input's own) and one [`FnTool`] impl: the output and return
+//! types, the tool's facts as one [`FnSpec`] constant, and the call of the function. Every
+//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`](crate::ToolImpl)) comes from
+//! one blanket impl over `FnTool` here, written once rather than per tool: an edit of one
+//! tool's body then re-checks the items of every tool in the crate (they share a module), and
+//! fewer items per tool is what keeps that rebuild short.
+//!
+//! The futures read the function's result through [`FnTool::Return`] ([`FnReturn`]):
+//! [`FnCall`] is the tool's `call`, [`FinishFn`] its runner. Only their `poll`s are generic over
+//! the function's future.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+
+use crate::callers::Callers;
+use crate::context::ToolUseContext;
+use crate::output::{OutputMapping, ToolOutputValue, finish};
+use crate::overrides::Overrides;
+use crate::result::{ToolError, ToolOutput, ToolResult};
+use crate::tool::{DeclaredFlag, MaxResultSize, TaskSupport, Tool, ToolInput, ToolSpec};
+
+/// A function-form tool's facts, as its `#[tool(...)]` attribute declares them: one constant
+/// per tool ([`FnTool::SPEC`]) where a struct-form tool has one [`ToolSpec`] constant each.
+/// Each field is the [`ToolSpec`] constant of the same name, in lower case, and
+/// [`FnSpec::new`] gives every optional one the trait's default. Public (hidden) for the code
+/// `#[tool]` writes; not meant to be written by hand.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct FnSpec {
+    /// [`ToolSpec::NAME`].
+    pub name: &'static str,
+    /// [`ToolSpec::ALIASES`].
+    pub aliases: &'static [&'static str],
+    /// [`ToolSpec::DESCRIPTION`].
+    pub description: &'static str,
+    /// [`ToolSpec::SEARCH_HINT`].
+    pub search_hint: Option<&'static str>,
+    /// [`ToolSpec::MAX_RESULT_SIZE_CHARS`].
+    pub max_result_size_chars: MaxResultSize,
+    /// [`ToolSpec::SHOULD_DEFER`].
+    pub should_defer: bool,
+    /// [`ToolSpec::ALWAYS_LOAD`].
+    pub always_load: bool,
+    /// [`ToolSpec::READ_ONLY`]: never [`DeclaredFlag::PerInput`] (a function-form tool's flags
+    /// are fixed per tool).
+    pub read_only: DeclaredFlag,
+    /// [`ToolSpec::CONCURRENCY_SAFE`], fixed per tool.
+    pub concurrency_safe: DeclaredFlag,
+    /// [`ToolSpec::DESTRUCTIVE`], fixed per tool.
+    pub destructive: DeclaredFlag,
+    /// [`ToolSpec::OPEN_WORLD`].
+    pub open_world: DeclaredFlag,
+    /// [`ToolSpec::IDEMPOTENT`].
+    pub idempotent: DeclaredFlag,
+    /// [`ToolSpec::TITLE`].
+    pub title: Option<&'static str>,
+    /// [`ToolSpec::TASK`].
+    pub task: TaskSupport,
+    /// [`ToolSpec::SCOPES`].
+    pub scopes: &'static [&'static str],
+    /// [`ToolSpec::CALLERS`].
+    pub callers: Callers,
+    /// [`ToolSpec::EXAMPLES`].
+    pub examples: &'static [&'static str],
+    /// [`ToolSpec::EXAMPLES_IN_DESCRIPTION`].
+    pub examples_in_description: bool,
+    /// [`ToolSpec::STRICT`].
+    pub strict: bool,
+}
+
+impl FnSpec {
+    /// The three facts every tool declares, every other one at [`ToolSpec`]'s default.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        max_result_size_chars: MaxResultSize,
+    ) -> Self {
+        Self {
+            name,
+            aliases: &[],
+            description,
+            search_hint: None,
+            max_result_size_chars,
+            should_defer: false,
+            always_load: false,
+            read_only: DeclaredFlag::Default,
+            concurrency_safe: DeclaredFlag::Default,
+            destructive: DeclaredFlag::Default,
+            open_world: DeclaredFlag::Default,
+            idempotent: DeclaredFlag::Default,
+            title: None,
+            task: TaskSupport::Forbidden,
+            scopes: &[],
+            callers: Callers::Direct,
+            examples: &[],
+            examples_in_description: false,
+            strict: false,
+        }
+    }
+}
+
+/// What `#[tool]` on an `async fn` writes for the tool type it makes, the one impl per tool
+/// the blanket [`ToolSpec`] and [`Tool`] impls below read. `Return` is the function's return
+/// type as written (`Result<T, E>`, or an alias of one such as `std::io::Result<T>`), bound by
+/// [`FnReturn`], so the function's error type is checked against `Into<ToolError>` once, where
+/// the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`]) carry no bound
+/// that could report it again; `__call` is the function's future, checked to be `Send` once,
+/// where it is declared. Public (hidden) for the code `#[tool]` writes; not meant to be
+/// implemented by hand.
+#[doc(hidden)]
+pub trait FnTool: ToolInput + Send + Sync + 'static {
+    /// What a successful call produces: `T` of the function's `Result<T, E>`, or `X` when `T`
+    /// is `ToolResult<X>`.
+    type Output: ToolOutputValue + Send + 'static;
+    /// The function's return type.
+    type Return: FnReturn<Self::Output>;
+    /// The tool's facts.
+    const SPEC: FnSpec;
+    /// The function called with the tool's input and `ctx`: its own future. The one place the
+    /// future is checked to be `Send`, so a function that holds a non-`Send` value across an
+    /// `.await` is reported once.
+    fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
+}
+
+/// A function-form tool's facts, read from its [`FnSpec`]. `do_not_recommend`, so that a
+/// struct without `#[tool(...)]` is still reported as `ToolSpec`'s own message says, not as a
+/// missing `FnTool`.
+#[diagnostic::do_not_recommend]
+impl<T: FnTool> ToolSpec for T {
+    const NAME: &'static str = T::SPEC.name;
+    const ALIASES: &'static [&'static str] = T::SPEC.aliases;
+    const DESCRIPTION: &'static str = T::SPEC.description;
+    const SEARCH_HINT: Option<&'static str> = T::SPEC.search_hint;
+    const MAX_RESULT_SIZE_CHARS: MaxResultSize = T::SPEC.max_result_size_chars;
+    const SHOULD_DEFER: bool = T::SPEC.should_defer;
+    const ALWAYS_LOAD: bool = T::SPEC.always_load;
+    const READ_ONLY: DeclaredFlag = T::SPEC.read_only;
+    const CONCURRENCY_SAFE: DeclaredFlag = T::SPEC.concurrency_safe;
+    const DESTRUCTIVE: DeclaredFlag = T::SPEC.destructive;
+    const OPEN_WORLD: DeclaredFlag = T::SPEC.open_world;
+    const IDEMPOTENT: DeclaredFlag = T::SPEC.idempotent;
+    const TITLE: Option<&'static str> = T::SPEC.title;
+    const TASK: TaskSupport = T::SPEC.task;
+    const SCOPES: &'static [&'static str] = T::SPEC.scopes;
+    const CALLERS: Callers = T::SPEC.callers;
+    const EXAMPLES: &'static [&'static str] = T::SPEC.examples;
+    const EXAMPLES_IN_DESCRIPTION: bool = T::SPEC.examples_in_description;
+    const STRICT: bool = T::SPEC.strict;
+    const __FLAG_METHODS: Overrides = Overrides::NONE;
+}
+
+/// A function-form tool's behaviour: its call is the function's, and it overrides no hook.
+/// `do_not_recommend`, so that a tool without `impl Tool` is still reported as `Tool`'s own
+/// message says.
+#[diagnostic::do_not_recommend]
+impl<T: FnTool> Tool for T {
+    type Output = T::Output;
+
+    // The function's future in `FinishFn`, not `call`'s future: `call` is compiled only where
+    // someone calls it.
+    fn __run(self, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(FinishFn::<Self, _>::new(self.__call(ctx), ctx))
+    }
+
+    #[inline]
+    fn call(
+        self,
+        ctx: &ToolUseContext,
+    ) -> impl Future<Output = Result<ToolResult<Self::Output>, ToolError>> + Send {
+        FnCall::<Self, _>::new(self.__call(ctx))
+    }
+}
+
+/// A function-form tool's result as a call's: the success through `ToolResult::from` (a plain
+/// value, or a [`ToolResult`] as it is), the error through `Into<ToolError>` ([`FnError`]). Implemented for
+/// every such `Result`, generic over its three types only, so tools that share them share one
+/// copy.
+#[doc(hidden)]
+pub trait FnReturn<O> {
+    /// The result as the call's.
+    fn into_call_result(self) -> Result<ToolResult<O>, ToolError>;
+}
+
+impl<T, E, O> FnReturn<O> for Result<T, E>
+where
+    E: FnError,
+    ToolResult<O>: From<T>,
+{
+    fn into_call_result(self) -> Result<ToolResult<O>, ToolError> {
+        match self {
+            Ok(output) => Ok(ToolResult::from(output)),
+            Err(error) => Err(error.into_tool_error()),
+        }
+    }
+}
+
+/// What a function-form tool's error type must be: `Into<ToolError>`. Implemented for every
+/// such type through one `do_not_recommend` blanket impl, so that an error type without the
+/// conversion is reported with what to do (implement `From`, or turn on the `anyhow` feature
+/// for `anyhow::Error`) rather than with a list of `ToolError`'s `From` impls.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a tool function's error type, and `ToolError` cannot be made from it",
+    label = "no `From<{Self}> for ToolError`",
+    note = "return `Result<_, ToolError>`, or implement `From<{Self}> for ToolError` for an error type of your own; `std::io::Error`, `String` and `&str` convert already",
+    note = "for `anyhow::Result`, turn on tool-sdk's `anyhow` feature: `features = [\"anyhow\"]` on the tool-sdk line of Cargo.toml"
+)]
+pub trait FnError {
+    /// `Into::into`.
+    fn into_tool_error(self) -> ToolError;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: Into<ToolError>> FnError for E {
+    fn into_tool_error(self) -> ToolError {
+        self.into()
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of a function-form tool's `call`: the function's own future (`F`), its
+    /// result read by the tool type `T`'s [`FnTool::Return`] when it is ready. A plain
+    /// struct rather than an `async` block around the function's future, so that the tool
+    /// compiles one state machine (the function's), not two. Public (hidden) for the code
+    /// `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FnCall<T, F> {
+        #[pin]
+        call: F,
+        tool: PhantomData<fn() -> T>,
+    }
+}
+
+impl<T, F> FnCall<T, F> {
+    /// The function's future `call`, its result to be read as `T` reads it.
+    #[inline]
+    pub fn new(call: F) -> Self {
+        Self {
+            call,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T, F> Future for FnCall<T, F>
+where
+    T: FnTool,
+    F: Future<Output = T::Return>,
+{
+    type Output = Result<ToolResult<T::Output>, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().call.poll(cx) {
+            Poll::Ready(result) => Poll::Ready(result.into_call_result()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A function-form tool's runner future: the function's own future (`F`), its result read
+    /// by the tool type `T`'s [`FnTool::Return`] and mapped by its [`OutputMapping`] in one
+    /// `poll`. The runner (`Tool::__run`) boxes it around the function's future directly, not
+    /// around `call`'s, so a function-form tool compiles the function's state machine and this
+    /// one `poll`, as a struct-form tool compiles its `call` and [`Finish`]'s; its `call`
+    /// (`#[inline]`, [`FnCall`]) is compiled only where someone calls it. Public (hidden) for
+    /// the code `#[tool]` writes; not meant to be used by hand.
+    #[doc(hidden)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct FinishFn<'a, T, F> {
+        #[pin]
+        call: F,
+        ctx: &'a ToolUseContext,
+        tool: PhantomData<fn() -> T>,
+    }
+}
+
+impl<'a, T, F> FinishFn<'a, T, F> {
+    /// The function's future `call`, run with `ctx`, its result to be read and mapped as `T`
+    /// does.
+    #[inline]
+    pub fn new(call: F, ctx: &'a ToolUseContext) -> Self {
+        Self {
+            call,
+            ctx,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T, F> Future for FinishFn<'_, T, F>
+where
+    T: FnTool,
+    F: Future<Output = T::Return>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.call.poll(cx) {
+            Poll::Ready(result) => Poll::Ready(finish(result.into_call_result(), this.ctx, T::MAP)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FnSpec;
+    use crate::tool::{MaxResultSize, ToolSpec};
+
+    struct Plain;
+
+    impl ToolSpec for Plain {
+        const NAME: &'static str = "Plain";
+        const DESCRIPTION: &'static str = "A tool with the three required facts only.";
+        const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(10);
+    }
+
+    /// `FnSpec::new` gives every optional fact the trait's default: a function-form tool that
+    /// declares nothing optional has the facts of a struct-form tool that declares nothing
+    /// optional. The pattern names every field, so a new fact must be added here too.
+    #[test]
+    fn new_gives_the_trait_defaults() {
+        let FnSpec {
+            name,
+            aliases,
+            description,
+            search_hint,
+            max_result_size_chars,
+            should_defer,
+            always_load,
+            read_only,
+            concurrency_safe,
+            destructive,
+            open_world,
+            idempotent,
+            title,
+            task,
+            scopes,
+            callers,
+            examples,
+            examples_in_description,
+            strict,
+        } = FnSpec::new(
+            Plain::NAME,
+            Plain::DESCRIPTION,
+            Plain::MAX_RESULT_SIZE_CHARS,
+        );
+        assert_eq!(name, Plain::NAME);
+        assert_eq!(aliases, Plain::ALIASES);
+        assert_eq!(description, Plain::DESCRIPTION);
+        assert_eq!(search_hint, Plain::SEARCH_HINT);
+        assert_eq!(max_result_size_chars, Plain::MAX_RESULT_SIZE_CHARS);
+        assert_eq!(should_defer, Plain::SHOULD_DEFER);
+        assert_eq!(always_load, Plain::ALWAYS_LOAD);
+        assert_eq!(read_only, Plain::READ_ONLY);
+        assert_eq!(concurrency_safe, Plain::CONCURRENCY_SAFE);
+        assert_eq!(destructive, Plain::DESTRUCTIVE);
+        assert_eq!(open_world, Plain::OPEN_WORLD);
+        assert_eq!(idempotent, Plain::IDEMPOTENT);
+        assert_eq!(title, Plain::TITLE);
+        assert_eq!(task, Plain::TASK);
+        assert_eq!(scopes, Plain::SCOPES);
+        assert_eq!(callers, Plain::CALLERS);
+        assert_eq!(examples, Plain::EXAMPLES);
+        assert_eq!(examples_in_description, Plain::EXAMPLES_IN_DESCRIPTION);
+        assert_eq!(strict, Plain::STRICT);
+    }
+}
