@@ -18,9 +18,9 @@ use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
 use crate::docs::tool_section;
-use crate::expand::gen_fn_spec;
 use crate::input_shape::{NamedFieldsCheck, named_fields_check};
 use crate::paths::{Private, private_at};
+use crate::spec::gen_fn_spec;
 use crate::valid::Model;
 
 /// The fn with its "Tool" docs section, the tool type, its `ToolInput` forwarding and its

@@ -13,6 +13,7 @@ mod hooks;
 mod impl_form;
 mod input_shape;
 mod paths;
+mod spec;
 mod valid;
 
 #[cfg(test)]

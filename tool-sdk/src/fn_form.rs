@@ -4,7 +4,7 @@
 //! `#[tool]` on a function writes, per tool, the function, a tool type wrapping its input, that
 //! type's [`ToolInput`] (the input's own) and one [`FnTool`] impl: the output and return
 //! types, the tool's facts as one [`FnSpec`] constant, and the call of the function. Every
-//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`](crate::ToolImpl)) comes from
+//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`]) comes from
 //! one blanket impl over `FnTool` here, written once rather than per tool: an edit of one
 //! tool's body then re-checks the items of every tool in the crate (they share a module), and
 //! fewer items per tool is what keeps that rebuild short.
@@ -25,7 +25,7 @@ use crate::context::ToolUseContext;
 use crate::output::{OutputMapping, ToolOutputValue, finish};
 use crate::overrides::Overrides;
 use crate::result::{ToolError, ToolOutput, ToolResult};
-use crate::tool::{DeclaredFlag, MaxResultSize, TaskSupport, Tool, ToolInput, ToolSpec};
+use crate::tool::{DeclaredFlag, MaxResultSize, TaskSupport, Tool, ToolImpl, ToolInput, ToolSpec};
 
 /// A function-form tool's facts, as its `#[tool(...)]` attribute declares them: one constant
 /// per tool ([`FnTool::SPEC`]) where a struct-form tool has one [`ToolSpec`] constant each.
@@ -155,6 +155,14 @@ impl<T: FnTool> ToolSpec for T {
     const EXAMPLES_IN_DESCRIPTION: bool = T::SPEC.examples_in_description;
     const STRICT: bool = T::SPEC.strict;
     const __FLAG_METHODS: Overrides = Overrides::NONE;
+}
+
+/// A function-form tool overrides no hook: its [`ToolImpl`] is this one impl, not one that
+/// `#[tool]` writes per tool. `do_not_recommend`, so that an `impl Tool` without `#[tool]` is
+/// still reported as `ToolImpl`'s own message says, not as a missing `FnTool`.
+#[diagnostic::do_not_recommend]
+impl<T: FnTool> ToolImpl for T {
+    const __OVERRIDES: Overrides = Overrides::NONE;
 }
 
 /// A function-form tool's behaviour: its call is the function's, and it overrides no hook.

@@ -319,14 +319,6 @@ pub trait ToolImpl {
     const __OVERRIDES: Overrides;
 }
 
-/// A function-form tool overrides no hook: its [`ToolImpl`] is this one impl, not one that
-/// `#[tool]` writes per tool. `do_not_recommend`, so that an `impl Tool` without `#[tool]` is
-/// still reported as `ToolImpl`'s own message says, not as a missing `FnTool`.
-#[diagnostic::do_not_recommend]
-impl<T: crate::fn_form::FnTool> ToolImpl for T {
-    const __OVERRIDES: Overrides = Overrides::NONE;
-}
-
 /// The behaviour of a tool: the one method an author must write, [`Tool::call`], and optional
 /// hooks with neutral defaults (SPEC §1.1).
 ///
