@@ -65,7 +65,9 @@ use proc_macro::TokenStream;
 /// type namespace only, so it does not clash with the fn) that implements `Tool` and
 /// `ToolSpec`; the fn's doc comment is the description, and the fn stays callable as written.
 /// A function-form tool's flags are fixed per tool (`read_only = Self::method` is the struct
-/// form's), and it overrides no hook.
+/// form's), and it overrides no hook: its `Tool` and `ToolSpec` come from the SDK's blanket
+/// impls for function-form tools, so a hand-written `impl Tool for name` beside it conflicts
+/// with them. A tool that needs a hook is written in the struct form.
 ///
 /// For a struct the macro generates `impl ToolSpec` with only the constants that differ from
 /// the defaults (for a function, the same facts as one constant the SDK's `ToolSpec` reads),
@@ -89,7 +91,7 @@ use proc_macro::TokenStream;
 /// | `description = "..."` | unless there is a doc comment | what the model reads |
 /// | `aliases = ["Old"]` | no | other names the tool answers to (SPEC §1.3) |
 /// | `search_hint = "3 to 10 words"` | no | a capability phrase for ToolSearch, no trailing period |
-/// | `read_only`, `concurrency_safe`, `destructive` | no | a bare flag (`true`), `= true`/`= false`, or `= Self::method` for a `fn(&self) -> bool` deciding per input; absent means `false` (fail-closed); `read_only` and `destructive` cannot both be `true` |
+/// | `read_only`, `concurrency_safe`, `destructive` | no | a bare flag (`true`), `= true`/`= false`, or (struct form only) `= Self::method` for a `fn(&self) -> bool` deciding per input; absent means `false` (fail-closed); `read_only` and `destructive` cannot both be `true` |
 /// | `should_defer` | no | load through ToolSearch only (SPEC §4.1) |
 /// | `always_load` | no | never defer |
 /// | `strict` | no | ask the provider for strict schema adherence (SPEC §8.4) |
@@ -106,7 +108,8 @@ use proc_macro::TokenStream;
 /// | `examples_in_description` | no | also append the examples to the description sent to APIs with no slot for them (OpenAI Chat and Responses, MCP, Gemini's `parametersJsonSchema`); needs an `example` |
 ///
 /// `should_defer`, `always_load`, `strict`, `test_only`, `opt_in`, `open_world`, `idempotent` and
-/// `examples_in_description` are fixed per tool: a bare word, `= true` or `= false`.
+/// `examples_in_description` are fixed per tool: a bare word, `= true` or `= false`; so are
+/// `read_only`, `concurrency_safe` and `destructive` on a function-form tool.
 ///
 /// ## `name`, `max_result_size_chars`, description
 ///

@@ -4,10 +4,9 @@
 //! `#[tool]` on a function writes, per tool, the function, a tool type wrapping its input, that
 //! type's [`ToolInput`] (the input's own) and one [`FnTool`] impl: the output and return
 //! types, the tool's facts as one [`FnSpec`] constant, and the call of the function. Every
-//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`]) comes from
-//! one blanket impl over `FnTool` here, written once rather than per tool: an edit of one
-//! tool's body then re-checks the items of every tool in the crate (they share a module), and
-//! fewer items per tool is what keeps that rebuild short.
+//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`]) comes from one blanket impl
+//! over `FnTool` here, written once rather than per tool. An edit of one tool's body re-checks
+//! every tool's items in the crate, so fewer items per tool keeps that rebuild short.
 //!
 //! The futures read the function's result through [`FnTool::Return`] ([`FnReturn`]):
 //! [`FnCall`] is the tool's `call`, [`FinishFn`] its runner. Only their `poll`s are generic over

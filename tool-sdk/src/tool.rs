@@ -219,7 +219,8 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
     /// Which of the three flag methods below answer per input rather than as the flag
-    /// constants say; `#[tool]` sets it, anything else keeps the default (all of them).
+    /// constants say; `#[tool]` on a struct sets it, a function-form tool has none (its flags
+    /// are fixed per tool), anything else keeps the default (all of them).
     #[doc(hidden)]
     const __FLAG_METHODS: Overrides = Overrides::ALL;
 
@@ -340,15 +341,17 @@ pub trait Tool: ToolSpec + ToolInput + ToolImpl {
     /// Runs the call and maps its result, as one boxed future that borrows the call's context:
     /// the parsed input and the context in, the result already mapped to `tool_result` content
     /// ([`ToolOutput`]) or the call's error out. The future is [`call`](Tool::call)'s own,
-    /// wrapped in [`Finish`] (a struct, not a second state machine); for the function form,
-    /// the function's own, wrapped in `FinishFn` (by the SDK's one impl of `Tool` for
-    /// function-form tools). `#[tool]` on the impl block writes it in the tool's own impl, so
+    /// wrapped in [`Finish`] (a struct, not a second state machine).
+    ///
+    /// For the struct form, `#[tool]` on the impl block writes it in the tool's own impl, so
     /// that the code which depends on the call's body is compiled with the tool's own and, for
     /// a non-generic impl, is not part of the crate's metadata (such a method, unlike a
-    /// constant holding a closure, is not encoded for other crates). The default, the SDK's generic runner, is there only so that
-    /// an impl without `#[tool]` reports the one error that says to add it. A tool that
-    /// overrides `validate_input` is dispatched through the runner that checks first. Used by
-    /// the SDK only.
+    /// constant holding a closure, is not encoded for other crates). For the function form it
+    /// is the SDK's one impl of `Tool` for function-form tools: the function's own future,
+    /// wrapped in `FinishFn`, instantiated per tool. The default, the SDK's generic runner, is
+    /// there only so that an impl without `#[tool]` reports the one error that says to add
+    /// it. A tool that overrides `validate_input` is dispatched through the runner that checks
+    /// first. Used by the SDK only.
     #[doc(hidden)]
     fn __run(self, ctx: &ToolUseContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(Finish::<Self, _>::new(self.call(ctx), ctx))
