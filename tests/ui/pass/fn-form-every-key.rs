@@ -4,41 +4,6 @@
 use tool_sdk::prelude::*;
 use tool_sdk::tool::{DeclaredFlag, TaskSupport};
 
-/// Does it.
-#[tool(
-    name = "StructAll",
-    aliases = ["SA", "sa2"],
-    search_hint = "do the thing now",
-    read_only = false,
-    concurrency_safe,
-    destructive = true,
-    max_result_size_chars = 1234,
-    should_defer,
-    strict,
-    open_world = false,
-    idempotent,
-    title = "Every key",
-    task = "optional",
-    scopes = "a:read b:write",
-    callers = ["direct", "programmatic"],
-    example = r#"{"a": 1}"#,
-    example = r#"{"a": 2}"#,
-    examples_in_description
-)]
-#[derive(Deserialize, JsonSchema)]
-pub struct StructAll {
-    /// A.
-    pub a: i64,
-}
-
-#[tool]
-impl Tool for StructAll {
-    type Output = i64;
-    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
-        Ok(ToolResult::new(self.a))
-    }
-}
-
 /// The input.
 #[derive(Deserialize, JsonSchema)]
 pub struct Args {
@@ -46,9 +11,34 @@ pub struct Args {
     pub a: i64,
 }
 
-/// Does it.
-#[tool(
-    name = "FnAll",
+// One list of keys for both forms, passed through a `macro_rules!` as `#[tool]` often is.
+macro_rules! every_key {
+    ($($key:tt)*) => {
+        /// Does it.
+        #[tool(name = "StructAll", $($key)*)]
+        #[derive(Deserialize, JsonSchema)]
+        pub struct StructAll {
+            /// A.
+            pub a: i64,
+        }
+
+        #[tool]
+        impl Tool for StructAll {
+            type Output = i64;
+            async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
+                Ok(ToolResult::new(self.a))
+            }
+        }
+
+        /// Does it.
+        #[tool(name = "FnAll", $($key)*)]
+        async fn fn_all(input: Args) -> Result<i64, ToolError> {
+            Ok(input.a)
+        }
+    };
+}
+
+every_key! {
     aliases = ["SA", "sa2"],
     search_hint = "do the thing now",
     read_only = false,
@@ -66,9 +56,6 @@ pub struct Args {
     example = r#"{"a": 1}"#,
     example = r#"{"a": 2}"#,
     examples_in_description
-)]
-async fn fn_all(input: Args) -> Result<i64, ToolError> {
-    Ok(input.a)
 }
 
 /// The rest.
