@@ -52,10 +52,10 @@ impl ::tool_sdk::__private::ToolInput for add {
 impl ::tool_sdk::__private::FnTool for add {
     type Output = i64;
     type Return = Result<i64, ToolError>;
-    const SPEC: ::tool_sdk::__private::FnSpec = ::tool_sdk::__private::FnSpec {
+    const SPEC: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts {
         read_only: ::tool_sdk::__private::DeclaredFlag::Always,
         concurrency_safe: ::tool_sdk::__private::DeclaredFlag::Always,
-        ..::tool_sdk::__private::FnSpec::new(
+        ..::tool_sdk::__private::Facts::new(
             "Add",
             "Adds two numbers.",
             ::tool_sdk::__private::MaxResultSize::Chars(1000usize),

@@ -9,13 +9,16 @@
 pub struct Gated {}
 #[cfg(feature = "gated")]
 #[automatically_derived]
-impl ::tool_sdk::__private::ToolSpec for Gated {
-    const NAME: &'static ::tool_sdk::__private::str = "Gated";
-    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Only with the feature.";
-    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Unbounded;
-    const READ_ONLY: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;
-    #[doc(hidden)]
-    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
+#[doc(hidden)]
+impl ::tool_sdk::__private::DeclaredFacts for Gated {
+    const FACTS: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts {
+        read_only: ::tool_sdk::__private::DeclaredFlag::Always,
+        ..::tool_sdk::__private::Facts::new(
+            "Gated",
+            "Only with the feature.",
+            ::tool_sdk::__private::MaxResultSize::Unbounded,
+        )
+    };
 }
 #[cfg(feature = "gated")]
 ::tool_sdk::__private::inventory::submit! {

@@ -11,14 +11,13 @@ pub struct Glob {
     pub pattern: String,
 }
 #[automatically_derived]
-impl ::tool_sdk::__private::ToolSpec for Glob {
-    const NAME: &'static ::tool_sdk::__private::str = "Glob";
-    const DESCRIPTION: &'static ::tool_sdk::__private::str = "Finds files by name.";
-    const MAX_RESULT_SIZE_CHARS: ::tool_sdk::__private::MaxResultSize = ::tool_sdk::__private::MaxResultSize::Chars(
-        100000usize,
+#[doc(hidden)]
+impl ::tool_sdk::__private::DeclaredFacts for Glob {
+    const FACTS: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts::new(
+        "Glob",
+        "Finds files by name.",
+        ::tool_sdk::__private::MaxResultSize::Chars(100000usize),
     );
-    #[doc(hidden)]
-    const __FLAG_METHODS: ::tool_sdk::__private::Overrides = ::tool_sdk::__private::Overrides::NONE;
 }
 ::tool_sdk::__private::inventory::submit! {
     ::tool_sdk::__private::ToolRegistration::of:: < Glob >

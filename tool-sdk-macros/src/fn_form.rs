@@ -7,7 +7,7 @@
 //! implements `ToolInput` by forwarding to it (reading and the schema functions), so the
 //! schema is exactly the input's; it is not itself `Deserialize` or `JsonSchema` (generic code
 //! reads it through `tool_sdk::tool::InputOf`). Its one other impl is `FnTool` (the output and
-//! return types, the facts as one `FnSpec` constant, the call of the function): the SDK's
+//! return types, the facts as one `Facts` constant, the call of the function): the SDK's
 //! blanket impls over `FnTool` give it `ToolSpec` and `Tool`, so a function-form tool puts few
 //! items in the user's crate, which an edit of any tool's body re-checks.
 
@@ -20,7 +20,7 @@ use crate::ast::ToolFn;
 use crate::docs::tool_section;
 use crate::input_shape::{NamedFieldsCheck, named_fields_check};
 use crate::paths::{Private, private_at};
-use crate::spec::gen_fn_spec;
+use crate::spec::gen_facts;
 use crate::valid::Model;
 
 /// The fn with its "Tool" docs section, the tool type, its `ToolInput` forwarding and its
@@ -185,7 +185,7 @@ fn gen_fn_tool_impl(model: &Model<'_>, function: &ToolFn<'_>) -> TokenStream {
     let sig = &function.original.sig;
     let ident = &sig.ident;
     let output = output_type(function);
-    let spec = gen_fn_spec(model);
+    let spec = gen_facts(model);
     let syn::ReturnType::Type(_, returned) = &sig.output else {
         unreachable!("the fn form's return type was checked to be a `Result`")
     };
@@ -214,7 +214,7 @@ fn gen_fn_tool_impl(model: &Model<'_>, function: &ToolFn<'_>) -> TokenStream {
         impl #Private::FnTool for #ident {
             type Output = #output;
             #return_item
-            const SPEC: #Private::FnSpec = #spec;
+            const SPEC: #Private::Facts = #spec;
 
             // The tool calls the function it was made from: a `#[deprecated]` on that function
             // is for other callers.

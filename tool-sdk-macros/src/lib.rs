@@ -69,9 +69,9 @@ use proc_macro::TokenStream;
 /// impls for function-form tools, so a hand-written `impl Tool for name` beside it conflicts
 /// with them. A tool that needs a hook is written in the struct form.
 ///
-/// For a struct the macro generates `impl ToolSpec` with only the constants that differ from
-/// the defaults (for a function, the same facts as one constant the SDK's `ToolSpec` reads),
-/// registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
+/// Either way the macro writes the tool's facts as one constant, with only the facts that differ
+/// from the defaults, which the SDK's `ToolSpec` impl reads (a struct with a flag decided per
+/// input gets `impl ToolSpec` itself, with the flag's method), registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
 /// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
 /// undeclared defaults marked, result size limit, search hint, deferral). The section is for
 /// rustdoc only (`#[cfg_attr(doc, ..)]`; a plain `#[doc]` on a struct with no doc comment of its

@@ -1,7 +1,8 @@
 //! A tool's facts as the attribute declares them (name, description, result-size limit, flags,
-//! and the optional rest), written two ways from one list: as `ToolSpec` constants for the
-//! struct form (with a method for each flag decided per input), and as one `FnSpec` value for
-//! the function form.
+//! and the optional rest), written two ways from one list: as one `Facts` value (every
+//! function-form tool, and a struct-form tool whose flags are fixed), which the SDK's one
+//! `ToolSpec` impl over `DeclaredFacts` reads, and as `ToolSpec` constants with a method for
+//! each flag decided per input (a struct-form tool that has one).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -10,10 +11,28 @@ use crate::attr::{FlagValue, MaxSize};
 use crate::paths::Private;
 use crate::valid::Model;
 
-/// The struct form's `impl ToolSpec`: the required constants, the optional ones that differ
-/// from the trait's defaults, and a method for each flag decided per input.
+/// The struct form's facts: `impl DeclaredFacts` (one `Facts` constant) when every flag is
+/// fixed, else `impl ToolSpec` with the required constants, the optional ones that differ from
+/// the trait's defaults, and a method for each flag decided per input.
 pub(crate) fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     let ident = model.input.ident();
+    let per_input_flag = [
+        &model.read_only,
+        &model.concurrency_safe,
+        &model.destructive,
+    ]
+    .into_iter()
+    .any(|flag| matches!(flag, Some(FlagValue::Method(_))));
+    if !per_input_flag {
+        let facts = gen_facts(model);
+        return quote! {
+            #[automatically_derived]
+            #[doc(hidden)]
+            impl #Private::DeclaredFacts for #ident {
+                const FACTS: #Private::Facts = #facts;
+            }
+        };
+    }
     let (name, description, max) = required_facts(model);
     let optional = optional_facts(model)
         .into_iter()
@@ -48,9 +67,9 @@ pub(crate) fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     }
 }
 
-/// The function form's facts: one `FnSpec` value, the same facts `gen_tool_spec` writes as
-/// constants (a function-form tool's flags are fixed per tool, so there are no flag methods).
-pub(crate) fn gen_fn_spec(model: &Model<'_>) -> TokenStream {
+/// A tool's facts as one `Facts` value, the same facts a `ToolSpec` impl holds as constants
+/// (for a tool whose flags are fixed per tool: there are no flag methods).
+pub(crate) fn gen_facts(model: &Model<'_>) -> TokenStream {
     let (name, description, max) = required_facts(model);
     let optional: Vec<TokenStream> = optional_facts(model)
         .into_iter()
@@ -59,12 +78,12 @@ pub(crate) fn gen_fn_spec(model: &Model<'_>) -> TokenStream {
             quote!(#field: #value,)
         })
         .collect();
-    let facts = quote!(#Private::FnSpec::new(#name, #description, #max));
+    let facts = quote!(#Private::Facts::new(#name, #description, #max));
     if optional.is_empty() {
         return facts;
     }
     quote! {
-        #Private::FnSpec {
+        #Private::Facts {
             #(#optional)*
             ..#facts
         }
@@ -83,7 +102,7 @@ fn required_facts<'m>(model: &'m Model<'_>) -> (&'m str, &'m str, TokenStream) {
     (&model.name, &model.description, max)
 }
 
-/// One optional fact the attribute declares: the `ToolSpec` constant's name (the `FnSpec`
+/// One optional fact the attribute declares: the `ToolSpec` constant's name (the `Facts`
 /// field's, in lower case), its type and its value.
 struct Fact {
     name: &'static str,

@@ -3,9 +3,9 @@
 //!
 //! `#[tool]` on a function writes, per tool, the function, a tool type wrapping its input, that
 //! type's [`ToolInput`] (the input's own) and one [`FnTool`] impl: the output and return
-//! types, the tool's facts as one [`FnSpec`] constant, and the call of the function. Every
-//! other trait a tool has ([`ToolSpec`], [`Tool`], [`ToolImpl`]) comes from one blanket impl
-//! over `FnTool` here, written once rather than per tool. An edit of one tool's body re-checks
+//! types, the tool's facts as one [`Facts`] constant, and the call of the function. Every
+//! other trait a tool has ([`ToolSpec`] through [`DeclaredFacts`], [`Tool`], [`ToolImpl`])
+//! comes from one blanket impl over `FnTool` here, written once rather than per tool. An edit of one tool's body re-checks
 //! every tool's items in the crate, so fewer items per tool keeps that rebuild short.
 //!
 //! The futures read the function's result through [`FnTool::Return`] ([`FnReturn`]):
@@ -19,92 +19,12 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 
-use crate::callers::Callers;
 use crate::context::ToolUseContext;
+use crate::facts::{DeclaredFacts, Facts};
 use crate::output::{OutputMapping, ToolOutputValue, finish};
 use crate::overrides::Overrides;
 use crate::result::{ToolError, ToolOutput, ToolResult};
-use crate::tool::{DeclaredFlag, MaxResultSize, TaskSupport, Tool, ToolImpl, ToolInput, ToolSpec};
-
-/// A function-form tool's facts, as its `#[tool(...)]` attribute declares them: one constant
-/// per tool ([`FnTool::SPEC`]) where a struct-form tool has one [`ToolSpec`] constant each.
-/// Each field is the [`ToolSpec`] constant of the same name, in lower case, and
-/// [`FnSpec::new`] gives every optional one the trait's default. Public (hidden) for the code
-/// `#[tool]` writes; not meant to be written by hand.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct FnSpec {
-    /// [`ToolSpec::NAME`].
-    pub name: &'static str,
-    /// [`ToolSpec::ALIASES`].
-    pub aliases: &'static [&'static str],
-    /// [`ToolSpec::DESCRIPTION`].
-    pub description: &'static str,
-    /// [`ToolSpec::SEARCH_HINT`].
-    pub search_hint: Option<&'static str>,
-    /// [`ToolSpec::MAX_RESULT_SIZE_CHARS`].
-    pub max_result_size_chars: MaxResultSize,
-    /// [`ToolSpec::SHOULD_DEFER`].
-    pub should_defer: bool,
-    /// [`ToolSpec::ALWAYS_LOAD`].
-    pub always_load: bool,
-    /// [`ToolSpec::READ_ONLY`]: never [`DeclaredFlag::PerInput`] (a function-form tool's flags
-    /// are fixed per tool).
-    pub read_only: DeclaredFlag,
-    /// [`ToolSpec::CONCURRENCY_SAFE`], fixed per tool.
-    pub concurrency_safe: DeclaredFlag,
-    /// [`ToolSpec::DESTRUCTIVE`], fixed per tool.
-    pub destructive: DeclaredFlag,
-    /// [`ToolSpec::OPEN_WORLD`].
-    pub open_world: DeclaredFlag,
-    /// [`ToolSpec::IDEMPOTENT`].
-    pub idempotent: DeclaredFlag,
-    /// [`ToolSpec::TITLE`].
-    pub title: Option<&'static str>,
-    /// [`ToolSpec::TASK`].
-    pub task: TaskSupport,
-    /// [`ToolSpec::SCOPES`].
-    pub scopes: &'static [&'static str],
-    /// [`ToolSpec::CALLERS`].
-    pub callers: Callers,
-    /// [`ToolSpec::EXAMPLES`].
-    pub examples: &'static [&'static str],
-    /// [`ToolSpec::EXAMPLES_IN_DESCRIPTION`].
-    pub examples_in_description: bool,
-    /// [`ToolSpec::STRICT`].
-    pub strict: bool,
-}
-
-impl FnSpec {
-    /// The three facts every tool declares, every other one at [`ToolSpec`]'s default.
-    pub const fn new(
-        name: &'static str,
-        description: &'static str,
-        max_result_size_chars: MaxResultSize,
-    ) -> Self {
-        Self {
-            name,
-            aliases: &[],
-            description,
-            search_hint: None,
-            max_result_size_chars,
-            should_defer: false,
-            always_load: false,
-            read_only: DeclaredFlag::Default,
-            concurrency_safe: DeclaredFlag::Default,
-            destructive: DeclaredFlag::Default,
-            open_world: DeclaredFlag::Default,
-            idempotent: DeclaredFlag::Default,
-            title: None,
-            task: TaskSupport::Forbidden,
-            scopes: &[],
-            callers: Callers::Direct,
-            examples: &[],
-            examples_in_description: false,
-            strict: false,
-        }
-    }
-}
+use crate::tool::{Tool, ToolImpl, ToolInput};
 
 /// What `#[tool]` on an `async fn` writes for the tool type it makes, the one impl per tool
 /// the blanket [`ToolSpec`] and [`Tool`] impls below read. `Return` is the function's return
@@ -122,38 +42,17 @@ pub trait FnTool: ToolInput + Send + Sync + 'static {
     /// The function's return type.
     type Return: FnReturn<Self::Output>;
     /// The tool's facts.
-    const SPEC: FnSpec;
+    const SPEC: Facts;
     /// The function called with the tool's input and `ctx`: its own future. The one place the
     /// future is checked to be `Send`, so a function that holds a non-`Send` value across an
     /// `.await` is reported once.
     fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
 }
 
-/// A function-form tool's facts, read from its [`FnSpec`]. `do_not_recommend`, so that a
-/// struct without `#[tool(...)]` is still reported as `ToolSpec`'s own message says, not as a
-/// missing `FnTool`.
+/// A function-form tool's facts are its [`FnTool::SPEC`]; [`ToolSpec`] follows from them.
 #[diagnostic::do_not_recommend]
-impl<T: FnTool> ToolSpec for T {
-    const NAME: &'static str = T::SPEC.name;
-    const ALIASES: &'static [&'static str] = T::SPEC.aliases;
-    const DESCRIPTION: &'static str = T::SPEC.description;
-    const SEARCH_HINT: Option<&'static str> = T::SPEC.search_hint;
-    const MAX_RESULT_SIZE_CHARS: MaxResultSize = T::SPEC.max_result_size_chars;
-    const SHOULD_DEFER: bool = T::SPEC.should_defer;
-    const ALWAYS_LOAD: bool = T::SPEC.always_load;
-    const READ_ONLY: DeclaredFlag = T::SPEC.read_only;
-    const CONCURRENCY_SAFE: DeclaredFlag = T::SPEC.concurrency_safe;
-    const DESTRUCTIVE: DeclaredFlag = T::SPEC.destructive;
-    const OPEN_WORLD: DeclaredFlag = T::SPEC.open_world;
-    const IDEMPOTENT: DeclaredFlag = T::SPEC.idempotent;
-    const TITLE: Option<&'static str> = T::SPEC.title;
-    const TASK: TaskSupport = T::SPEC.task;
-    const SCOPES: &'static [&'static str] = T::SPEC.scopes;
-    const CALLERS: Callers = T::SPEC.callers;
-    const EXAMPLES: &'static [&'static str] = T::SPEC.examples;
-    const EXAMPLES_IN_DESCRIPTION: bool = T::SPEC.examples_in_description;
-    const STRICT: bool = T::SPEC.strict;
-    const __FLAG_METHODS: Overrides = Overrides::NONE;
+impl<T: FnTool> DeclaredFacts for T {
+    const FACTS: Facts = T::SPEC;
 }
 
 /// A function-form tool overrides no hook: its [`ToolImpl`] is this one impl, not one that
@@ -317,70 +216,5 @@ where
             Poll::Ready(result) => Poll::Ready(finish(result.into_call_result(), this.ctx, T::MAP)),
             Poll::Pending => Poll::Pending,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::FnSpec;
-    use crate::tool::{MaxResultSize, ToolSpec};
-
-    struct Plain;
-
-    impl ToolSpec for Plain {
-        const NAME: &'static str = "Plain";
-        const DESCRIPTION: &'static str = "A tool with the three required facts only.";
-        const MAX_RESULT_SIZE_CHARS: MaxResultSize = MaxResultSize::Chars(10);
-    }
-
-    /// `FnSpec::new` gives every optional fact the trait's default: a function-form tool that
-    /// declares nothing optional has the facts of a struct-form tool that declares nothing
-    /// optional. The pattern names every field, so a new fact must be added here too.
-    #[test]
-    fn new_gives_the_trait_defaults() {
-        let FnSpec {
-            name,
-            aliases,
-            description,
-            search_hint,
-            max_result_size_chars,
-            should_defer,
-            always_load,
-            read_only,
-            concurrency_safe,
-            destructive,
-            open_world,
-            idempotent,
-            title,
-            task,
-            scopes,
-            callers,
-            examples,
-            examples_in_description,
-            strict,
-        } = FnSpec::new(
-            Plain::NAME,
-            Plain::DESCRIPTION,
-            Plain::MAX_RESULT_SIZE_CHARS,
-        );
-        assert_eq!(name, Plain::NAME);
-        assert_eq!(aliases, Plain::ALIASES);
-        assert_eq!(description, Plain::DESCRIPTION);
-        assert_eq!(search_hint, Plain::SEARCH_HINT);
-        assert_eq!(max_result_size_chars, Plain::MAX_RESULT_SIZE_CHARS);
-        assert_eq!(should_defer, Plain::SHOULD_DEFER);
-        assert_eq!(always_load, Plain::ALWAYS_LOAD);
-        assert_eq!(read_only, Plain::READ_ONLY);
-        assert_eq!(concurrency_safe, Plain::CONCURRENCY_SAFE);
-        assert_eq!(destructive, Plain::DESTRUCTIVE);
-        assert_eq!(open_world, Plain::OPEN_WORLD);
-        assert_eq!(idempotent, Plain::IDEMPOTENT);
-        assert_eq!(title, Plain::TITLE);
-        assert_eq!(task, Plain::TASK);
-        assert_eq!(scopes, Plain::SCOPES);
-        assert_eq!(callers, Plain::CALLERS);
-        assert_eq!(examples, Plain::EXAMPLES);
-        assert_eq!(examples_in_description, Plain::EXAMPLES_IN_DESCRIPTION);
-        assert_eq!(strict, Plain::STRICT);
     }
 }

@@ -51,6 +51,7 @@ pub mod context;
 mod dyn_tool;
 pub mod elicitation;
 pub mod erased;
+mod facts;
 mod fn_form;
 mod hooks;
 pub mod input;
@@ -113,7 +114,8 @@ pub mod __private {
         named_fields,
     };
     pub use crate::context::ToolUseContext;
-    pub use crate::fn_form::{FinishFn, FnCall, FnError, FnReturn, FnSpec, FnTool};
+    pub use crate::facts::{DeclaredFacts, Facts};
+    pub use crate::fn_form::{FinishFn, FnCall, FnError, FnReturn, FnTool};
     pub use crate::output::Finish;
     pub use crate::overrides::Overrides;
     pub use crate::registration::{

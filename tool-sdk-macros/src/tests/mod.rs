@@ -48,7 +48,7 @@ fn struct_with_visibility_from_a_declarative_macro() {
         )
         .to_string();
         assert!(!out.contains("compile_error"), "{item}: {out}");
-        assert!(out.contains("ToolSpec for Glob"), "{item}: {out}");
+        assert!(out.contains("DeclaredFacts for Glob"), "{item}: {out}");
     }
 }
 
@@ -269,137 +269,6 @@ fn only_paths_rs_names_the_runtime_crate() {
 }
 
 #[test]
-fn declared_hints_and_title_become_constants() {
-    let out = expand(
-        quote!(
-            name = "Fetch",
-            max_result_size_chars = 10,
-            open_world = false,
-            idempotent,
-            title = "Fetch a page"
-        ),
-        quote! {
-            /// Fetches.
-            struct Fetch { url: String }
-        },
-    );
-    assert!(out.contains("const OPEN_WORLD: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Never;"), "{out}");
-    assert!(out.contains("const IDEMPOTENT: ::tool_sdk::__private::DeclaredFlag = ::tool_sdk::__private::DeclaredFlag::Always;"), "{out}");
-    assert!(out.contains("const TITLE"), "{out}");
-    assert!(out.contains("\"Fetch a page\""), "{out}");
-    let refused = expand(
-        quote!(
-            name = "Fetch",
-            max_result_size_chars = 10,
-            open_world = Self::remote
-        ),
-        quote! {
-            /// Fetches.
-            struct Fetch { url: String }
-        },
-    );
-    assert!(
-        refused.contains("`open_world` is fixed per tool"),
-        "{refused}"
-    );
-}
-
-#[test]
-fn task_mode_becomes_a_constant_and_a_docs_row() {
-    let out = expand(
-        quote!(
-            name = "Build",
-            max_result_size_chars = 10,
-            task = "required"
-        ),
-        quote! {
-            /// Builds.
-            struct Build { target: String }
-        },
-    );
-    assert!(out.contains("const TASK: ::tool_sdk::__private::TaskSupport = ::tool_sdk::__private::TaskSupport::Required;"), "{out}");
-    assert!(out.contains("runs as a task | always"), "{out}");
-    let forbidden = expand(
-        quote!(
-            name = "Build",
-            max_result_size_chars = 10,
-            task = "forbidden"
-        ),
-        quote! {
-            /// Builds.
-            struct Build { target: String }
-        },
-    );
-    assert!(!forbidden.contains("const TASK"), "{forbidden}");
-}
-
-#[test]
-fn callers_become_a_constant_and_a_docs_row_and_the_default_adds_nothing() {
-    let tool = |callers: TokenStream| {
-        expand(
-            quote!(name = "Query", max_result_size_chars = 10, callers = #callers),
-            quote! {
-                /// Queries.
-                struct Query { sql: String }
-            },
-        )
-    };
-    let out = tool(quote!(["programmatic", "direct"]));
-    assert!(out.contains("const CALLERS: ::tool_sdk::__private::Callers = ::tool_sdk::__private::Callers::DirectAndProgrammatic;"), "{out}");
-    assert!(
-        out.contains("| callers | the model and code it runs"),
-        "{out}"
-    );
-    let direct = tool(quote!(["direct"]));
-    assert!(
-        !direct.contains("CALLERS") && !direct.contains("| callers"),
-        "{direct}"
-    );
-    let unknown = tool(quote!(["direct", "code"]));
-    assert!(unknown.contains("unknown caller `code`"), "{unknown}");
-}
-
-#[test]
-fn examples_become_a_constant_and_a_docs_block() {
-    let out = expand(
-        quote!(
-            name = "Grep",
-            max_result_size_chars = 10,
-            example = r#"{"pattern": "fn main"}"#,
-            example = r#"{"pattern": "TODO", "glob": "*.rs"}"#
-        ),
-        quote! {
-            /// Searches.
-            struct Grep { pattern: String }
-        },
-    );
-    assert!(
-        out.contains(
-            r##"const EXAMPLES: &'static [&'static ::tool_sdk::__private::str] = &[
-        r#"{"pattern": "fn main"}"#,
-        r#"{"pattern": "TODO", "glob": "*.rs"}"#,
-    ];"##
-        ),
-        "{out}"
-    );
-    assert!(
-        out.contains(
-            r#"\nExample inputs (exported as Anthropic `input_examples`):\n\n```json\n{\"pattern\": \"fn main\"}\n```\n\n```json\n{\"pattern\": \"TODO\", \"glob\": \"*.rs\"}\n```""#
-        ),
-        "{out}"
-    );
-    let none = expand(
-        quote!(name = "Grep", max_result_size_chars = 10),
-        quote! {
-            /// Searches.
-            struct Grep { pattern: String }
-        },
-    );
-    assert!(!none.contains("EXAMPLES"), "{none}");
-    assert!(!none.contains("input_examples"), "{none}");
-}
-
-#[test]
 fn example_rules() {
     use crate::valid::example_problem;
     assert_eq!(example_problem(r#"{"pattern": "*.rs"}"#), None);
@@ -588,4 +457,5 @@ fn fn_form_inputs_that_are_not_structs_are_refused_with_the_struct_to_write() {
     );
 }
 
+mod facts;
 mod impl_form;
