@@ -52,7 +52,7 @@ impl ::tool_sdk::__private::ToolInput for add {
 impl ::tool_sdk::__private::FnTool for add {
     type Output = i64;
     type Return = Result<i64, ToolError>;
-    const SPEC: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts {
+    const FACTS: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts {
         read_only: ::tool_sdk::__private::DeclaredFlag::Always,
         concurrency_safe: ::tool_sdk::__private::DeclaredFlag::Always,
         ..::tool_sdk::__private::Facts::new(

@@ -45,7 +45,7 @@ impl ::tool_sdk::__private::ToolInput for now {
 impl ::tool_sdk::__private::FnTool for now {
     type Output = String;
     type Return = Result<ToolResult<String>, String>;
-    const SPEC: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts::new(
+    const FACTS: ::tool_sdk::__private::Facts = ::tool_sdk::__private::Facts::new(
         "Now",
         "Reports the time.",
         ::tool_sdk::__private::MaxResultSize::Chars(100usize),

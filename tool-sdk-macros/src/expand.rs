@@ -14,7 +14,7 @@ use crate::docs::{
 use crate::fn_form;
 use crate::impl_form;
 use crate::paths::{Private, private_at};
-use crate::spec::gen_tool_spec;
+use crate::spec::gen_struct_facts;
 use crate::valid::{Model, check};
 
 /// The item `#[tool]` was given, parsed as a struct (or enum or union), an fn or an impl
@@ -26,8 +26,9 @@ enum Item {
     Impl(syn::ItemImpl),
 }
 
-/// `#[tool(args)] item`: the item with a "Tool" docs section, `impl ToolSpec` (plus, for the
-/// function form, the input type and `impl Tool`), and the registration. On any error: the item
+/// `#[tool(args)] item`: the item with a "Tool" docs section, its facts (`impl DeclaredFacts`,
+/// or `impl ToolSpec` for a struct with a flag decided per input; for the function form, the
+/// tool type, its `ToolInput` and `impl FnTool`), and the registration. On any error: the item
 /// unchanged, a stub `impl ToolSpec` (so the user's `impl Tool` keeps type-checking) and every
 /// error.
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -148,7 +149,7 @@ fn generate(model: &Model<'_>, tokens: TokenStream) -> TokenStream {
     // SDK's one blanket `ToolSpec` impl.
     let (item, spec) = match &model.input.item {
         ToolItem::Struct(item) => {
-            let spec = gen_tool_spec(model);
+            let spec = gen_struct_facts(model);
             (
                 gen_struct_with_docs(model, item, tokens),
                 quote!(#(#cfg)* #spec),

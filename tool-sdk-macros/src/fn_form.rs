@@ -214,7 +214,7 @@ fn gen_fn_tool_impl(model: &Model<'_>, function: &ToolFn<'_>) -> TokenStream {
         impl #Private::FnTool for #ident {
             type Output = #output;
             #return_item
-            const SPEC: #Private::Facts = #spec;
+            const FACTS: #Private::Facts = #spec;
 
             // The tool calls the function it was made from: a `#[deprecated]` on that function
             // is for other callers.

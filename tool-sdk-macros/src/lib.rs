@@ -71,8 +71,8 @@ use proc_macro::TokenStream;
 ///
 /// Either way the macro writes the tool's facts as one constant, with only the facts that differ
 /// from the defaults, which the SDK's `ToolSpec` impl reads (a struct with a flag decided per
-/// input gets `impl ToolSpec` itself, with the flag's method), registers the tool with `inventory` so `tool_registry::ToolRegistry::collect`
-/// finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
+/// input gets `impl ToolSpec` itself, with the flag's method), registers the tool with
+/// `inventory` so `tool_registry::ToolRegistry::collect` finds it, and appends a "Tool" section to the item's rustdoc (name, aliases, flags with the
 /// undeclared defaults marked, result size limit, search hint, deferral). The section is for
 /// rustdoc only (`#[cfg_attr(doc, ..)]`; a plain `#[doc]` on a struct with no doc comment of its
 /// own, which it then documents): a struct deriving `JsonSchema` also gets

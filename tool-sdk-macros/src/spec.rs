@@ -14,16 +14,18 @@ use crate::valid::Model;
 /// The struct form's facts: `impl DeclaredFacts` (one `Facts` constant) when every flag is
 /// fixed, else `impl ToolSpec` with the required constants, the optional ones that differ from
 /// the trait's defaults, and a method for each flag decided per input.
-pub(crate) fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
+pub(crate) fn gen_struct_facts(model: &Model<'_>) -> TokenStream {
     let ident = model.input.ident();
-    let per_input_flag = [
-        &model.read_only,
-        &model.concurrency_safe,
-        &model.destructive,
+    let per_input: Vec<&str> = [
+        ("is_read_only", model.read_only.as_ref()),
+        ("is_concurrency_safe", model.concurrency_safe.as_ref()),
+        ("is_destructive", model.destructive.as_ref()),
     ]
     .into_iter()
-    .any(|flag| matches!(flag, Some(FlagValue::Method(_))));
-    if !per_input_flag {
+    .filter(|(_, flag)| matches!(flag, Some(FlagValue::Method(_))))
+    .map(|(method, _)| method)
+    .collect();
+    if per_input.is_empty() {
         let facts = gen_facts(model);
         return quote! {
             #[automatically_derived]
@@ -43,14 +45,6 @@ pub(crate) fn gen_tool_spec(model: &Model<'_>) -> TokenStream {
     let read_only = gen_flag("is_read_only", model.read_only.as_ref());
     let concurrency_safe = gen_flag("is_concurrency_safe", model.concurrency_safe.as_ref());
     let destructive = gen_flag("is_destructive", model.destructive.as_ref());
-    let per_input = [
-        ("is_read_only", model.read_only.as_ref()),
-        ("is_concurrency_safe", model.concurrency_safe.as_ref()),
-        ("is_destructive", model.destructive.as_ref()),
-    ]
-    .into_iter()
-    .filter(|(_, flag)| matches!(flag, Some(FlagValue::Method(_))))
-    .map(|(method, _)| method);
     quote! {
         #[automatically_derived]
         impl #Private::ToolSpec for #ident {

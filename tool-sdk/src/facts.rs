@@ -90,8 +90,9 @@ impl Facts {
     }
 }
 
-/// A tool's [`Facts`], as `#[tool(...)]` writes them: [`ToolSpec`] follows from them through
-/// one blanket impl. Public (hidden) for the code `#[tool]` writes; not meant to be
+/// A tool's [`Facts`], as `#[tool(...)]` writes them on a struct whose flags are fixed (a
+/// function-form tool has it through its `FnTool` impl): [`ToolSpec`] follows from them
+/// through one blanket impl. Public (hidden) for the code `#[tool]` writes; not meant to be
 /// implemented by hand (a hand-written tool implements [`ToolSpec`] itself).
 #[doc(hidden)]
 pub trait DeclaredFacts: Send + Sync + 'static {
@@ -141,7 +142,8 @@ mod tests {
 
     /// `Facts::new` gives every optional fact the trait's default: a tool written through
     /// `DeclaredFacts` that declares nothing optional has the facts of a hand-written
-    /// `ToolSpec` that declares nothing optional. The pattern names every field, so a new fact must be added here too.
+    /// `ToolSpec` that declares nothing optional. The pattern names every field, so a new
+    /// fact must be added here too.
     #[test]
     fn new_gives_the_trait_defaults() {
         let Facts {

@@ -4,9 +4,11 @@
 //! `#[tool]` on a function writes, per tool, the function, a tool type wrapping its input, that
 //! type's [`ToolInput`] (the input's own) and one [`FnTool`] impl: the output and return
 //! types, the tool's facts as one [`Facts`] constant, and the call of the function. Every
-//! other trait a tool has ([`ToolSpec`] through [`DeclaredFacts`], [`Tool`], [`ToolImpl`])
-//! comes from one blanket impl over `FnTool` here, written once rather than per tool. An edit of one tool's body re-checks
-//! every tool's items in the crate, so fewer items per tool keeps that rebuild short.
+//! other trait a tool has comes from blanket impls written once rather than per tool:
+//! [`DeclaredFacts`], [`Tool`] and [`ToolImpl`] over `FnTool` here, and
+//! [`ToolSpec`](crate::ToolSpec) over `DeclaredFacts` (`crate::facts`). An edit of one tool's
+//! body re-checks every tool's items in the crate, so fewer items per tool keeps that rebuild
+//! short.
 //!
 //! The futures read the function's result through [`FnTool::Return`] ([`FnReturn`]):
 //! [`FnCall`] is the tool's `call`, [`FinishFn`] its runner. Only their `poll`s are generic over
@@ -27,7 +29,7 @@ use crate::result::{ToolError, ToolOutput, ToolResult};
 use crate::tool::{Tool, ToolImpl, ToolInput};
 
 /// What `#[tool]` on an `async fn` writes for the tool type it makes, the one impl per tool
-/// the blanket [`ToolSpec`] and [`Tool`] impls below read. `Return` is the function's return
+/// the blanket [`DeclaredFacts`] and [`Tool`] impls below read. `Return` is the function's return
 /// type as written (`Result<T, E>`, or an alias of one such as `std::io::Result<T>`), bound by
 /// [`FnReturn`], so the function's error type is checked against `Into<ToolError>` once, where
 /// the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`]) carry no bound
@@ -41,18 +43,19 @@ pub trait FnTool: ToolInput + Send + Sync + 'static {
     type Output: ToolOutputValue + Send + 'static;
     /// The function's return type.
     type Return: FnReturn<Self::Output>;
-    /// The tool's facts.
-    const SPEC: Facts;
+    /// The tool's facts, which [`DeclaredFacts::FACTS`] gives on.
+    const FACTS: Facts;
     /// The function called with the tool's input and `ctx`: its own future. The one place the
     /// future is checked to be `Send`, so a function that holds a non-`Send` value across an
     /// `.await` is reported once.
     fn __call(self, ctx: &ToolUseContext) -> impl Future<Output = Self::Return> + Send;
 }
 
-/// A function-form tool's facts are its [`FnTool::SPEC`]; [`ToolSpec`] follows from them.
+/// A function-form tool's facts are its [`FnTool::FACTS`]; [`ToolSpec`](crate::ToolSpec)
+/// follows from them.
 #[diagnostic::do_not_recommend]
 impl<T: FnTool> DeclaredFacts for T {
-    const FACTS: Facts = T::SPEC;
+    const FACTS: Facts = <T as FnTool>::FACTS;
 }
 
 /// A function-form tool overrides no hook: its [`ToolImpl`] is this one impl, not one that

@@ -219,8 +219,10 @@ pub trait ToolSpec: Sized + Send + Sync + 'static {
     /// Ask providers for strict schema adherence (SPEC §1.1 `strict`, §8.4).
     const STRICT: bool = false;
     /// Which of the three flag methods below answer per input rather than as the flag
-    /// constants say; `#[tool]` on a struct sets it, a function-form tool has none (its flags
-    /// are fixed per tool), anything else keeps the default (all of them).
+    /// constants say. A tool whose facts are one `Facts` constant (every function-form tool,
+    /// and a struct whose flags are fixed) has none, through the blanket impl; `#[tool]` on a
+    /// struct with a flag decided per input lists its methods; anything else keeps the default
+    /// (all of them).
     #[doc(hidden)]
     const __FLAG_METHODS: Overrides = Overrides::ALL;
 

@@ -1,7 +1,10 @@
-// Every key the attribute takes, on an `async fn` and on a struct: the two tools have the same
-// facts (the function form's come from one `FnSpec` constant, the struct form's from `ToolSpec`
-// constants, both written from one list in the macro).
+// Every key the attribute takes, on an `async fn`, on a struct, and on a struct with a flag
+// decided per input: the three tools have the same facts. The first two write them as one
+// `Facts` constant (read by the SDK's one `ToolSpec` impl), the third as `ToolSpec` constants
+// of its own, all from one list in the macro; each fact is also checked against the value
+// declared, so a mapping that swaps two facts fails here.
 use tool_sdk::prelude::*;
+use tool_sdk::callers::Callers;
 use tool_sdk::tool::{DeclaredFlag, TaskSupport};
 
 /// The input.
@@ -15,7 +18,7 @@ pub struct Args {
 macro_rules! every_key {
     ($($key:tt)*) => {
         /// Does it.
-        #[tool(name = "StructAll", $($key)*)]
+        #[tool(name = "StructAll", destructive = true, $($key)*)]
         #[derive(Deserialize, JsonSchema)]
         pub struct StructAll {
             /// A.
@@ -31,7 +34,29 @@ macro_rules! every_key {
         }
 
         /// Does it.
-        #[tool(name = "FnAll", $($key)*)]
+        #[tool(name = "StructPerInput", destructive = Self::writes, $($key)*)]
+        #[derive(Deserialize, JsonSchema)]
+        pub struct StructPerInput {
+            /// A.
+            pub a: i64,
+        }
+
+        impl StructPerInput {
+            fn writes(&self) -> bool {
+                self.a > 0
+            }
+        }
+
+        #[tool]
+        impl Tool for StructPerInput {
+            type Output = i64;
+            async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<i64>, ToolError> {
+                Ok(ToolResult::new(self.a))
+            }
+        }
+
+        /// Does it.
+        #[tool(name = "FnAll", destructive = true, $($key)*)]
         async fn fn_all(input: Args) -> Result<i64, ToolError> {
             Ok(input.a)
         }
@@ -43,7 +68,6 @@ every_key! {
     search_hint = "do the thing now",
     read_only = false,
     concurrency_safe,
-    destructive = true,
     max_result_size_chars = 1234,
     should_defer,
     strict,
@@ -106,7 +130,6 @@ macro_rules! same_facts {
         assert_eq!(<$a as ToolSpec>::ALWAYS_LOAD, <$b as ToolSpec>::ALWAYS_LOAD);
         assert_eq!(<$a as ToolSpec>::READ_ONLY, <$b as ToolSpec>::READ_ONLY);
         assert_eq!(<$a as ToolSpec>::CONCURRENCY_SAFE, <$b as ToolSpec>::CONCURRENCY_SAFE);
-        assert_eq!(<$a as ToolSpec>::DESTRUCTIVE, <$b as ToolSpec>::DESTRUCTIVE);
         assert_eq!(<$a as ToolSpec>::OPEN_WORLD, <$b as ToolSpec>::OPEN_WORLD);
         assert_eq!(<$a as ToolSpec>::IDEMPOTENT, <$b as ToolSpec>::IDEMPOTENT);
         assert_eq!(<$a as ToolSpec>::TITLE, <$b as ToolSpec>::TITLE);
@@ -121,6 +144,10 @@ macro_rules! same_facts {
 
 fn main() {
     same_facts!(fn_all, StructAll);
+    same_facts!(fn_all, StructPerInput);
+    assert_eq!(<fn_all as ToolSpec>::DESTRUCTIVE, <StructAll as ToolSpec>::DESTRUCTIVE);
+    assert_eq!(<StructPerInput as ToolSpec>::DESTRUCTIVE, DeclaredFlag::PerInput);
+    assert!(StructPerInput { a: 1 }.is_destructive() && !StructPerInput { a: 0 }.is_destructive());
     same_facts!(fn_other, StructOther);
     same_facts!(fn_min, StructMin);
     assert_eq!(<fn_all as ToolSpec>::NAME, "FnAll");
@@ -129,5 +156,20 @@ fn main() {
     assert_eq!(<fn_all as ToolSpec>::TASK, TaskSupport::Optional);
     assert_eq!(<fn_all as ToolSpec>::DESTRUCTIVE, DeclaredFlag::Always);
     assert_eq!(<fn_all as ToolSpec>::READ_ONLY, DeclaredFlag::Never);
+    assert_eq!(<fn_all as ToolSpec>::DESCRIPTION, "Does it.");
+    assert_eq!(<fn_all as ToolSpec>::SEARCH_HINT, Some("do the thing now"));
+    assert_eq!(<fn_all as ToolSpec>::MAX_RESULT_SIZE_CHARS, MaxResultSize::Chars(1234));
+    assert!(<fn_all as ToolSpec>::SHOULD_DEFER && !<fn_all as ToolSpec>::ALWAYS_LOAD);
+    assert!(<fn_all as ToolSpec>::STRICT);
+    assert_eq!(<fn_all as ToolSpec>::CONCURRENCY_SAFE, DeclaredFlag::Always);
+    assert_eq!(<fn_all as ToolSpec>::OPEN_WORLD, DeclaredFlag::Never);
+    assert_eq!(<fn_all as ToolSpec>::IDEMPOTENT, DeclaredFlag::Always);
+    assert_eq!(<fn_all as ToolSpec>::TITLE, Some("Every key"));
+    assert_eq!(<fn_all as ToolSpec>::CALLERS, Callers::DirectAndProgrammatic);
+    assert_eq!(<fn_all as ToolSpec>::EXAMPLES, [r#"{"a": 1}"#, r#"{"a": 2}"#]);
+    assert!(<fn_all as ToolSpec>::EXAMPLES_IN_DESCRIPTION);
     assert_eq!(<fn_other as ToolSpec>::MAX_RESULT_SIZE_CHARS, MaxResultSize::Unbounded);
+    assert!(<fn_other as ToolSpec>::ALWAYS_LOAD);
+    assert_eq!(<fn_other as ToolSpec>::TASK, TaskSupport::Required);
+    assert_eq!(<fn_min as ToolSpec>::READ_ONLY, DeclaredFlag::Default);
 }
