@@ -29,13 +29,13 @@ use crate::result::{ToolError, ToolOutput, ToolResult};
 use crate::tool::{Tool, ToolImpl, ToolInput};
 
 /// What `#[tool]` on an `async fn` writes for the tool type it makes, the one impl per tool
-/// the blanket [`DeclaredFacts`] and [`Tool`] impls below read. `Return` is the function's return
-/// type as written (`Result<T, E>`, or an alias of one such as `std::io::Result<T>`), bound by
-/// [`FnReturn`], so the function's error type is checked against `Into<ToolError>` once, where
-/// the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`]) carry no bound
-/// that could report it again; `__call` is the function's future, checked to be `Send` once,
-/// where it is declared. Public (hidden) for the code `#[tool]` writes; not meant to be
-/// implemented by hand.
+/// the blanket [`DeclaredFacts`] and [`Tool`] impls below read. `Return` is the function's
+/// return type as written (`Result<T, E>`, or an alias of one such as `std::io::Result<T>`),
+/// bound by [`FnReturn`], so the function's error type is checked against `Into<ToolError>`
+/// once, where the impl names it, and the futures that read it ([`FnCall`], [`FinishFn`])
+/// carry no bound that could report it again; `__call` is the function's future, checked to be
+/// `Send` once, where it is declared. Public (hidden) for the code `#[tool]` writes; not meant
+/// to be implemented by hand.
 #[doc(hidden)]
 pub trait FnTool: ToolInput + Send + Sync + 'static {
     /// What a successful call produces: `T` of the function's `Result<T, E>`, or `X` when `T`

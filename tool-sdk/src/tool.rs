@@ -309,8 +309,9 @@ impl<T: ToolInput> JsonSchema for InputOf<T> {
 }
 
 /// What `#[tool]` on `impl Tool for X` writes beside the block: which optional hooks the block
-/// overrides (a function-form tool has it through one blanket impl over `FnTool`: none). Never written by hand; an `impl Tool`
-/// without the attribute fails to compile with a message saying to add it.
+/// overrides (a function-form tool has it through one blanket impl over `FnTool`: none).
+/// Never written by hand; an `impl Tool` without the attribute fails to compile with a message
+/// saying to add it.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`impl Tool for {Self}` needs `#[tool]` on the impl block",
