@@ -1,5 +1,6 @@
-//! The `{ ... }` an item ends with (a struct's fields, an impl block's items), rewritten while
-//! the rest of the item's tokens are passed on as written.
+//! An item's tokens passed on as written, with one part changed: the `{ ... }` it ends with (a
+//! struct's fields, an impl block's items, an fn's body) rewritten, or attributes added after
+//! its own.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 
@@ -24,4 +25,21 @@ pub(crate) fn braces(stream: TokenStream, span: Span) -> Group {
     let mut group = Group::new(Delimiter::Brace, stream);
     group.set_span(span);
     group
+}
+
+/// The item's tokens as written, with `extra` between its outer attributes and the rest (its
+/// visibility and keyword): later attributes, which come after the author's own.
+pub(crate) fn after_outer_attributes(item: TokenStream, extra: TokenStream) -> TokenStream {
+    let mut tokens = item.into_iter().peekable();
+    let mut out = TokenStream::new();
+    while let Some(TokenTree::Punct(pound)) = tokens.peek() {
+        if pound.as_char() != '#' {
+            break;
+        }
+        out.extend(tokens.next()); // `#`
+        out.extend(tokens.next()); // `[...]`
+    }
+    out.extend(extra);
+    out.extend(tokens);
+    out
 }

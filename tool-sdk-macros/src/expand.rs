@@ -7,7 +7,7 @@ use syn::{Attribute, DeriveInput, ItemFn};
 
 use crate::ast::{AnnotatedItem, ToolItem};
 use crate::attr::ToolArgs;
-use crate::body::rewrite_body;
+use crate::body::{after_outer_attributes, rewrite_body};
 use crate::docs::{
     derives_json_schema, field_metadata, is_doc_value, schema_metadata, tool_section,
 };
@@ -21,6 +21,7 @@ use crate::valid::{Model, check};
 /// block. What is emitted is always the item's own tokens, never this tree printed again.
 enum Item {
     Struct(DeriveInput),
+    /// An fn, its body emptied (the code is never parsed here).
     Fn(ItemFn),
     /// `impl Tool for X`, its methods' bodies emptied ([`impl_form::outline`]).
     Impl(syn::ItemImpl),
@@ -69,9 +70,18 @@ fn parse_item(item: TokenStream) -> syn::Result<Item> {
     if item_keyword_is(&item, &["impl"]) {
         return syn::parse2::<syn::ItemImpl>(impl_form::outline(item)).map(Item::Impl);
     }
-    match syn::parse2::<syn::Item>(item.clone())? {
+    // Any other item is read without its code: the brace group it ends with (an fn's body) is
+    // emptied first. What is read (an fn's attributes and signature, or the keyword of an item
+    // refused) parses the same; the body's tokens are passed on as written and left to the
+    // compiler, so a long body costs no parsing here.
+    let outline = rewrite_body(item.clone(), |_| TokenStream::new()).unwrap_or_else(|item| item);
+    match syn::parse2::<syn::Item>(outline)? {
         syn::Item::Fn(function) => Ok(Item::Fn(function)),
-        syn::Item::Impl(block) => Ok(Item::Impl(block)),
+        // An impl block the keyword scan does not know (`unsafe impl`): read as above, its
+        // items kept.
+        syn::Item::Impl(_) => {
+            syn::parse2::<syn::ItemImpl>(impl_form::outline(item)).map(Item::Impl)
+        }
         // A shape the keyword scan does not know (syn does): read as a derive reads it.
         syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => {
             syn::parse2::<DeriveInput>(item).map(Item::Struct)
@@ -107,23 +117,6 @@ fn item_keyword_is(item: &TokenStream, keywords: &[&str]) -> bool {
     false
 }
 
-/// The item's tokens as written, with `extra` between its outer attributes and the rest (its
-/// visibility and keyword): later attributes, which come after the author's own.
-fn after_outer_attributes(item: TokenStream, extra: TokenStream) -> TokenStream {
-    let mut tokens = item.into_iter().peekable();
-    let mut out = TokenStream::new();
-    while let Some(TokenTree::Punct(pound)) = tokens.peek() {
-        if pound.as_char() != '#' {
-            break;
-        }
-        out.extend(tokens.next()); // `#`
-        out.extend(tokens.next()); // `[...]`
-    }
-    out.extend(extra);
-    out.extend(tokens);
-    out
-}
-
 /// "a `const`" and the span of its keyword, for the item kinds `#[tool]` refuses.
 fn item_keyword(item: &syn::Item) -> (&'static str, Span) {
     use syn::spanned::Spanned;
@@ -155,7 +148,10 @@ fn generate(model: &Model<'_>, tokens: TokenStream) -> TokenStream {
                 quote!(#(#cfg)* #spec),
             )
         }
-        ToolItem::Fn(function) => (fn_form::generate(model, function, &cfg), TokenStream::new()),
+        ToolItem::Fn(function) => (
+            fn_form::generate(model, function, &cfg, tokens),
+            TokenStream::new(),
+        ),
     };
     quote! {
         #item

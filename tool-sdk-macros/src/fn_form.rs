@@ -17,6 +17,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, GenericArgument, PathArguments, Type};
 
 use crate::ast::ToolFn;
+use crate::body::after_outer_attributes;
 use crate::docs::tool_section;
 use crate::input_shape::{NamedFieldsCheck, named_fields_check};
 use crate::paths::{Private, private_at};
@@ -29,14 +30,12 @@ pub(crate) fn generate(
     model: &Model<'_>,
     function: &ToolFn<'_>,
     cfg: &[&Attribute],
+    tokens: TokenStream,
 ) -> TokenStream {
     let original = function.original;
     let docs = tool_section(model);
-    let attrs = &original.attrs;
     let vis = &original.vis;
-    let sig = &original.sig;
-    let block = &original.block;
-    let ident = &sig.ident;
+    let ident = &original.sig.ident;
     let input = input_type(function);
     let type_doc = format!(
         "The tool type of [`{ident}()`](fn@{ident}), registered as `{}`: its input as the model sends it.",
@@ -45,10 +44,11 @@ pub(crate) fn generate(
     let check = function.input.and_then(named_fields_check);
     let input_impl = gen_input_delegation(ident, &input, check.as_ref());
     let tool_impl = gen_fn_tool_impl(model, function);
+    // The function as written (its tokens, not its syntax tree printed again: the body was
+    // never parsed), with the "Tool" docs section after its own attributes.
+    let function = after_outer_attributes(tokens, quote!(#[doc = #docs]));
     quote! {
-        #(#attrs)*
-        #[doc = #docs]
-        #vis #sig #block
+        #function
 
         // The input type is named here and in the `ToolInput` impl: a `#[deprecated]` on it is
         // reported where the user's function names it, once, not again in the generated code.

@@ -143,6 +143,25 @@ fn fn_form_without_parameters() {
     check_snapshot("fn_no_parameters", &out);
 }
 
+/// The function's body is passed on as written, never parsed: the attribute reads the
+/// signature only, so a body the macro's parser could not read (here, tokens that are no Rust
+/// at all) costs nothing and is left for the compiler to report, where it is.
+#[test]
+fn fn_form_passes_the_body_on_unparsed() {
+    let body = quote!({ this is @ not Rust ; });
+    let out = tool(
+        quote!(name = "Now", max_result_size_chars = 100),
+        quote! {
+            /// Reports the time.
+            async fn now() -> Result<String, String> #body
+        },
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains(&body.to_string()), "{out}");
+    assert!(out.contains("FnTool for now"), "{out}");
+}
+
 #[test]
 fn errors_keep_the_item_and_report_everything() {
     let out = expand(
