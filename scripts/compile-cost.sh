@@ -37,9 +37,11 @@
 #
 # Usage: scripts/compile-cost.sh [--reps R] [--renders N]
 #                                [--render-only | --instructions | --edit-instructions]
-#                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk fn rmcp hand"] [WORK_DIR]
+#                                [--sdk PATH_TO_tool-sdk] [--kinds "sdk fn rmcp hand"]
+#                                [--long-bodies] [WORK_DIR]
 #   defaults: 3 rounds, 31 renders, this checkout's tool-sdk, all four crates, a fresh temp
-#   dir; --render-only skips the compile measurements.
+#   dir; --render-only skips the compile measurements; --long-bodies gives every tool a body of
+#   about 20 lines (the same in every crate) instead of one `format!`.
 # Needs: cargo, python3, GNU time (/usr/bin/time); valgrind for --instructions and
 # --edit-instructions. Works offline
 # once the crates are cached.
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
     --edit-instructions) edit_instructions=1; shift ;;
     --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
     --kinds) kinds="$2"; shift 2 ;;
+    --long-bodies) export LONG_BODIES=1; shift ;;
     *) work="$1"; shift ;;
   esac
 done
@@ -88,6 +91,31 @@ pub struct {ty} {{
 }}
 '''
 BODY = 'format!("{i}:{{}}:{{:?}}:{{}}", input.a, input.b, input.c)'
+if os.environ.get("LONG_BODIES") == "1":
+    # A body of the size real tools have (about 20 lines of statements), the same in every
+    # crate, ending in the format string the edit changes.
+    BODY = '''{{
+    let mut parts: Vec<String> = Vec::new();
+    for (index, word) in input.a.split_whitespace().enumerate() {{
+        let upper = word.to_uppercase();
+        match index % 3 {{
+            0 => parts.push(format!("{{}}-{{}}", upper, index)),
+            1 => parts.push(word.chars().rev().collect::<String>()),
+            _ => {{
+                let count = input.b.unwrap_or(1) as usize;
+                parts.push(word.repeat(count.min(4)));
+            }}
+        }}
+    }}
+    let joined = if input.c {{ parts.join(",") }} else {{ parts.join(" ") }};
+    let summary = match (input.b, input.c) {{
+        (Some(n), true) if n > 10 => format!("many:{{n}}"),
+        (Some(n), _) => format!("some:{{n}}"),
+        (None, true) => "flag".to_owned(),
+        (None, false) => "none".to_owned(),
+    }};
+    format!("{i}:{{}}:{{:?}}:{{}}:{{}}:{{}}", input.a, input.b, input.c, joined, summary)
+}}'''
 
 def sdk_tool(i):
     return f'''#[tool(name = "tool_{i}", read_only, concurrency_safe, max_result_size_chars = 100_000)]
