@@ -43,6 +43,7 @@ pub mod docs;
 pub mod dynamic;
 pub mod examples;
 pub mod export;
+mod json_schema;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod mcp_names;

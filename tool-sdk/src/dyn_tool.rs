@@ -230,6 +230,7 @@ pub trait DynTool: Send + Sync + 'static {
     /// use futures::executor::block_on;
     /// use tool_sdk::prelude::*;
     /// use tool_sdk::{ToolResultContent, dyn_tool};
+    /// use tool_registry as _; // the JSON Schema engine: `i64` fields carry a `format`
     ///
     /// /// Adds two numbers.
     /// #[tool(name = "Add", read_only, concurrency_safe, max_result_size_chars = 1_000)]

@@ -37,7 +37,10 @@
 //! A host collects every linked tool with `tool_registry::ToolRegistry::collect()` and runs a
 //! model's `tool_use` blocks with `tool_registry::Orchestrator`, which parses and checks each
 //! input against the tool's schema, applies the permission rules and answers every call with
-//! exactly one `tool_result` (see the `tool-registry` crate).
+//! exactly one `tool_result` (see the `tool-registry` crate). tool-registry also registers the
+//! JSON Schema engine that checks input schemas beyond plain types, properties and items
+//! ([`input::SchemaEngine`]): this crate carries none, so a crate that only defines tools
+//! compiles none.
 //!
 //! Flags are fail-closed (SPEC §1.1): a tool that does not declare `read_only` is assumed to
 //! write, and one that does not declare `concurrency_safe` runs alone.

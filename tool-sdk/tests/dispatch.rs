@@ -9,6 +9,8 @@ use tool_sdk::context::ToolUseId;
 use tool_sdk::prelude::*;
 use tool_sdk::tool::default_map_result_owned;
 use tool_sdk::{CancellationToken, Extensions, InputError, ToolCall, ToolOutput, dyn_tool};
+// The JSON Schema engine, for the input schemas the built-in check does not read.
+use tool_registry as _;
 
 /// Echoes its text; refuses the text "no" in `validate_input`.
 #[tool(

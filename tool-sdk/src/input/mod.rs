@@ -8,28 +8,32 @@
 //!
 //! and `serde_text`, the one place that reads serde's error wording; `policy`, how an input is
 //! read before any check (README "Input policy"); `validator`, the one validator of every
-//! tool (native and imported), with the plain check as its fast path.
+//! tool (native and imported), with the plain check as its fast path; `engine`, the JSON
+//! Schema engine it uses for every other schema, which the runtime (`tool-registry`) registers.
 //!
 //! Only the last step of `parse` is generic over the input type; everything before it is
 //! written once.
 
 mod check;
 pub mod coerce;
+mod engine;
 mod issues;
 pub mod policy;
 mod serde_text;
 mod typed;
 mod validator;
 
-#[cfg(test)]
-mod agreement;
-#[cfg(test)]
-mod tests;
-
 use serde_json::Value;
 
+pub use engine::{CompiledSchema, SchemaEngine};
 pub use issues::{InputError, InputIssue, json_type};
-pub use validator::{InputValidator, dotted_path};
+pub use validator::InputValidator;
+
+/// serde's refusal `message` of the value at `path`, as the input issue a tool call reports:
+/// for tool-registry's tests of the JSON Schema engine, which compare the two.
+#[cfg(feature = "test-support")]
+#[doc(hidden)]
+pub use serde_text::classify as serde_issue;
 
 use crate::tool::ToolInput;
 

@@ -18,7 +18,7 @@ fn backticked(message: &str) -> Option<&str> {
 }
 
 /// Turns a serde error at `path` into an issue.
-pub(crate) fn classify(path: &str, message: &str) -> InputIssue {
+pub fn classify(path: &str, message: &str) -> InputIssue {
     let path = if path == "." { "" } else { path };
     if let Some(rest) = message.strip_prefix("invalid value: ") {
         return InputIssue::Other {

@@ -5,19 +5,20 @@
 //! A plain object schema (only `type`, `properties`, `required`, a boolean
 //! `additionalProperties`, `items`, and annotations such as `description`) is checked by the
 //! allocation-free [`SchemaCheck`]; any other schema (enums, consts, bounds, formats, map
-//! patterns, `anyOf`/`oneOf`/`allOf`, `prefixItems`, `$ref`) by a compiled `jsonschema`
-//! validator. Each is built on first use, so listing a tool builds neither. Both answer the
-//! same questions for the schemas they take.
+//! patterns, `anyOf`/`oneOf`/`allOf`, `prefixItems`, `$ref`) by the schema compiled by the
+//! registered JSON Schema engine ([`super::engine`]; `tool-registry` registers one). Each is
+//! built on first use, so listing a tool builds neither. Both answer the same questions for
+//! the schemas they take.
 
 use std::sync::OnceLock;
 
-use jsonschema::error::{TypeKind, ValidationError, ValidationErrorKind};
-use jsonschema::paths::{Location, LocationSegment};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::check::SchemaCheck;
-use super::issues::{InputError, InputIssue, join_path, json_type};
+use super::engine::{self, CompiledSchema};
+use super::issues::{InputError, InputIssue, json_type};
 use super::policy;
+use crate::tool::ToolInput;
 
 /// How an input schema is checked: see the module docs.
 #[derive(Debug)]
@@ -32,7 +33,7 @@ pub struct InputValidator {
     native: bool,
     /// Whether the opt-in coercion mode ([`super::coerce`]) corrects a refused input.
     coerce: bool,
-    full: OnceLock<Result<jsonschema::Validator, String>>,
+    full: OnceLock<Result<Box<dyn CompiledSchema>, String>>,
 }
 
 impl InputValidator {
@@ -49,8 +50,8 @@ impl InputValidator {
         }
     }
 
-    /// The validator of an imported schema (MCP, JSON-defined tools): always the full
-    /// validator, with the draft named by `$schema` (2020-12 when absent), `format` not
+    /// The validator of an imported schema (MCP, JSON-defined tools): always the JSON Schema
+    /// engine's, with the draft named by `$schema` (2020-12 when absent), `format` not
     /// asserted, remote `$ref`s not fetched (such a schema refuses every input, saying why).
     pub fn imported(schema: Value) -> Self {
         Self {
@@ -63,8 +64,9 @@ impl InputValidator {
         }
     }
 
-    /// [`InputValidator::imported`] with a validator compiled already.
-    pub fn imported_compiled(schema: Value, compiled: jsonschema::Validator) -> Self {
+    /// [`InputValidator::imported`] with the schema compiled already
+    /// ([`InputValidator::compile`]).
+    pub fn imported_compiled(schema: Value, compiled: Box<dyn CompiledSchema>) -> Self {
         let full = OnceLock::new();
         let _ = full.set(Ok(compiled));
         Self {
@@ -86,23 +88,36 @@ impl InputValidator {
         &self.schema
     }
 
-    /// Compiles `schema` as [`InputValidator::imported`] does.
+    /// Compiles `schema` with the registered JSON Schema engine ([`SchemaEngine`]), `format`
+    /// asserted when `formats` is true (as for a native tool's schema), as
+    /// [`InputValidator::imported`] does with `false`.
     ///
     /// # Errors
-    /// The compiler's message when `schema` is not a usable JSON Schema.
-    pub fn compile(schema: &Value, formats: bool) -> Result<jsonschema::Validator, String> {
-        jsonschema::options()
-            .should_validate_formats(formats)
-            .build(schema)
-            .map_err(|error| error.to_string())
+    /// The engine's message when `schema` is not a usable JSON Schema, or that no engine is
+    /// linked.
+    ///
+    /// [`SchemaEngine`]: super::SchemaEngine
+    pub fn compile(schema: &Value, formats: bool) -> Result<Box<dyn CompiledSchema>, String> {
+        engine::compile(schema, formats)
     }
 
-    fn full(&self) -> Result<&jsonschema::Validator, InputError> {
+    /// Parses `input` into `T` as a tool call reads it (SPEC §5.4 step 3): read under the
+    /// input policy, checked against this validator's schema, then read by `T`'s
+    /// deserializer, every issue reported with its path. `input` is copied only when the
+    /// policy or coercion has to change it.
+    ///
+    /// # Errors
+    /// An [`InputError`] listing the issues.
+    pub fn parse<T: ToolInput>(&self, input: &Value) -> Result<T, InputError> {
+        super::parse::<T>(input, self)
+    }
+
+    fn full(&self) -> Result<&dyn CompiledSchema, InputError> {
         match self
             .full
             .get_or_init(|| Self::compile(&self.schema, self.native))
         {
-            Ok(validator) => Ok(validator),
+            Ok(validator) => Ok(validator.as_ref()),
             Err(message) => Err(InputError::new(vec![InputIssue::Other {
                 path: String::new(),
                 message: format!("the tool's input schema cannot be used: {message}"),
@@ -225,10 +240,7 @@ impl InputValidator {
         if let Some(check) = self.plain() {
             return Ok(check.check(input).err().unwrap_or_default());
         }
-        let mut issues = Vec::new();
-        for error in self.full()?.iter_errors(input) {
-            push_issues(&error, &self.schema, &mut issues);
-        }
+        let mut issues = self.full()?.issues(input, &self.schema);
         if issues.is_empty() {
             issues.push(InputIssue::Other {
                 path: String::new(),
@@ -274,153 +286,4 @@ fn is_plain(schema: &Value) -> bool {
             "items" => value.is_object() && is_plain(value),
             other => ANNOTATIONS.contains(&other),
         })
-}
-
-/// The issues of one `jsonschema` error, added to `issues` without repeats.
-fn push_issues(error: &ValidationError<'_>, root: &Value, issues: &mut Vec<InputIssue>) {
-    let path = dotted_path(error.instance_path());
-    let mut add = |issue: InputIssue| {
-        if !issues.contains(&issue) {
-            issues.push(issue);
-        }
-    };
-    match error.kind() {
-        ValidationErrorKind::Required { property } => add(InputIssue::Missing {
-            path: join_path(&path, property.as_str().unwrap_or_default()),
-        }),
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let accepted = accepted_keys(root, error.schema_path());
-            for name in unexpected {
-                add(InputIssue::Unexpected {
-                    path: join_path(&path, name),
-                    accepted: accepted.clone(),
-                });
-            }
-        }
-        ValidationErrorKind::Type { kind } => add(InputIssue::TypeMismatch {
-            path: if path.is_empty() {
-                "(input)".to_owned()
-            } else {
-                path
-            },
-            expected: type_names(kind),
-            received: json_type(error.instance()).to_owned(),
-        }),
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }
-            if best_branch(context, error.instance_path()).is_some() =>
-        {
-            for error in best_branch(context, error.instance_path())
-                .into_iter()
-                .flatten()
-            {
-                push_issues(error, root, issues);
-            }
-        }
-        _ => add(InputIssue::Other {
-            path,
-            message: other_message(error, root),
-        }),
-    }
-}
-
-/// The branch of a failed `anyOf`/`oneOf` whose issues to report: the one the value came
-/// closest to (right type at its own location, then fewest errors). `None` when every branch
-/// refused the value's type, where one line naming the alternatives says more.
-fn best_branch<'a>(
-    context: &'a [Vec<ValidationError<'static>>],
-    at: &Location,
-) -> Option<&'a [ValidationError<'static>]> {
-    let wrong_type = |branch: &[ValidationError<'_>]| {
-        branch.len() == 1
-            && matches!(branch[0].kind(), ValidationErrorKind::Type { .. })
-            && branch[0].instance_path() == at
-    };
-    context
-        .iter()
-        .filter(|branch| !branch.is_empty() && !wrong_type(branch))
-        .min_by_key(|branch| branch.len())
-        .map(Vec::as_slice)
-}
-
-/// Our sentence for an issue that is not missing, unexpected or mistyped.
-fn other_message(error: &ValidationError<'_>, root: &Value) -> String {
-    let value = error.instance();
-    match error.kind() {
-        ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
-            let schema = parent_schema(root, error.schema_path());
-            format!("got {value}, but {} is required", number_range(schema))
-        }
-        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-            format!("{value} matches none of the accepted shapes")
-        }
-        ValidationErrorKind::OneOfMultipleValid { .. } => {
-            format!("{value} matches more than one of the accepted shapes; send exactly one")
-        }
-        _ => error.to_string(),
-    }
-}
-
-/// The schema holding the keyword at `schema_path` (the path minus its last step).
-fn parent_schema<'a>(root: &'a Value, schema_path: &Location) -> Option<&'a Value> {
-    let pointer = schema_path.as_str();
-    root.pointer(pointer.rsplit_once('/').map_or("", |(parent, _)| parent))
-}
-
-/// `an integer from 1 to 100`, `a number of at least 0.5`: the bounds of a numeric schema.
-fn number_range(schema: Option<&Value>) -> String {
-    let keyword = |name: &str| schema.and_then(|schema| schema.get(name));
-    let kind = if keyword("type").and_then(Value::as_str) == Some("integer") {
-        "an integer"
-    } else {
-        "a number"
-    };
-    match (keyword("minimum"), keyword("maximum")) {
-        (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
-        (Some(min), None) => format!("{kind} of at least {min}"),
-        (None, Some(max)) => format!("{kind} of at most {max}"),
-        (None, None) => kind.to_owned(),
-    }
-}
-
-/// The keys the object schema that refused a key accepts, for the did-you-mean hint: the
-/// `properties` of the schema at `schema_path` minus its last step (`additionalProperties`).
-fn accepted_keys(root: &Value, schema_path: &Location) -> Vec<String> {
-    parent_schema(root, schema_path)
-        .and_then(|schema| schema.get("properties"))
-        .and_then(Value::as_object)
-        .map(|properties: &Map<String, Value>| properties.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
-/// `todos[0].activeForm` from a JSON pointer location; empty for the root.
-pub fn dotted_path(location: &Location) -> String {
-    let mut path = String::new();
-    for segment in location.iter() {
-        match segment {
-            LocationSegment::Property(name) => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(&name);
-            }
-            LocationSegment::Index(index) => {
-                path.push('[');
-                path.push_str(&index.to_string());
-                path.push(']');
-            }
-        }
-    }
-    path
-}
-
-fn type_names(kind: &TypeKind) -> String {
-    match kind {
-        TypeKind::Single(kind) => kind.to_string(),
-        TypeKind::Multiple(kinds) => kinds
-            .iter()
-            .map(|kind| kind.to_string())
-            .collect::<Vec<_>>()
-            .join(" or "),
-    }
 }

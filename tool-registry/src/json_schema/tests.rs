@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{InputError, InputIssue, InputValidator, parse};
-use crate::schema::input_schema_for;
-use crate::tool::InputOf;
+use tool_sdk::input::{InputError, InputIssue, InputValidator, serde_issue};
+use tool_sdk::schema::input_schema_for;
+use tool_sdk::tool::InputOf;
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct Todo {
@@ -36,7 +36,9 @@ struct Todos {
 
 fn parse_as<T: DeserializeOwned + JsonSchema>(input: Value) -> Result<T, InputError> {
     let validator = InputValidator::native(input_schema_for::<T>());
-    parse::<InputOf<T>>(&input, &validator).map(|InputOf(parsed)| parsed)
+    validator
+        .parse::<InputOf<T>>(&input)
+        .map(|InputOf(parsed)| parsed)
 }
 
 fn todos(input: Value) -> Result<Todos, InputError> {
@@ -170,13 +172,15 @@ where
     let Ok(input) = check.validate(input) else {
         return;
     };
-    let ours = parse::<InputOf<T>>(&input, &check).map(|InputOf(parsed)| parsed);
+    let ours = check
+        .parse::<InputOf<T>>(&input)
+        .map(|InputOf(parsed)| parsed);
     let reference = serde_path_to_error::deserialize::<_, T>(&input);
     match (ours, reference) {
         (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
         (Err(ours), Err(reference)) => {
             let path = reference.path().to_string();
-            let expected = super::serde_text::classify(&path, &reference.inner().to_string());
+            let expected = serde_issue(&path, &reference.inner().to_string());
             assert_eq!(ours.issues(), [expected], "{input}");
         }
         (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
@@ -263,10 +267,10 @@ fn a_visitor_that_stops_early_is_refused_as_serde_json_refuses_it() {
     });
     let check = InputValidator::native(schema.clone());
     let input = json!({"a": "x", "b": "y"});
-    let ours = parse::<FirstOnly>(&input, &check).unwrap_err();
+    let ours = check.parse::<FirstOnly>(&input).unwrap_err();
     let reference = serde_json::from_value::<FirstOnly>(input).unwrap_err();
     assert_eq!(ours.to_string(), reference.to_string());
-    assert!(parse::<FirstOnly>(&json!({"a": "x"}), &check).is_ok());
+    assert!(check.parse::<FirstOnly>(&json!({"a": "x"})).is_ok());
 }
 
 #[test]
@@ -299,7 +303,9 @@ struct Keyed {
 /// writes for number-keyed maps).
 fn keys_agree(input: Value) {
     let check = InputValidator::native(json!({"type": "object"}));
-    let ours = parse::<InputOf<Keyed>>(&input, &check).map(|InputOf(parsed)| parsed);
+    let ours = check
+        .parse::<InputOf<Keyed>>(&input)
+        .map(|InputOf(parsed)| parsed);
     match (ours, serde_json::from_value::<Keyed>(input.clone())) {
         (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
         // A refused key is reported at its object (serde_path_to_error says `by_flag.?`),
@@ -308,7 +314,7 @@ fn keys_agree(input: Value) {
             let field = input.as_object().unwrap().keys().next().unwrap();
             let message = reference.to_string();
             let message = message.split(" at line ").next().unwrap();
-            let expected = super::serde_text::classify(field, message);
+            let expected = serde_issue(field, message);
             assert_eq!(ours.issues(), [expected], "{input}");
         }
         (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
@@ -331,12 +337,14 @@ fn object_keys_are_read_as_serde_json_reads_them() {
         keys_agree(input);
     }
     let check = InputValidator::native(json!({"type": "object"}));
-    let InputOf(parsed) =
-        parse::<InputOf<Keyed>>(&json!({"by_number": {"7": 1}, "by_id": {"a": 2}}), &check)
-            .unwrap();
+    let InputOf(parsed) = check
+        .parse::<InputOf<Keyed>>(&json!({"by_number": {"7": 1}, "by_id": {"a": 2}}))
+        .unwrap();
     assert_eq!(parsed.by_number.unwrap()[&7], 1);
     assert_eq!(parsed.by_id.unwrap()[&Id("a".into())], 2);
-    let error = parse::<InputOf<Keyed>>(&json!({"by_number": {"x": 1}}), &check).unwrap_err();
+    let error = check
+        .parse::<InputOf<Keyed>>(&json!({"by_number": {"x": 1}}))
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `by_number`: expected key to be a number in quotes"
@@ -447,7 +455,11 @@ fn a_caught_refusal_leaves_no_steps_in_a_later_path() {
     // checked on its own.
     // The schema refuses 300 first; serde's own refusal is read with a permissive schema.
     let permissive = InputValidator::native(json!({"type": "object"}));
-    let unchecked = |input| parse::<InputOf<Lenient>>(&input, &permissive).map(|InputOf(l)| l);
+    let unchecked = |input| {
+        permissive
+            .parse::<InputOf<Lenient>>(&input)
+            .map(|InputOf(l)| l)
+    };
     let input = json!({"soft": {"v": "bad"}, "skipped": null, "hard": 300});
     let error = unchecked(input).unwrap_err();
     assert_eq!(
@@ -493,19 +505,18 @@ fn a_struct_is_read_from_an_object_and_refused_as_serde_json_refuses() {
         json!({"x": 9, "y": 1}),
     ] {
         let input = json!({ "inner": inner });
-        let ours = parse::<InputOf<Outer>>(&input, &check).map(|InputOf(parsed)| parsed);
+        let ours = check
+            .parse::<InputOf<Outer>>(&input)
+            .map(|InputOf(parsed)| parsed);
         if inner.is_array() {
-            let expected = super::serde_text::classify(
-                "inner",
-                "invalid type: sequence, expected struct Inner",
-            );
+            let expected = serde_issue("inner", "invalid type: sequence, expected struct Inner");
             assert_eq!(ours.unwrap_err().issues(), [expected], "{input}");
             continue;
         }
         match (ours, serde_json::from_value::<Outer>(input.clone())) {
             (Ok(ours), Ok(reference)) => assert_eq!(ours, reference, "{input}"),
             (Err(ours), Err(reference)) => {
-                let expected = super::serde_text::classify("inner", &reference.to_string());
+                let expected = serde_issue("inner", &reference.to_string());
                 assert_eq!(ours.issues(), [expected], "{input}");
             }
             (ours, reference) => panic!("{input}: {ours:?} against {reference:?}"),
@@ -532,7 +543,9 @@ fn a_refused_struct_is_an_object_expected_whatever_its_name() {
         (json!(["a"]), "array"),
         (json!("a"), "string"),
     ] {
-        let error = parse::<InputOf<Located>>(&json!({ "at": value }), &check).unwrap_err();
+        let error = check
+            .parse::<InputOf<Located>>(&json!({ "at": value }))
+            .unwrap_err();
         assert_eq!(
             error.to_string(),
             format!(
@@ -547,7 +560,9 @@ fn a_refused_struct_is_an_object_expected_whatever_its_name() {
 #[test]
 fn a_struct_sent_as_an_array_is_refused_by_its_schema() {
     let check = InputValidator::native(serde_json::to_value(schemars::schema_for!(Outer)).unwrap());
-    let error = parse::<InputOf<Outer>>(&json!({"inner": [7]}), &check).unwrap_err();
+    let error = check
+        .parse::<InputOf<Outer>>(&json!({"inner": [7]}))
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `inner` must be of type `object`, but a value of type `array` was provided"

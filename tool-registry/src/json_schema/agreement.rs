@@ -15,9 +15,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{InputIssue, InputValidator, parse, policy};
-use crate::schema::input_schema_for;
-use crate::tool::InputOf;
+use tool_sdk::input::{InputIssue, InputValidator, policy};
+use tool_sdk::schema::input_schema_for;
+use tool_sdk::tool::InputOf;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -224,7 +224,7 @@ fn generate(schema: &Value, root: &Value, dice: &mut Dice, depth: usize) -> Valu
 
 fn object(keywords: &Map<String, Value>, root: &Value, dice: &mut Dice, depth: usize) -> Value {
     let mut map = Map::new();
-    let required = crate::schema::required_names(keywords);
+    let required = tool_sdk::schema::required_names(keywords);
     if let Some(properties) = keywords.get("properties").and_then(Value::as_object) {
         for (name, property) in properties {
             let include = if required.contains(name) {
@@ -272,7 +272,7 @@ fn agree<T: DeserializeOwned + JsonSchema>(judges: &Judges, input: Value) {
     let mut read = input.clone();
     policy::apply(&mut read, &judges.schema);
     let schema_says = judges.reference.is_valid(&read);
-    let runtime = parse::<InputOf<T>>(&input, &judges.runtime);
+    let runtime = judges.runtime.parse::<InputOf<T>>(&input);
     match (&runtime, schema_says) {
         (Ok(_), true) => {}
         (Err(error), false) => {
@@ -391,7 +391,7 @@ fn key_beyond_the_key_type_is_named() {
     let schema = input_schema_for::<Everything>();
     let validator = InputValidator::native(schema);
     let input = json!({"mode": "fast", "by_number": {"4294967296": "x"}});
-    let error = parse::<InputOf<Everything>>(&input, &validator).unwrap_err();
+    let error = validator.parse::<InputOf<Everything>>(&input).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Parameter `by_number`: got 4294967296, but a whole number from 0 to 4294967295 is required"

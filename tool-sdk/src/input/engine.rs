@@ -1,0 +1,138 @@
+//! The JSON Schema engine: what checks an input schema the built-in check cannot read
+//! ([`InputValidator`](super::InputValidator)'s module docs say which), with full JSON Schema
+//! semantics, every issue at once with its path (SPEC §5.4 step 3).
+//!
+//! tool-sdk does not carry one, so that a crate that only defines tools compiles no JSON Schema
+//! engine: `tool-registry`, which runs tools, registers its engine (built on the `jsonschema`
+//! crate) with [`inventory`]. A program that runs tools without linking `tool-registry`
+//! registers one of its own with [`inventory::submit!`]; without any, an input schema beyond
+//! the built-in check refuses every input, saying so.
+//!
+//! ```
+//! use serde_json::{Value, json};
+//! use tool_sdk::input::{CompiledSchema, InputIssue, SchemaEngine};
+//!
+//! /// Accepts `{}` only: enough to show the shapes.
+//! #[derive(Debug)]
+//! struct EmptyOnly;
+//!
+//! impl CompiledSchema for EmptyOnly {
+//!     fn is_valid(&self, input: &Value) -> bool {
+//!         input.as_object().is_some_and(|object| object.is_empty())
+//!     }
+//!     fn issues(&self, input: &Value, _schema: &Value) -> Vec<InputIssue> {
+//!         vec![InputIssue::Other {
+//!             path: String::new(),
+//!             message: format!("{input} is not empty"),
+//!         }]
+//!     }
+//! }
+//!
+//! fn compile(_schema: &Value, _formats: bool) -> Result<Box<dyn CompiledSchema>, String> {
+//!     Ok(Box::new(EmptyOnly))
+//! }
+//!
+//! inventory::submit!(SchemaEngine::new("empty-only", compile));
+//! # let _ = json!({});
+//! ```
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::issues::InputIssue;
+
+/// One input schema compiled by a [`SchemaEngine`].
+pub trait CompiledSchema: Send + Sync + fmt::Debug {
+    /// Whether `input` passes the schema as it is (no input policy, no coercion: the
+    /// validator applies those around this).
+    fn is_valid(&self, input: &Value) -> bool;
+
+    /// Every issue of an input [`CompiledSchema::is_valid`] refused, in SPEC §5.4 step 3's
+    /// structure: missing, unexpected (with the keys the refusing object schema accepts) and
+    /// mistyped properties at their dotted paths (`todos[0].activeForm`, `(input)` for the
+    /// root), anything else as [`InputIssue::Other`] with a sentence the model can act on.
+    /// `schema` is the schema this was compiled from. May be empty; the validator then reports
+    /// one generic issue.
+    fn issues(&self, input: &Value, schema: &Value) -> Vec<InputIssue>;
+}
+
+/// A JSON Schema engine, registered once per program with
+/// `inventory::submit!(SchemaEngine::new(name, compile))`. `compile(schema, formats)` compiles
+/// one input schema: the draft named by `$schema` (2020-12 when absent), `format` asserted
+/// when `formats` is true (a native tool's schema) and an annotation otherwise (imported
+/// schemas, as JSON Schema's default), remote `$ref`s not fetched; `Err` carries why a schema
+/// cannot be used. When several are linked, the one registered first is used.
+pub struct SchemaEngine {
+    name: &'static str,
+    compile: CompileFn,
+}
+
+/// `compile(schema, formats)`: see [`SchemaEngine`].
+type CompileFn = fn(&Value, bool) -> Result<Box<dyn CompiledSchema>, String>;
+
+impl SchemaEngine {
+    /// The engine `name` (for messages), compiling schemas with `compile`.
+    pub const fn new(name: &'static str, compile: CompileFn) -> Self {
+        Self { name, compile }
+    }
+
+    /// The engine's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+inventory::collect!(SchemaEngine);
+
+/// The message of a schema that needs an engine when none is linked.
+const NO_ENGINE: &str = "no JSON Schema engine is linked into this program: link tool-registry \
+    (which registers one), or register a `tool_sdk::input::SchemaEngine` of your own";
+
+/// `schema` compiled by the first registered engine.
+///
+/// # Errors
+/// The engine's message when `schema` is not a usable JSON Schema; [`NO_ENGINE`] when no
+/// engine is linked.
+pub(crate) fn compile(schema: &Value, formats: bool) -> Result<Box<dyn CompiledSchema>, String> {
+    match inventory::iter::<SchemaEngine>.into_iter().next() {
+        Some(engine) => (engine.compile)(schema, formats),
+        None => Err(NO_ENGINE.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::input::{InputIssue, InputValidator};
+
+    /// This crate's own tests link no engine (tool-registry registers its engine for the
+    /// tool-sdk it links, not for this test build): a schema the built-in check cannot read
+    /// refuses every input, saying what to link, while a plain one is checked as ever.
+    #[test]
+    fn without_an_engine_a_schema_beyond_the_built_in_check_refuses_saying_what_to_link() {
+        let enumerated = InputValidator::native(json!({
+            "type": "object",
+            "properties": {"mode": {"enum": ["fast", "slow"]}},
+        }));
+        let error = enumerated.validate(json!({"mode": "fast"})).unwrap_err();
+        assert_eq!(
+            error.issues(),
+            [InputIssue::Other {
+                path: String::new(),
+                message: format!(
+                    "the tool's input schema cannot be used: {}",
+                    super::NO_ENGINE
+                ),
+            }]
+        );
+        assert!(error.to_string().contains("link tool-registry"), "{error}");
+
+        let plain = InputValidator::native(json!({
+            "type": "object",
+            "properties": {"mode": {"type": "string"}},
+        }));
+        assert!(plain.validate(json!({"mode": "fast"})).is_ok());
+    }
+}
