@@ -46,6 +46,10 @@
 //! ([`ReadFileState`](file_state::ReadFileState)), and replace them atomically. All file work
 //! runs on tokio's blocking pool, and Glob and Grep stop early when the call is cancelled.
 
+// Named, so that every program linking these tools links tool-registry's JSON Schema engine
+// too: their input schemas (integer fields, enums) go beyond tool-sdk's built-in check.
+use tool_registry as _;
+
 pub mod file_state;
 pub mod tools;
 pub mod workspace;

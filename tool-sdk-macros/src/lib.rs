@@ -299,6 +299,7 @@ use proc_macro::TokenStream;
 ///
 /// ```
 /// use tool_sdk::prelude::*;
+/// # use tool_registry as _; // the JSON Schema engine, for the `i64` fields' `format`
 ///
 /// /// The numbers to add.
 /// #[derive(Deserialize, JsonSchema)]

@@ -38,9 +38,11 @@
 //! model's `tool_use` blocks with `tool_registry::Orchestrator`, which parses and checks each
 //! input against the tool's schema, applies the permission rules and answers every call with
 //! exactly one `tool_result` (see the `tool-registry` crate). tool-registry also registers the
-//! JSON Schema engine that checks input schemas beyond plain types, properties and items
-//! ([`input::SchemaEngine`]): this crate carries none, so a crate that only defines tools
-//! compiles none.
+//! JSON Schema engine ([`input::SchemaEngine`]) for every input schema beyond JSON types,
+//! `properties`, `required` and `items` (an integer field's `format`, an enum, a nested
+//! struct's `$ref`): this crate carries none, so a crate that only defines tools compiles
+//! none, and a test that dispatches such a tool without an orchestrator writes
+//! `use tool_registry as _;`.
 //!
 //! Flags are fail-closed (SPEC §1.1): a tool that does not declare `read_only` is assumed to
 //! write, and one that does not declare `concurrency_safe` runs alone.

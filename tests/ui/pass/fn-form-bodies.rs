@@ -1,6 +1,6 @@
 //! Function bodies the function form must accept as written: the fn is kept as the user wrote
 //! it, so inference from the declared return type, `ref` patterns, borrowed inputs and
-//! attributes on the fn behave as in any other `async fn`.
+//! attributes on the fn and inner attributes in its body behave as in any other `async fn`.
 #![deny(warnings)]
 
 use std::borrow::Cow;
@@ -84,7 +84,17 @@ async fn old_parse(input: old::OldDocArgs) -> Result<usize, ToolError> {
     Ok(input.text.len())
 }
 
+/// An inner attribute at the top of the body stays where it is written (the body is passed on
+/// as written, never parsed and printed again).
+#[tool(name = "Quiet", max_result_size_chars = 100)]
+async fn quiet(input: DocArgs) -> Result<usize, ToolError> {
+    #![allow(unused_variables)]
+    let unused = input.text.len();
+    Ok(0)
+}
+
 fn main() {
+    assert_eq!(<quiet as ToolSpec>::NAME, "Quiet");
     assert_eq!(<parse as ToolSpec>::NAME, "Parse");
     assert_eq!(<empty as ToolSpec>::NAME, "Empty");
     assert_eq!(<length as ToolSpec>::NAME, "Length");

@@ -3,7 +3,8 @@
 //! bounds, formats, `$ref`, `anyOf`/`oneOf`, imported schemas) is compiled by the `jsonschema`
 //! crate, and each of its errors is told to the model in SPEC §5.4 step 3's structure: missing,
 //! unexpected and mistyped properties at their dotted paths, anything else in our own sentence.
-//! Registered with `inventory`, so any program that links tool-registry validates with it.
+//! Registered with `inventory`, so any program that names tool-registry (and so links it)
+//! validates with it.
 
 use jsonschema::error::{TypeKind, ValidationError, ValidationErrorKind};
 use jsonschema::paths::{Location, LocationSegment};
@@ -15,7 +16,7 @@ mod agreement;
 #[cfg(test)]
 mod tests;
 
-inventory::submit!(SchemaEngine::new("jsonschema", compile));
+inventory::submit!(SchemaEngine::new(compile));
 
 /// `schema` compiled by `jsonschema`: the draft named by `$schema` (2020-12 when absent),
 /// `format` asserted when `formats` is true, remote `$ref`s not fetched.

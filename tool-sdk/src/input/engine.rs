@@ -1,40 +1,8 @@
 //! The JSON Schema engine: what checks an input schema the built-in check cannot read
 //! ([`InputValidator`](super::InputValidator)'s module docs say which), with full JSON Schema
-//! semantics, every issue at once with its path (SPEC §5.4 step 3).
-//!
-//! tool-sdk does not carry one, so that a crate that only defines tools compiles no JSON Schema
-//! engine: `tool-registry`, which runs tools, registers its engine (built on the `jsonschema`
-//! crate) with [`inventory`]. A program that runs tools without linking `tool-registry`
-//! registers one of its own with [`inventory::submit!`]; without any, an input schema beyond
-//! the built-in check refuses every input, saying so.
-//!
-//! ```
-//! use serde_json::{Value, json};
-//! use tool_sdk::input::{CompiledSchema, InputIssue, SchemaEngine};
-//!
-//! /// Accepts `{}` only: enough to show the shapes.
-//! #[derive(Debug)]
-//! struct EmptyOnly;
-//!
-//! impl CompiledSchema for EmptyOnly {
-//!     fn is_valid(&self, input: &Value) -> bool {
-//!         input.as_object().is_some_and(|object| object.is_empty())
-//!     }
-//!     fn issues(&self, input: &Value, _schema: &Value) -> Vec<InputIssue> {
-//!         vec![InputIssue::Other {
-//!             path: String::new(),
-//!             message: format!("{input} is not empty"),
-//!         }]
-//!     }
-//! }
-//!
-//! fn compile(_schema: &Value, _formats: bool) -> Result<Box<dyn CompiledSchema>, String> {
-//!     Ok(Box::new(EmptyOnly))
-//! }
-//!
-//! inventory::submit!(SchemaEngine::new("empty-only", compile));
-//! # let _ = json!({});
-//! ```
+//! semantics, every issue at once with its path (SPEC §5.4 step 3). tool-sdk carries none, so
+//! that a crate that only defines tools compiles none; `tool-registry`, which runs tools,
+//! registers its engine (built on the `jsonschema` crate) with `inventory`.
 
 use std::fmt;
 
@@ -42,7 +10,7 @@ use serde_json::Value;
 
 use super::issues::InputIssue;
 
-/// One input schema compiled by a [`SchemaEngine`].
+/// One input schema compiled by a [`SchemaEngine`]. `Debug`, as the validator that holds it is.
 pub trait CompiledSchema: Send + Sync + fmt::Debug {
     /// Whether `input` passes the schema as it is (no input policy, no coercion: the
     /// validator applies those around this).
@@ -50,21 +18,61 @@ pub trait CompiledSchema: Send + Sync + fmt::Debug {
 
     /// Every issue of an input [`CompiledSchema::is_valid`] refused, in SPEC §5.4 step 3's
     /// structure: missing, unexpected (with the keys the refusing object schema accepts) and
-    /// mistyped properties at their dotted paths (`todos[0].activeForm`, `(input)` for the
-    /// root), anything else as [`InputIssue::Other`] with a sentence the model can act on.
-    /// `schema` is the schema this was compiled from. May be empty; the validator then reports
-    /// one generic issue.
+    /// mistyped properties at their dotted paths (`todos[0].activeForm`; a mistyped root is
+    /// `(input)`), anything else as [`InputIssue::Other`] with a sentence the model can act on
+    /// (an empty path for the root). `schema` is the schema this was compiled from. May be
+    /// empty; the validator then reports one generic issue.
     fn issues(&self, input: &Value, schema: &Value) -> Vec<InputIssue>;
 }
 
 /// A JSON Schema engine, registered once per program with
-/// `inventory::submit!(SchemaEngine::new(name, compile))`. `compile(schema, formats)` compiles
-/// one input schema: the draft named by `$schema` (2020-12 when absent), `format` asserted
-/// when `formats` is true (a native tool's schema) and an annotation otherwise (imported
-/// schemas, as JSON Schema's default), remote `$ref`s not fetched; `Err` carries why a schema
-/// cannot be used. When several are linked, the one registered first is used.
+/// `inventory::submit!(SchemaEngine::new(compile))` (`inventory = "0.3"` as a dependency of
+/// the crate that registers it). `compile(schema, formats)` compiles one input schema: the
+/// draft named by `$schema` (2020-12 when absent), `format` asserted when `formats` is true (a
+/// native tool's schema) and an annotation otherwise (imported schemas, as JSON Schema's
+/// default), remote `$ref`s not fetched; `Err` carries why a schema cannot be used.
+///
+/// `tool-registry` registers one. A program links it by naming the crate (a dependency the
+/// code never names is not linked): any use of `tool_registry`, or `use tool_registry as _;`
+/// in a test that only dispatches tools. Link exactly one engine: with several, which one
+/// compiles a schema is unspecified (`inventory`'s order). Without any, an input schema
+/// beyond the built-in check refuses every input, saying what to link.
+///
+/// An engine of one's own, in a program that links no other:
+///
+/// ```standalone_crate
+/// use serde_json::{Value, json};
+/// use tool_sdk::input::{CompiledSchema, InputIssue, InputValidator, SchemaEngine};
+///
+/// /// Accepts an empty object only: enough to show the shapes.
+/// #[derive(Debug)]
+/// struct EmptyOnly;
+///
+/// impl CompiledSchema for EmptyOnly {
+///     fn is_valid(&self, input: &Value) -> bool {
+///         input.as_object().is_some_and(|object| object.is_empty())
+///     }
+///     fn issues(&self, input: &Value, _schema: &Value) -> Vec<InputIssue> {
+///         vec![InputIssue::Other {
+///             path: String::new(),
+///             message: format!("{input} is not empty"),
+///         }]
+///     }
+/// }
+///
+/// fn compile(_schema: &Value, _formats: bool) -> Result<Box<dyn CompiledSchema>, String> {
+///     Ok(Box::new(EmptyOnly))
+/// }
+///
+/// inventory::submit!(SchemaEngine::new(compile));
+///
+/// // `enum` is beyond the built-in check: the schema goes to the engine.
+/// let validator = InputValidator::native(json!({"type": "object", "properties": {"mode": {"enum": ["a"]}}}));
+/// assert!(validator.validate(json!({})).is_ok());
+/// let error = validator.validate(json!({"mode": "a"})).unwrap_err();
+/// assert_eq!(error.to_string(), r#"{"mode":"a"} is not empty"#);
+/// ```
 pub struct SchemaEngine {
-    name: &'static str,
     compile: CompileFn,
 }
 
@@ -72,24 +80,20 @@ pub struct SchemaEngine {
 type CompileFn = fn(&Value, bool) -> Result<Box<dyn CompiledSchema>, String>;
 
 impl SchemaEngine {
-    /// The engine `name` (for messages), compiling schemas with `compile`.
-    pub const fn new(name: &'static str, compile: CompileFn) -> Self {
-        Self { name, compile }
-    }
-
-    /// The engine's name.
-    pub fn name(&self) -> &'static str {
-        self.name
+    /// The engine that compiles schemas with `compile`.
+    pub const fn new(compile: CompileFn) -> Self {
+        Self { compile }
     }
 }
 
 inventory::collect!(SchemaEngine);
 
 /// The message of a schema that needs an engine when none is linked.
-const NO_ENGINE: &str = "no JSON Schema engine is linked into this program: link tool-registry \
-    (which registers one), or register a `tool_sdk::input::SchemaEngine` of your own";
+const NO_ENGINE: &str = "no JSON Schema engine is linked into this program: name tool-registry \
+    in it (`use tool_registry as _;`; a dependency the code never names is not linked), or \
+    register a `tool_sdk::input::SchemaEngine` of your own";
 
-/// `schema` compiled by the first registered engine.
+/// `schema` compiled by the registered engine.
 ///
 /// # Errors
 /// The engine's message when `schema` is not a usable JSON Schema; [`NO_ENGINE`] when no

@@ -34,8 +34,7 @@ enum Read {
 pub(crate) struct Trail {
     steps: RefCell<Vec<Step>>,
     /// Whether a float with no fractional part is read as the integer it equals (input policy
-    /// rule 3: the full validator, as JSON Schema, takes `3.0` where the schema says
-    /// `integer`).
+    /// rule 3: the JSON Schema engine takes `3.0` where the schema says `integer`).
     integral_floats: bool,
 }
 

@@ -126,7 +126,7 @@ impl InputValidator {
     }
 
     /// Whether `input` passes the schema as it is (no policy, no coercion): the plain check
-    /// when the schema is plain, the full validator otherwise.
+    /// when the schema is plain, the JSON Schema engine's compiled schema otherwise.
     ///
     /// # Errors
     /// When the schema cannot be compiled (see [`InputValidator::compile`]).
@@ -177,8 +177,8 @@ impl InputValidator {
 
     /// Whether the typed read of an input [`InputValidator::checked`] passed takes a float
     /// with no fractional part as the integer it equals: for a native tool's schema that the
-    /// plain check cannot read (the full validator, as JSON Schema, takes `3.0` where the
-    /// schema says `integer`; the plain check takes integers only).
+    /// plain check cannot read (the JSON Schema engine takes `3.0` where the schema says
+    /// `integer`; the plain check takes integers only).
     pub(crate) fn reads_integral_floats(&self) -> bool {
         self.native && !self.is_plain
     }
