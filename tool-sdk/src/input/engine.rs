@@ -131,7 +131,7 @@ mod tests {
                 ),
             }]
         );
-        assert!(error.to_string().contains("link tool-registry"), "{error}");
+        assert!(error.to_string().contains("use tool_registry as _;"), "{error}");
 
         let plain = InputValidator::native(json!({
             "type": "object",
