@@ -105,14 +105,19 @@ fn push_issues(error: &ValidationError<'_>, root: &Value, issues: &mut Vec<Input
 
 /// The branch of a failed `anyOf`/`oneOf` whose issues to report: the one the value came
 /// closest to (right type at its own location, then fewest errors). `None` when every branch
-/// refused the value's type, where one line naming the alternatives says more.
+/// refused the value itself (its type, or its value against a `const`: schemars writes an
+/// enum whose variants are documented as one `const` branch each), where one line naming the
+/// alternatives says more.
 fn best_branch<'a>(
     context: &'a [Vec<ValidationError<'static>>],
     at: &Location,
 ) -> Option<&'a [ValidationError<'static>]> {
     let wrong_type = |branch: &[ValidationError<'_>]| {
         branch.len() == 1
-            && matches!(branch[0].kind(), ValidationErrorKind::Type { .. })
+            && matches!(
+                branch[0].kind(),
+                ValidationErrorKind::Type { .. } | ValidationErrorKind::Constant { .. }
+            )
             && branch[0].instance_path() == at
     };
     context
@@ -131,13 +136,44 @@ fn other_message(error: &ValidationError<'_>, root: &Value) -> String {
             format!("got {value}, but {} is required", number_range(schema))
         }
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-            format!("{value} matches none of the accepted shapes")
+            match branch_constants(root, error.schema_path()) {
+                // The sentence `enum` gets, for the same choice written as `const` branches.
+                Some(constants) => format!("{value} is not one of {}", listed(&constants)),
+                None => format!("{value} matches none of the accepted shapes"),
+            }
         }
         ValidationErrorKind::OneOfMultipleValid { .. } => {
             format!("{value} matches more than one of the accepted shapes; send exactly one")
         }
         _ => error.to_string(),
     }
+}
+
+/// The values of an `anyOf`/`oneOf` (at `schema_path`) whose every branch is a `const`; `None`
+/// when some branch is anything else.
+fn branch_constants<'a>(root: &'a Value, schema_path: &Location) -> Option<Vec<&'a Value>> {
+    let branches = root.pointer(schema_path.as_str())?.as_array()?;
+    branches
+        .iter()
+        .map(|branch| branch.get("const"))
+        .collect::<Option<Vec<_>>>()
+        .filter(|constants| !constants.is_empty())
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`: as `jsonschema` lists an `enum`'s values.
+fn listed(values: &[&Value]) -> String {
+    let mut text = String::new();
+    for (index, value) in values.iter().enumerate() {
+        if index > 0 {
+            text.push_str(if index + 1 == values.len() {
+                " or "
+            } else {
+                ", "
+            });
+        }
+        text.push_str(&value.to_string());
+    }
+    text
 }
 
 /// The schema holding the keyword at `schema_path` (the path minus its last step).

@@ -1,4 +1,4 @@
-//! The JSON Schema engine: what checks an input schema the built-in check cannot read
+//! The JSON Schema engine: what checks an input schema the fast path (the plain check) cannot read
 //! ([`InputValidator`](super::InputValidator)'s module docs say which), with full JSON Schema
 //! semantics, every issue at once with its path (SPEC §5.4 step 3). tool-sdk carries none, so
 //! that a crate that only defines tools compiles none; `tool-registry`, which runs tools,
@@ -32,11 +32,18 @@ pub trait CompiledSchema: Send + Sync + fmt::Debug {
 /// native tool's schema) and an annotation otherwise (imported schemas, as JSON Schema's
 /// default), remote `$ref`s not fetched; `Err` carries why a schema cannot be used.
 ///
+/// Which schemas need one: every schema beyond the validator's fast path (JSON types,
+/// `properties`, `required`, a boolean `additionalProperties`, `items` and annotations). So do
+/// most Rust inputs: schemars writes a `format` for every integer and float field, a `minimum`
+/// for unsigned ones, `enum` (or `oneOf` of `const`s, for documented variants) for enums, and
+/// `$ref` for nested structs.
+///
 /// `tool-registry` registers one. A program links it by naming the crate (a dependency the
 /// code never names is not linked): any use of `tool_registry`, or `use tool_registry as _;`
-/// in a test that only dispatches tools. Link exactly one engine: with several, which one
-/// compiles a schema is unspecified (`inventory`'s order). Without any, an input schema
-/// beyond the built-in check refuses every input, saying what to link.
+/// in a test or a program that dispatches tools by hand (`DynTool::dispatch`). Link exactly
+/// one engine: with several, which one compiles a schema is unspecified (`inventory`'s order).
+/// Without any, the mistake shows at run time, not at compile time: an input schema beyond the
+/// fast path refuses every input, saying what to link.
 ///
 /// An engine of one's own, in a program that links no other:
 ///
@@ -66,7 +73,7 @@ pub trait CompiledSchema: Send + Sync + fmt::Debug {
 ///
 /// inventory::submit!(SchemaEngine::new(compile));
 ///
-/// // `enum` is beyond the built-in check: the schema goes to the engine.
+/// // `enum` is beyond the fast path: the schema goes to the engine.
 /// let validator = InputValidator::native(json!({"type": "object", "properties": {"mode": {"enum": ["a"]}}}));
 /// assert!(validator.validate(json!({})).is_ok());
 /// let error = validator.validate(json!({"mode": "a"})).unwrap_err();
@@ -89,9 +96,10 @@ impl SchemaEngine {
 inventory::collect!(SchemaEngine);
 
 /// The message of a schema that needs an engine when none is linked.
-const NO_ENGINE: &str = "no JSON Schema engine is linked into this program: name tool-registry \
-    in it (`use tool_registry as _;`; a dependency the code never names is not linked), or \
-    register a `tool_sdk::input::SchemaEngine` of your own";
+const NO_ENGINE: &str = "it goes beyond tool-sdk's fast path (an integer's `format`, an \
+    `enum`, a `$ref`...) and no JSON Schema engine is linked into this program: add \
+    tool-registry to [dependencies] and write `use tool_registry as _;` (a dependency the code \
+    never names is not linked), or register a `tool_sdk::input::SchemaEngine` of your own";
 
 /// `schema` compiled by the registered engine.
 ///
@@ -131,7 +139,10 @@ mod tests {
                 ),
             }]
         );
-        assert!(error.to_string().contains("use tool_registry as _;"), "{error}");
+        assert!(
+            error.to_string().contains("use tool_registry as _;"),
+            "{error}"
+        );
 
         let plain = InputValidator::native(json!({
             "type": "object",

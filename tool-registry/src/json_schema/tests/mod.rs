@@ -124,6 +124,41 @@ fn an_unknown_enum_value_deep_in_an_array_is_located() {
     );
 }
 
+/// How a count is made; documented variants, which schemars writes as one `const` branch of a
+/// `oneOf` each, not as an `enum`.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    /// Count words.
+    Words,
+    /// Count characters.
+    Chars,
+    /// Count lines.
+    Lines,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Counting {
+    mode: Mode,
+}
+
+/// A value that is none of the documented variants is told as an `enum`'s is, every accepted
+/// value listed (not as the first branch's `const`).
+#[test]
+fn an_unknown_value_of_documented_variants_lists_every_accepted_value() {
+    let schema = input_schema_for::<Counting>();
+    assert!(schema.to_string().contains("\"oneOf\""), "{schema}");
+    let error = parse_as::<Counting>(json!({"mode": "pages"})).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Parameter `mode`: \"pages\" is not one of \"words\", \"chars\" or \"lines\""
+    );
+    assert_eq!(
+        parse_as::<Counting>(json!({"mode": "chars"})).unwrap(),
+        Counting { mode: Mode::Chars }
+    );
+}
+
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Plain {
