@@ -1,7 +1,7 @@
 //! Everything that works on many tools: collecting the linked `#[tool]`s, ordering and lookup,
 //! provider definitions, and running a model's batch of `tool_use` blocks. It also registers
 //! the JSON Schema engine (`tool_sdk::input::SchemaEngine`, built on `jsonschema`) that checks
-//! every tool input schema beyond tool-sdk's built-in check, in any program that names it.
+//! every tool input schema beyond tool-sdk's fast path, in any program that names it.
 //!
 //! ```
 //! use tool_registry::{Orchestrator, OrchestratorConfig, ToolRegistry, TurnState};

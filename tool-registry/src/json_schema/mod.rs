@@ -1,5 +1,5 @@
 //! The JSON Schema engine tool-registry registers for tool-sdk's input validator
-//! (`tool_sdk::input::SchemaEngine`): every input schema the built-in check cannot read (enums,
+//! (`tool_sdk::input::SchemaEngine`): every input schema its fast path cannot read (enums,
 //! bounds, formats, `$ref`, `anyOf`/`oneOf`, imported schemas) is compiled by the `jsonschema`
 //! crate, and each of its errors is told to the model in SPEC §5.4 step 3's structure: missing,
 //! unexpected and mistyped properties at their dotted paths, anything else in our own sentence.
@@ -86,14 +86,17 @@ fn push_issues(error: &ValidationError<'_>, root: &Value, issues: &mut Vec<Input
             expected: type_names(kind),
             received: json_type(error.instance()).to_owned(),
         }),
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }
-            if best_branch(context, error.instance_path()).is_some() =>
-        {
-            for error in best_branch(context, error.instance_path())
-                .into_iter()
-                .flatten()
-            {
-                push_issues(error, root, issues);
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            match best_branch(context, error.instance_path()) {
+                Some(branch) => {
+                    for error in branch {
+                        push_issues(error, root, issues);
+                    }
+                }
+                None => add(InputIssue::Other {
+                    path,
+                    message: other_message(error, root),
+                }),
             }
         }
         _ => add(InputIssue::Other {

@@ -120,8 +120,8 @@ mod tests {
     use crate::input::{InputIssue, InputValidator};
 
     /// This crate's own tests link no engine (tool-registry registers its engine for the
-    /// tool-sdk it links, not for this test build): a schema the built-in check cannot read
-    /// refuses every input, saying what to link, while a plain one is checked as ever.
+    /// tool-sdk it links, not for this test build): a schema beyond the fast path refuses every
+    /// input, saying what to link, while a plain one is checked as ever.
     #[test]
     fn without_an_engine_a_schema_beyond_the_built_in_check_refuses_saying_what_to_link() {
         let enumerated = InputValidator::native(json!({

@@ -103,8 +103,10 @@ impl InputValidator {
 
     /// Parses `input` into `T` as a tool call reads it (SPEC §5.4 step 3): read under the
     /// input policy, checked against this validator's schema, then read by `T`'s
-    /// deserializer, every issue reported with its path. `input` is copied only when the
-    /// policy or coercion has to change it.
+    /// deserializer, every issue reported with its path. `T`'s own schema is expected to be the
+    /// one this validator checks (`InputValidator::native(input_schema_for::<T>())`): the check
+    /// reports what the schema refuses, the deserializer what the type refuses. `input` is
+    /// copied only when the policy or coercion has to change it.
     ///
     /// # Errors
     /// An [`InputError`] listing the issues.
