@@ -45,14 +45,18 @@ impl Drop for Served {
 
 impl Served {
     /// The span of the served call of `tool` that `context` carries.
-    pub(crate) fn start(tool: &str, context: &RequestContext<RoleServer>) -> Self {
-        let version = context.protocol_version();
+    /// `version`: the request's protocol version, when known.
+    pub(crate) fn start(
+        tool: &str,
+        context: &RequestContext<RoleServer>,
+        version: Option<&rmcp::model::ProtocolVersion>,
+    ) -> Self {
         Self {
             span: server_span(
                 "tools/call",
                 Some(tool),
                 &context.id,
-                version.as_ref().map(rmcp::model::ProtocolVersion::as_str),
+                version.map(rmcp::model::ProtocolVersion::as_str),
                 &context.meta,
             ),
             tool: tool.to_owned(),

@@ -419,7 +419,7 @@ impl super::middleware::Steps for CallRunner {
 /// SPEC §5.4 step 2 (and §5.5 for a sibling failure): the text for a call stopped before it
 /// started, or `None` when it may start.
 fn stopped_before_start(signals: &Signals) -> Option<String> {
-    if signals.abort.is_cancelled() || signals.interrupt.is_cancelled() {
+    if signals.abort.is_cancelled() || signals.interrupted() {
         return Some(messages::CANCEL_MESSAGE.to_owned());
     }
     match &signals.sibling {

@@ -24,10 +24,11 @@ pub struct TurnState {
 }
 
 /// The stop signals one call watches.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Signals {
     pub(crate) abort: CancellationToken,
-    pub(crate) interrupt: CancellationToken,
+    /// `None`: nothing interrupts the call (a served MCP call has only its abort).
+    pub(crate) interrupt: Option<CancellationToken>,
     pub(crate) sibling: Option<SiblingAbort>,
 }
 
@@ -35,9 +36,26 @@ impl Signals {
     pub(crate) fn of(turn: &TurnState) -> Self {
         Self {
             abort: turn.abort.clone(),
-            interrupt: turn.interrupt.clone(),
+            interrupt: Some(turn.interrupt.clone()),
             sibling: None,
         }
+    }
+
+    /// The signals of a call that only `abort` stops.
+    #[cfg(feature = "mcp-server")]
+    pub(crate) fn abort_only(abort: CancellationToken) -> Self {
+        Self {
+            abort,
+            interrupt: None,
+            sibling: None,
+        }
+    }
+
+    /// Whether the turn was interrupted.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Resolves with the error text once a running call whose tool answers `behavior` must
@@ -45,7 +63,10 @@ impl Signals {
     pub(crate) async fn stopped_while_running(&self, behavior: InterruptBehavior) -> String {
         let interrupt = async {
             match behavior {
-                InterruptBehavior::Cancel => self.interrupt.cancelled().await,
+                InterruptBehavior::Cancel => match &self.interrupt {
+                    Some(interrupt) => interrupt.cancelled().await,
+                    None => std::future::pending().await,
+                },
                 InterruptBehavior::Block => std::future::pending().await,
             }
         };

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::ErrorData;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
-use tool_sdk::Extensions;
+use tool_sdk::{DynTool, Extensions};
 
 use super::served_call::ServedCall;
 use super::{Served, StructuredContentStore, content};
@@ -19,9 +19,10 @@ pub(crate) struct Answered {
     /// stateless request: the modifier does not outlive it).
     pub(crate) host_state: Option<Arc<Mutex<Extensions>>>,
     pub(crate) served_call: ServedCall,
-    pub(crate) store: Arc<StructuredContentStore>,
-    pub(crate) block_id: String,
-    pub(crate) canonical: String,
+    /// Where the tool's structured content goes (only for a tool with an output schema).
+    pub(crate) store: Option<Arc<StructuredContentStore>>,
+    /// The tool called.
+    pub(crate) tool: Arc<dyn DynTool>,
 }
 
 impl Answered {
@@ -38,9 +39,9 @@ impl Answered {
             host_state,
             served_call,
             store,
-            block_id,
-            canonical,
+            tool,
         } = self;
+        let canonical = tool.name();
         if let (Some(modifier), Some(host_state)) = (outcome.context_modifier, host_state) {
             modifier.apply(&mut host_state.lock().unwrap_or_else(|e| e.into_inner()));
         }
@@ -51,29 +52,29 @@ impl Answered {
         if result.is_error {
             return Ok(content::error_result(content::error_text(&result)));
         }
-        let blocks = served_call
-            .take_content()
-            .unwrap_or_else(|| content::content_blocks(&result.content));
-        let has_output_schema = served.listing.has_output_schema(&canonical);
+        let block_id = &result.tool_use_id;
+        let has_output_schema = served.listing.has_output_schema(canonical);
         // A result too large for the persistence limit arrives as a preview of a saved file;
         // the structured content is still the whole result, read back from that file.
         let persisted = if has_output_schema {
             content::persisted_text(
                 &result.content,
                 served.orchestrator.config().result_dir.as_deref(),
-                &block_id,
+                block_id,
             )
             .await
         } else {
             None
         };
         let structured = if has_output_schema {
-            store.take(&block_id).or_else(|| match &persisted {
-                Some(text) => serde_json::from_str::<Value>(text)
-                    .ok()
-                    .filter(Value::is_object),
-                None => content::structured_from_text(&result.content),
-            })
+            store
+                .and_then(|store| store.take(block_id))
+                .or_else(|| match &persisted {
+                    Some(text) => serde_json::from_str::<Value>(text)
+                        .ok()
+                        .filter(Value::is_object),
+                    None => content::structured_from_text(&result.content),
+                })
         } else {
             None
         };
@@ -87,6 +88,9 @@ impl Answered {
                  map_result declares none unless it overrides output_schema too)."
             )));
         }
+        let blocks = served_call
+            .take_content()
+            .unwrap_or_else(|| content::content_blocks(result.content));
         Ok(content::success_result(
             blocks,
             structured,

@@ -20,12 +20,11 @@ use super::tasks::store::{TaskStore, TaskStoreError, WATCH_TIMEOUT};
 pub(crate) struct Asking {
     route: Mutex<Route>,
     asked: AtomicUsize,
-    /// The call may become a task (the tool allows it, the client follows tasks).
-    may_become_task: bool,
     /// Woken by [`Asking::start_task`].
     start: Notify,
-    /// Whether the call became a task: `None` until it is decided.
-    started: watch::Sender<Option<bool>>,
+    /// Whether the call became a task: `None` until it is decided. Only a call that may
+    /// become a task (the tool allows it, the client follows tasks) has one.
+    started: Option<watch::Sender<Option<bool>>>,
 }
 
 enum Route {
@@ -63,19 +62,18 @@ impl Asking {
         Self {
             route: Mutex::new(rounds.map_or(Route::Session, Route::Rounds)),
             asked: AtomicUsize::new(0),
-            may_become_task,
             start: Notify::new(),
-            started: watch::Sender::new((!may_become_task).then_some(false)),
+            started: may_become_task.then(|| watch::Sender::new(None)),
         }
     }
 
     /// Asks for the call to become a task now, and returns whether it is one.
     pub(crate) async fn start_task(&self) -> bool {
-        if !self.may_become_task {
+        let Some(started) = &self.started else {
             return false;
-        }
+        };
         self.start.notify_one();
-        let mut started = self.started.subscribe();
+        let mut started = started.subscribe();
         let decided = started.wait_for(Option::is_some).await;
         decided.ok().and_then(|decided| *decided).unwrap_or(false)
     }
@@ -87,7 +85,9 @@ impl Asking {
 
     /// Records whether the call became a task, for [`Asking::start_task`].
     pub(crate) fn decided(&self, task: bool) {
-        self.started.send_replace(Some(task));
+        if let Some(started) = &self.started {
+            started.send_replace(Some(task));
+        }
     }
 
     /// The name of the call's next unnamed question: `q1`, `q2`, ... in the order asked.

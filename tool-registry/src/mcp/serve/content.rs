@@ -31,9 +31,9 @@ pub(crate) fn error_result(text: String) -> CallToolResult {
 /// text; an Anthropic `image` block with a base64 source becomes an MCP `image` block
 /// (`data`, `mimeType`), one with a URL source a text block naming the URL (MCP images carry
 /// their bytes); a `tool_reference` becomes a text block naming the tool.
-pub(crate) fn content_blocks(content: &ToolResultContent) -> Vec<ContentBlock> {
+pub(crate) fn content_blocks(content: ToolResultContent) -> Vec<ContentBlock> {
     match content {
-        ToolResultContent::Text(text) => vec![ContentBlock::text(text.clone())],
+        ToolResultContent::Text(text) => vec![ContentBlock::text(text)],
         ToolResultContent::Blocks(blocks) => blocks.iter().map(content_block).collect(),
     }
 }

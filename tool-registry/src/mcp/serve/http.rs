@@ -19,7 +19,6 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tower_service::Service as _;
 
 use super::auth::guard;
 use super::{McpServer, ServeError};
@@ -317,13 +316,12 @@ impl Route {
     }
 
     async fn admitted(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
-        let mut service = self.service.clone();
         let Some(door) = &self.door else {
             let permit = match self.permit(|| peer.to_string(), request.method()) {
                 Ok(permit) => permit,
                 Err(busy) => return too_many(&busy),
             };
-            let Ok(response) = service.call(request).await;
+            let response = self.service.handle(request).await;
             return response.map(|body| super::limits::hold(body, permit));
         };
         let admission = match guard::admit(door, request.headers()).await {
@@ -339,7 +337,7 @@ impl Route {
             Ok(request) => request,
             Err(refused) => return refused,
         };
-        let Ok(response) = service.call(request).await;
+        let response = self.service.handle(request).await;
         response.map(|body| super::limits::hold(body, permit))
     }
 

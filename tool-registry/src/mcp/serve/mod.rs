@@ -245,8 +245,15 @@ impl Shared {
     /// alone (which every session starts again from) would hand one session another's saved
     /// result.
     pub(crate) fn next_call_id(&self) -> String {
+        use std::fmt::Write as _;
         let sequence = self.call_ids.next.fetch_add(1, Ordering::Relaxed);
-        format!("mcp_{}_{sequence}", self.call_ids.prefix)
+        // One allocation: `format!` would grow the string as it writes.
+        let mut id = String::with_capacity(self.call_ids.prefix.len() + 25);
+        id.push_str("mcp_");
+        id.push_str(&self.call_ids.prefix);
+        id.push('_');
+        let _ = write!(id, "{sequence}");
+        id
     }
 
     fn remember_peer(&self, peer: Peer<RoleServer>) {

@@ -16,8 +16,8 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use tool_sdk::ToolError;
 use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
+use tool_sdk::{DynTool, ToolError};
 
 use super::asking::{Ask, Asking};
 
@@ -44,7 +44,8 @@ struct Inner {
     peer: Peer<RoleServer>,
     level: LogLevel,
     content: Mutex<Option<Vec<ContentBlock>>>,
-    logger: String,
+    /// The tool called: its name is the logger of the call's log lines.
+    tool: Arc<dyn DynTool>,
     /// What the client declared (2026-07-28: in the request's `_meta`; 2025-11-25: in
     /// `initialize`); `None` when it declared nothing.
     capabilities: Option<ClientCapabilities>,
@@ -61,7 +62,7 @@ impl ServedCall {
     pub(crate) fn new(
         peer: Peer<RoleServer>,
         level: LogLevel,
-        tool: &str,
+        tool: Arc<dyn DynTool>,
         capabilities: Option<ClientCapabilities>,
         asking: Arc<Asking>,
     ) -> Self {
@@ -69,7 +70,7 @@ impl ServedCall {
             peer,
             level,
             content: Mutex::new(None),
-            logger: tool.to_owned(),
+            tool,
             capabilities,
             missing: Mutex::default(),
             failure: Mutex::default(),
@@ -246,8 +247,8 @@ impl ServedCall {
         if severity(level) < severity(threshold) {
             return false;
         }
-        let params =
-            LoggingMessageNotificationParam::new(level, data.into()).with_logger(&self.0.logger);
+        let params = LoggingMessageNotificationParam::new(level, data.into())
+            .with_logger(self.0.tool.name());
         let sent = self.0.peer.notify_logging_message(params).await;
         sent.is_ok()
     }

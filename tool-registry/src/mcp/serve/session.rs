@@ -60,14 +60,13 @@ use super::{Shared, StructuredContentStore};
 use crate::orchestration::turn::Signals;
 
 /// The per-session state and rmcp's handler for it. rmcp makes one per connection (stdio) or
-/// per HTTP session, through the server's factory.
-#[derive(Clone)]
+/// per HTTP session, through the server's factory, and shares it (it is not cloned).
 pub(crate) struct Session {
     shared: Arc<Shared>,
     /// Made at the first request that needs it: a 2026-07-28 request never does (rmcp makes a
     /// handler per such request, and its calls use the server's gate, the request's logging
     /// level and a copy of the server's host state).
-    state: Arc<OnceLock<SessionState>>,
+    state: OnceLock<SessionState>,
 }
 
 struct SessionState {
@@ -79,18 +78,16 @@ struct SessionState {
     extensions: Arc<Mutex<Extensions>>,
 }
 
-/// Whether a request speaks MCP 2026-07-28 or later (no session).
-fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+/// Whether a request of protocol `version` speaks MCP 2026-07-28 or later (no session).
+fn is_stateless(version: Option<&ProtocolVersion>) -> bool {
+    version.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
         Self {
             shared,
-            state: Arc::new(OnceLock::new()),
+            state: OnceLock::new(),
         }
     }
 
@@ -109,10 +106,12 @@ impl Session {
         })
     }
 
+    /// `stateless`: the request speaks MCP 2026-07-28 or later ([`is_stateless`]).
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        stateless: bool,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.shared.served();
         let name = request.name.as_ref();
@@ -123,12 +122,12 @@ impl Session {
                 Some(content::unknown_tool_data(name)),
             ));
         };
-        let canonical = tool.name().to_owned();
+        let canonical = tool.name();
         let admission = admission_of(&context);
         let owner = admission.as_ref().map(super::auth::Admission::client_key);
         if let Some(admission) = &admission
             && admission
-                .missing(&canonical, served.listing.scopes(&canonical))
+                .missing(canonical, served.listing.scopes(canonical))
                 .is_some()
         {
             // The HTTP door refuses such a call (403) by the name it carries; this catches a
@@ -143,9 +142,10 @@ impl Session {
         }
         // A tool that may run as a task, called by a client that follows tasks (SEP-2663).
         let task_support = tool.meta().task;
-        let follows_tasks = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let capabilities = context.client_capabilities();
+        let follows_tasks = capabilities
+            .as_ref()
+            .is_some_and(ClientCapabilities::supports_tasks);
         if task_support == TaskSupport::Required && !follows_tasks {
             return Err(ErrorData::missing_required_client_capability(
                 ClientCapabilities::builder().enable_tasks().build(),
@@ -154,10 +154,9 @@ impl Session {
         let as_task = follows_tasks && task_support != TaskSupport::Forbidden;
         let block = ToolUseBlock {
             id: self.shared.next_call_id(),
-            name: name.to_owned(),
+            name: request.name.into_owned(),
             input: Value::Object(request.arguments.unwrap_or_default()),
         };
-        let stateless = is_stateless(&context);
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
         // is bound to the call: its tool and arguments, written down before the arguments go
         // to the run.
@@ -173,7 +172,6 @@ impl Session {
         } else {
             (Vec::new(), None)
         };
-        let block_id = block.id.clone();
         let prepared = served.orchestrator.prepare(block);
         let safe = prepared.is_concurrency_safe();
         let gate = if stateless {
@@ -206,15 +204,21 @@ impl Session {
         let served_call = ServedCall::new(
             context.peer.clone(),
             level,
-            &canonical,
-            context.client_capabilities(),
+            Arc::clone(&tool),
+            capabilities,
             Arc::clone(&asking),
         );
-        let store = Arc::new(StructuredContentStore::new());
+        // Only a tool with an output schema is answered with structured content.
+        let store = served
+            .listing
+            .has_output_schema(canonical)
+            .then(|| Arc::new(StructuredContentStore::new()));
         let mut extensions = self.extensions(stateless);
         extensions.insert(served_call.clone());
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
-        extensions.insert(Arc::clone(&store));
+        if let Some(store) = &store {
+            extensions.insert(Arc::clone(store));
+        }
         if let Some(admission) = admission {
             extensions.insert(admission.principal);
         }
@@ -225,18 +229,14 @@ impl Session {
             context.ct.child_token()
         };
         let extensions = Arc::new(extensions);
-        let signals = Signals {
-            abort: abort.clone(),
-            ..Signals::default()
-        };
+        let signals = Signals::abort_only(abort.clone());
         let (progress, forwarder) = progress_sink(&context).unzip();
         let answered = Answered {
             // A stateless request's context modifier has no session to outlive the request in.
             host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
             served_call: served_call.clone(),
             store,
-            block_id,
-            canonical,
+            tool: Arc::clone(&tool),
         };
         let input_required = |rounds: &Rounds| {
             if let Some(error) = served_call.take_error() {
@@ -264,7 +264,7 @@ impl Session {
             };
             let task = TaskCall {
                 store: self.shared.tasks.store(),
-                tool: tool.name().to_owned(),
+                tool: canonical.to_owned(),
                 required: task_support == TaskSupport::Required,
                 ttl: self.shared.tasks.ttl(),
                 poll_interval: tasks::DEFAULT_POLL_INTERVAL,
@@ -394,13 +394,17 @@ impl rmcp::ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let traced = crate::mcp::trace::Served::start(&request.name, &context);
+        let version = context.protocol_version();
+        let traced = crate::mcp::trace::Served::start(&request.name, &context, version.as_ref());
+        let stateless = is_stateless(version.as_ref());
         // Boxed: rmcp spawns every request's handler future as a task, moving it whole, and
         // the call's state (the orchestrator's run, the task path) is far larger than the
         // other handlers'; behind a box each move is a pointer's.
-        let response =
-            tracing::Instrument::instrument(Box::pin(self.call(request, context)), traced.span())
-                .await;
+        let response = tracing::Instrument::instrument(
+            Box::pin(self.call(request, context, stateless)),
+            traced.span(),
+        )
+        .await;
         traced.finish(&response);
         response
     }
