@@ -226,3 +226,76 @@ async fn a_served_listing_carries_the_examples_a_tool_asks_for_as_definitions_do
     assert_eq!(described("plain"), exported[1]["description"]);
     client.cancel().await.unwrap();
 }
+
+/// An imported tool listed with an output schema answers with its own server's
+/// `structuredContent`, also when its text is not the JSON of it (a sentence beside the data).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_tool_answers_with_its_own_servers_structured_content() {
+    use tool_registry::ToolPermissionContext;
+    use tool_registry::mcp::{McpManager, McpServerConfig, McpServerStatus};
+    use tool_registry::permissions::{AliasTable, PermissionBehavior, PermissionRuleSource};
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: python3 is not installed (the upstream MCP server is a script)");
+        return;
+    }
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers/hostile_server.py");
+    let upstream = McpServerConfig::stdio(
+        "up",
+        "python3",
+        vec![script.display().to_string(), "structured".into()],
+    );
+    let manager = McpManager::connect(vec![upstream]).await;
+    assert_eq!(
+        manager.statuses()[0].1,
+        McpServerStatus::Connected,
+        "{:?}",
+        manager.statuses()
+    );
+    // MCP tools ask before they run (SPEC §6); the host allows the server's tools.
+    let mut permissions = ToolPermissionContext::default();
+    permissions.add_rule_str(
+        PermissionRuleSource::CliArg,
+        PermissionBehavior::Allow,
+        "mcp__up",
+        &AliasTable::default(),
+    );
+    let orchestrator =
+        tool_registry::Orchestrator::new(&manager.tools(), OrchestratorConfig::default())
+            .with_permissions(permissions);
+    let server = tool_registry::mcp::serve::McpServer::new(orchestrator, "t", "1").unwrap();
+    let (client, _) = connect(&server).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let weather = listed
+        .iter()
+        .find(|tool| tool.name == "mcp__up__weather")
+        .expect("the imported tool is served");
+    assert!(weather.output_schema.is_some());
+    let result = client
+        .call_tool(call("mcp__up__weather", json!({"city": "Oslo"})))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"city": "Oslo", "celsius": 22}))
+    );
+    // The serialized copy MCP asks for first, then the server's own sentence.
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .map(|block| block.as_text().unwrap().text.as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            r#"{"city":"Oslo","celsius":22}"#,
+            "Sunny in Oslo, 22 degrees."
+        ]
+    );
+    client.cancel().await.unwrap();
+}

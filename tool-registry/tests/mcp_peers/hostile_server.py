@@ -14,6 +14,8 @@ Usage: hostile_server.py MODE
   malformed     `bad_rounds` answers an InputRequiredResult whose inputRequests is a number,
                 `bad_task` a task whose tasks/get answer is nonsense, `lost_task` a task that
                 tasks/get does not know; every other call answers as in bad-entries
+  structured    adds `weather`, listed with an outputSchema, which answers a sentence as its
+                text and the data as structuredContent (the text is not the JSON of it)
   whereami      starts a `sleep` child at once; `grow` never answers; any other call answers
                 its working directory, the variable TOOL_SDK_PROBE, its own pid, the child's
                 pid and the notifications/cancelled params it received
@@ -59,6 +61,14 @@ PAGE_TWO = [
 if MODE == "malformed":
     EXTRA_TOOLS.extend({"name": name, "inputSchema": {"type": "object"}}
                        for name in ("bad_rounds", "bad_task", "lost_task"))
+
+if MODE == "structured":
+    EXTRA_TOOLS.append({
+        "name": "weather",
+        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "outputSchema": {"type": "object", "properties": {
+            "city": {"type": "string"}, "celsius": {"type": "number"}}},
+    })
 
 if MODE == "from-file":
     with open(sys.argv[2]) as recorded:
@@ -115,6 +125,13 @@ def handle(request):
                             "createdAt": "2026-01-01T00:00:00Z",
                             "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000,
                             "pollIntervalMs": 100})
+            return
+        if MODE == "structured" and name == "weather":
+            city = args.get("city", "nowhere")
+            reply(request, {
+                "content": [{"type": "text", "text": "Sunny in " + city + ", 22 degrees."}],
+                "structuredContent": {"city": city, "celsius": 22},
+            })
             return
         if name == "rpc_error":
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "refused on purpose"}})

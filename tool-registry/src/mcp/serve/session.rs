@@ -204,21 +204,19 @@ impl Session {
         let served_call = ServedCall::new(
             context.peer.clone(),
             level,
-            Arc::clone(&tool),
+            Arc::clone(tool),
             capabilities,
             Arc::clone(&asking),
         );
-        // Only a tool with an output schema is answered with structured content.
-        let store = served
-            .listing
-            .has_output_schema(canonical)
-            .then(|| Arc::new(StructuredContentStore::new()));
         let mut extensions = self.extensions(stateless);
         extensions.insert(served_call.clone());
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
-        if let Some(store) = &store {
-            extensions.insert(Arc::clone(store));
-        }
+        // Only a tool with an output schema is answered with structured content: an imported
+        // tool's goes into the store under its own type, where the import looks for it.
+        let store = served
+            .listing
+            .has_output_schema(canonical)
+            .then(|| structured_content_store(&mut extensions));
         if let Some(admission) = admission {
             extensions.insert(admission.principal);
         }
@@ -236,7 +234,7 @@ impl Session {
             host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
             served_call: served_call.clone(),
             store,
-            tool: Arc::clone(&tool),
+            tool: Arc::clone(tool),
         };
         let input_required = |rounds: &Rounds| {
             if let Some(error) = served_call.take_error() {
@@ -341,6 +339,15 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
+}
+
+/// A new [`StructuredContentStore`] in `extensions`, stored as itself (the type an imported
+/// tool's result mapping looks up), and the handle to read it with.
+fn structured_content_store(extensions: &mut Extensions) -> Arc<StructuredContentStore> {
+    extensions.insert(StructuredContentStore::new());
+    extensions
+        .get_arc::<StructuredContentStore>()
+        .expect("inserted just above")
 }
 
 /// How long a call that asked a question this round cannot answer keeps running, so that
