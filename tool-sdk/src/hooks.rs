@@ -52,8 +52,9 @@ trait Hooks {
         ctx: &ToolUseContext,
     ) -> impl Future<Output = ValidationResult> + Send {
         let _ = ctx;
-        // A ready future rather than an `async` block: no state machine per tool.
-        std::future::ready(ValidationResult::Ok)
+        // A future without state rather than an `async` block: no state machine per tool,
+        // and boxed (as an erased call answers it) without an allocation.
+        std::future::poll_fn(|_| std::task::Poll::Ready(ValidationResult::Ok))
     }
 
     /// The tool's own permission decision (SPEC §1.1). Default: allow, deferring to the
@@ -63,7 +64,7 @@ trait Hooks {
         ctx: &ToolUseContext,
     ) -> impl Future<Output = PermissionResult> + Send {
         let _ = ctx;
-        std::future::ready(PermissionResult::allow())
+        std::future::poll_fn(|_| std::task::Poll::Ready(PermissionResult::allow()))
     }
 
     /// Turns the output into `tool_result` content (the reference's

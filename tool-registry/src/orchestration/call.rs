@@ -246,10 +246,10 @@ impl CallRunner {
         mut input: Value,
         failure: &mut Option<Failure>,
     ) -> CallOutcome {
-        let id = ctx.tool_use_id().to_owned();
+        let id = ctx.tool_use_id();
         let mut failed = |text: String, why: Failure| {
             *failure = Some(why);
-            CallOutcome::error(&id, text)
+            CallOutcome::error(id, text)
         };
         let name = tool.name();
         // Step 4: the tool's own input check.
@@ -263,7 +263,7 @@ impl CallRunner {
         for observer in &self.observers {
             let event = PreToolUse {
                 tool_name: name.to_owned(),
-                tool_use_id: id.clone(),
+                tool_use_id: id.to_owned(),
                 input: observable(&*parsed, &input),
             };
             let decision = AssertUnwindSafe(observer.pre_tool_use(&event))
@@ -323,12 +323,12 @@ impl CallRunner {
                 let content = persistence::process_result(
                     output.content,
                     name,
-                    &id,
+                    id,
                     threshold,
                     self.config.result_dir.as_deref(),
                 );
                 CallOutcome {
-                    result: ToolResultBlock::success(id.clone(), content),
+                    result: ToolResultBlock::success(id.to_owned(), content),
                     context_modifier: output.context_modifier,
                     new_messages: output.new_messages,
                     exempt_from_budget: declared.chars().is_none(),

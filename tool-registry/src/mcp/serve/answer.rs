@@ -19,7 +19,8 @@ pub(crate) struct Answered {
     /// stateless request: the modifier does not outlive it).
     pub(crate) host_state: Option<Arc<Mutex<Extensions>>>,
     pub(crate) served_call: ServedCall,
-    /// Where the tool's structured content goes (only for a tool with an output schema).
+    /// Where the tool's structured content goes: `Some` exactly for a tool that lists an
+    /// output schema (and is answered with structured content).
     pub(crate) store: Option<Arc<StructuredContentStore>>,
     /// The tool called.
     pub(crate) tool: Arc<dyn DynTool>,
@@ -53,7 +54,7 @@ impl Answered {
             return Ok(content::error_result(content::error_text(&result)));
         }
         let block_id = &result.tool_use_id;
-        let has_output_schema = served.listing.has_output_schema(canonical);
+        let has_output_schema = store.is_some();
         // A result too large for the persistence limit arrives as a preview of a saved file;
         // the structured content is still the whole result, read back from that file.
         let persisted = if has_output_schema {

@@ -55,13 +55,16 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
 /// What a state is bound to: the method, the tool and its arguments (as compact JSON with
 /// every object's keys in byte order, so the client's key order does not matter).
 pub(crate) fn binding(tool: &str, arguments: &Value) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(256);
+    let mut bytes = Vec::with_capacity(512);
     bytes.extend_from_slice(b"tools/call\n");
     bytes.extend_from_slice(tool.as_bytes());
     bytes.push(b'\n');
     write_canonical(&mut bytes, arguments);
     bytes
 }
+
+/// The most keys of an object whose entries [`write_canonical`] sorts without allocating.
+const SORTED_ON_STACK: usize = 16;
 
 /// `value` as compact JSON with every object's keys in byte order.
 fn write_canonical(out: &mut Vec<u8>, value: &Value) {
@@ -78,6 +81,18 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) {
             out.push(b'{');
             if map.keys().is_sorted() {
                 for (index, (key, value)) in map.iter().enumerate() {
+                    write_entry(out, index == 0, key, value);
+                }
+            } else if map.len() <= SORTED_ON_STACK {
+                // The usual small object: its entries sorted in place on the stack.
+                const EMPTY: (&str, &Value) = ("", &Value::Null);
+                let mut entries = [EMPTY; SORTED_ON_STACK];
+                for (slot, (key, value)) in entries.iter_mut().zip(map) {
+                    *slot = (key.as_str(), value);
+                }
+                let entries = &mut entries[..map.len()];
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (index, (key, value)) in entries.iter().enumerate() {
                     write_entry(out, index == 0, key, value);
                 }
             } else {
@@ -299,7 +314,8 @@ mod tests {
         leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec((any::<String>(), inner), 0..4)
+                // Past 16 keys an object is sorted on the heap, not the stack.
+                prop::collection::vec((any::<String>(), inner), 0..20)
                     .prop_map(|entries| Value::Object(entries.into_iter().collect())),
             ]
         })

@@ -128,12 +128,6 @@ impl Listing {
         self.scopes.iter().flatten().cloned().collect()
     }
 
-    /// Whether `name` declares an output schema (so its results carry `structuredContent`).
-    pub(crate) fn has_output_schema(&self, name: &str) -> bool {
-        self.tool(name)
-            .is_some_and(|tool| tool.output_schema.is_some())
-    }
-
     /// The page starting at `cursor` (the first page for `None`). A cursor is
     /// `GENERATION:OFFSET`; one from another pool or not made here is refused with `-32602`,
     /// as MCP asks for an invalid cursor. Each page carries its caching hints (SEP-2549):
@@ -201,7 +195,9 @@ fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
     }
     let hints = ResolvedHints::of(tool);
     let description = description_without_example_slot(tool).into_owned();
-    let mut listed = Tool::new(tool.name().to_owned(), description, input).with_annotations(
+    // The name as the tool holds it: a `#[tool]` type's is static, so rmcp's copies of the
+    // definition (`get_tool`, once per `tools/call`) need not copy it.
+    let mut listed = Tool::new(tool.meta().name.clone(), description, input).with_annotations(
         ToolAnnotations::new()
             .read_only(hints.read_only)
             .destructive(hints.destructive)

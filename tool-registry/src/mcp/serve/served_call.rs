@@ -7,14 +7,14 @@
 // rmcp marks logging deprecated for MCP 2026-07-28 (SEP-2577); 2025-11-25 sessions have it.
 #![allow(deprecated)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::future::BoxFuture;
 use rmcp::model::{
     ClientCapabilities, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
     ElicitationAction, InputRequest, LoggingLevel, LoggingMessageNotificationParam,
 };
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 use tool_sdk::elicitation::{Elicitation, ElicitationAnswer, Elicitor};
 use tool_sdk::{DynTool, ToolError};
@@ -41,14 +41,17 @@ pub struct ServedCall(Arc<Inner>);
 /// answer hold.
 #[derive(Debug)]
 struct Inner {
-    peer: Peer<RoleServer>,
+    /// The `tools/call` request's context: the client connection, the request's `_meta`
+    /// (its log level and capabilities, read only when asked for), and what the transport
+    /// attached to it.
+    request: RequestContext<RoleServer>,
     level: LogLevel,
     content: Mutex<Option<Vec<ContentBlock>>>,
     /// The tool called: its name is the logger of the call's log lines.
     tool: Arc<dyn DynTool>,
     /// What the client declared (2026-07-28: in the request's `_meta`; 2025-11-25: in
-    /// `initialize`); `None` when it declared nothing.
-    capabilities: Option<ClientCapabilities>,
+    /// `initialize`); `None` when it declared nothing. Read from `request` when first asked.
+    capabilities: OnceLock<Option<ClientCapabilities>>,
     /// The capabilities [`ServedCall::require`] found missing, as a JSON object.
     missing: Mutex<serde_json::Map<String, Value>>,
     /// The error [`ServedCall::fail`] set.
@@ -59,19 +62,20 @@ struct Inner {
 }
 
 impl ServedCall {
+    /// `capabilities`: the client's, when the caller has read them already.
     pub(crate) fn new(
-        peer: Peer<RoleServer>,
+        request: RequestContext<RoleServer>,
         level: LogLevel,
         tool: Arc<dyn DynTool>,
-        capabilities: Option<ClientCapabilities>,
+        capabilities: Option<Option<ClientCapabilities>>,
         asking: Arc<Asking>,
     ) -> Self {
         Self(Arc::new(Inner {
-            peer,
+            request,
             level,
             content: Mutex::new(None),
             tool,
-            capabilities,
+            capabilities: capabilities.map(OnceLock::from).unwrap_or_default(),
             missing: Mutex::default(),
             failure: Mutex::default(),
             asking,
@@ -123,6 +127,7 @@ impl ServedCall {
         let answer = match request {
             InputRequest::Elicitation(request) => serde_json::to_value(
                 self.0
+                    .request
                     .peer
                     .create_elicitation(request.params)
                     .await
@@ -130,13 +135,14 @@ impl ServedCall {
             ),
             InputRequest::CreateMessage(request) => serde_json::to_value(
                 self.0
+                    .request
                     .peer
                     .create_message(request.params)
                     .await
                     .map_err(failed)?,
             ),
             InputRequest::ListRoots(_) => {
-                serde_json::to_value(self.0.peer.list_roots().await.map_err(failed)?)
+                serde_json::to_value(self.0.request.peer.list_roots().await.map_err(failed)?)
             }
             _ => {
                 return Err(ToolError::new(
@@ -162,7 +168,10 @@ impl ServedCall {
     /// `clientCapabilities`; for a 2025-11-25 session, `initialize`'s. `None` when it
     /// declared none.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.0.capabilities.as_ref()
+        self.0
+            .capabilities
+            .get_or_init(|| self.0.request.client_capabilities())
+            .as_ref()
     }
 
     /// Checks that the client declared every capability named in `required` (a top-level
@@ -179,9 +188,7 @@ impl ServedCall {
             return Ok(());
         };
         let declared = self
-            .0
-            .capabilities
-            .as_ref()
+            .client_capabilities()
             .and_then(|declared| serde_json::to_value(declared).ok())
             .unwrap_or(Value::Null);
         let absent: Vec<(String, Value)> = required
@@ -239,7 +246,7 @@ impl ServedCall {
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) -> bool {
         let threshold = match &self.0.level {
             LogLevel::Session(level) => Some(*level.lock().unwrap_or_else(|e| e.into_inner())),
-            LogLevel::Request(level) => *level,
+            LogLevel::Request => self.0.request.meta.log_level(),
         };
         let Some(threshold) = threshold else {
             return false;
@@ -249,7 +256,7 @@ impl ServedCall {
         }
         let params = LoggingMessageNotificationParam::new(level, data.into())
             .with_logger(self.0.tool.name());
-        let sent = self.0.peer.notify_logging_message(params).await;
+        let sent = self.0.request.peer.notify_logging_message(params).await;
         sent.is_ok()
     }
 
@@ -265,7 +272,7 @@ impl ServedCall {
     /// server-to-client requests (an MCP 2026-07-28 request has no channel for them: use
     /// [`ServedCall::request_input`], which works in both).
     pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.0.peer
+        &self.0.request.peer
     }
 
     pub(crate) fn take_content(&self) -> Option<Vec<ContentBlock>> {
@@ -359,9 +366,9 @@ impl Elicitor for ServedElicitor {
 pub(crate) enum LogLevel {
     /// The session's `logging/setLevel` level (MCP 2025-11-25).
     Session(Arc<Mutex<LoggingLevel>>),
-    /// The request's `_meta` `logLevel`; `None`: the client asked for no log lines (MCP
+    /// The request's `_meta` `logLevel`; none there: the client asked for no log lines (MCP
     /// 2026-07-28).
-    Request(Option<LoggingLevel>),
+    Request,
 }
 
 /// The rank of `level` in syslog order (RFC 5424, as MCP uses): `debug` lowest.

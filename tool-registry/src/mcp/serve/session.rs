@@ -44,7 +44,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tool_sdk::elicitation::Elicitor;
 use tool_sdk::tool::TaskSupport;
-use tool_sdk::{DynTool, Extensions, ToolUseBlock};
+use tool_sdk::{Extensions, ToolUseBlock};
 
 use super::answer::Answered;
 use super::asking::Asking;
@@ -115,8 +115,11 @@ impl Session {
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.shared.served();
         let name = request.name.as_ref();
-        let listed = |tool: &&Arc<dyn DynTool>| served.listing.tool(tool.name()).is_some();
-        let Some(tool) = served.orchestrator.find_tool(name).filter(listed) else {
+        let found = served.orchestrator.find_tool(name).and_then(|tool| {
+            let listed = served.listing.tool(tool.name())?;
+            Some((tool, listed.output_schema.is_some()))
+        });
+        let Some((tool, has_output_schema)) = found else {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {name}. tools/list gives the tools this server has."),
                 Some(content::unknown_tool_data(name)),
@@ -142,9 +145,11 @@ impl Session {
         }
         // A tool that may run as a task, called by a client that follows tasks (SEP-2663).
         let task_support = tool.meta().task;
-        let capabilities = context.client_capabilities();
+        let capabilities =
+            (task_support != TaskSupport::Forbidden).then(|| context.client_capabilities());
         let follows_tasks = capabilities
             .as_ref()
+            .and_then(Option::as_ref)
             .is_some_and(ClientCapabilities::supports_tasks);
         if task_support == TaskSupport::Required && !follows_tasks {
             return Err(ErrorData::missing_required_client_capability(
@@ -196,13 +201,21 @@ impl Session {
         };
 
         let level = if stateless {
-            LogLevel::Request(context.meta.log_level())
+            LogLevel::Request
         } else {
             LogLevel::Session(Arc::clone(&self.state().level))
         };
+        // A task outlives its request, so its abort token is its own.
+        let abort = if as_task {
+            CancellationToken::new()
+        } else {
+            context.ct.child_token()
+        };
+        let cancelled = context.ct.clone();
+        let (progress, forwarder) = progress_sink(&context).unzip();
         let asking = Arc::new(Asking::new(rounds.clone(), as_task));
         let served_call = ServedCall::new(
-            context.peer.clone(),
+            context,
             level,
             Arc::clone(tool),
             capabilities,
@@ -213,22 +226,12 @@ impl Session {
         extensions.insert::<Arc<dyn Elicitor>>(Arc::new(ServedElicitor(served_call.clone())));
         // Only a tool with an output schema is answered with structured content: an imported
         // tool's goes into the store under its own type, where the import looks for it.
-        let store = served
-            .listing
-            .has_output_schema(canonical)
-            .then(|| structured_content_store(&mut extensions));
+        let store = has_output_schema.then(|| structured_content_store(&mut extensions));
         if let Some(admission) = admission {
             extensions.insert(admission.principal);
         }
-        // A task outlives its request, so its abort token is its own.
-        let abort = if as_task {
-            CancellationToken::new()
-        } else {
-            context.ct.child_token()
-        };
         let extensions = Arc::new(extensions);
         let signals = Signals::abort_only(abort.clone());
-        let (progress, forwarder) = progress_sink(&context).unzip();
         let answered = Answered {
             // A stateless request's context modifier has no session to outlive the request in.
             host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
@@ -274,7 +277,7 @@ impl Session {
                 .respond(
                     run,
                     abort,
-                    context.ct.clone(),
+                    cancelled,
                     &asking,
                     rounds.as_deref(),
                     &switch,
