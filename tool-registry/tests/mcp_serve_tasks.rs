@@ -18,6 +18,45 @@ use tool_registry::mcp::serve::tasks::TaskStore;
 mod mcp_serve_support;
 mod mcp_tasks_support;
 use mcp_tasks_support::*;
+use tool_registry::mcp::serve::McpServer;
+use tool_registry::{Orchestrator, OrchestratorConfig};
+use tool_sdk::prelude::*;
+use tool_sdk::tool::output_schema_for;
+use tool_sdk::{DynTool, TypedTool};
+
+/// Adds two numbers after a pause long enough for the call to become a task.
+#[tool(
+    name = "slow_sum",
+    max_result_size_chars = 1000,
+    read_only,
+    concurrency_safe,
+    task = "optional"
+)]
+#[derive(Deserialize, JsonSchema)]
+pub struct SlowSum {
+    /// First number.
+    pub a: i64,
+    /// Second number.
+    pub b: i64,
+}
+
+/// The sum of two numbers.
+#[derive(Serialize, JsonSchema)]
+pub struct Sum {
+    /// a + b.
+    pub sum: i64,
+}
+
+#[tool]
+impl Tool for SlowSum {
+    type Output = Sum;
+    async fn call(self, _ctx: &ToolUseContext) -> Result<ToolResult<Sum>, ToolError> {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        Ok(ToolResult::new(Sum {
+            sum: self.a + self.b,
+        }))
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fast_call_answers_at_once_and_a_slow_one_becomes_a_task_with_its_result() {
@@ -252,4 +291,31 @@ async fn a_task_started_through_one_server_is_followed_and_cancelled_through_ano
     through_second.cancel().await.unwrap();
     first_http.shutdown().await;
     second_http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_a_tool_with_an_output_schema_completes_with_its_structured_content() {
+    let tools: [Arc<dyn DynTool>; 1] = [Arc::new(
+        TypedTool::of::<SlowSum>(None).with_output_schema(|| Some(output_schema_for::<Sum>())),
+    )];
+    let orchestrator = Orchestrator::new(&tools, OrchestratorConfig::default());
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let http = http(&server).await;
+    let client = connect(&http, true, ProtocolVersion::V_2026_07_28).await;
+
+    let created = client
+        .call_tool_once(call("slow_sum", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("expected a task, got {created:?}");
+    };
+    let done = settled(&client, &created.task.task_id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"sum": 5}),
+        "{done}"
+    );
+    client.cancel().await.unwrap();
+    http.shutdown().await;
 }

@@ -301,6 +301,23 @@ mod tests {
         assert_eq!(binding("Tool", &reordered), binding("Tool", &arguments));
     }
 
+    #[test]
+    fn objects_on_either_side_of_the_stack_sort_are_written_sorted() {
+        for keys in [1, 2, 15, 16, 17, 40] {
+            // Keys in descending order, so every object needs sorting.
+            let map: serde_json::Map<String, Value> = (0..keys)
+                .rev()
+                .map(|key| (format!("k{key:02}"), json!({"z": key, "a": [key]})))
+                .collect();
+            let arguments = json!({"outer": Value::Object(map)});
+            assert_eq!(
+                binding("t", &arguments),
+                reference("t", &arguments),
+                "{keys} keys"
+            );
+        }
+    }
+
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),

@@ -2,6 +2,7 @@
 //! byte-stable for it, cut into pages with opaque cursors (MCP 2025-11-25, server utilities,
 //! pagination).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
@@ -195,9 +196,15 @@ fn mcp_tool(tool: &dyn DynTool, lenient: bool) -> Tool {
     }
     let hints = ResolvedHints::of(tool);
     let description = description_without_example_slot(tool).into_owned();
-    // The name as the tool holds it: a `#[tool]` type's is static, so rmcp's copies of the
-    // definition (`get_tool`, once per `tools/call`) need not copy it.
-    let mut listed = Tool::new(tool.meta().name.clone(), description, input).with_annotations(
+    // The name as the tool holds it (a `#[tool]` type's is static, so rmcp's copies of the
+    // definition, `get_tool` once per `tools/call`, need not copy it), unless the tool answers
+    // `name()` with another: it is called by that one.
+    let name = if tool.name() == tool.meta().name {
+        tool.meta().name.clone()
+    } else {
+        Cow::Owned(tool.name().to_owned())
+    };
+    let mut listed = Tool::new(name, description, input).with_annotations(
         ToolAnnotations::new()
             .read_only(hints.read_only)
             .destructive(hints.destructive)

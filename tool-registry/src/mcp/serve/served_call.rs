@@ -34,16 +34,25 @@ use super::asking::{Ask, Asking};
 /// }
 /// # }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServedCall(Arc<Inner>);
+
+impl std::fmt::Debug for ServedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServedCall")
+            .field("tool", &self.0.tool.name())
+            .field("request_id", &self.0.request.id)
+            .field("level", &self.0.level)
+            .finish_non_exhaustive()
+    }
+}
 
 /// One allocation per call, shared by the clones the call's extensions, its elicitor and its
 /// answer hold.
-#[derive(Debug)]
 struct Inner {
-    /// The `tools/call` request's context: the client connection, the request's `_meta`
-    /// (its log level and capabilities, read only when asked for), and what the transport
-    /// attached to it.
+    /// The `tools/call` request's context: the client connection and the request's `_meta`
+    /// (its log level and capabilities, read only when asked for); what the transport
+    /// attached to it is cleared before it comes here.
     request: RequestContext<RoleServer>,
     level: LogLevel,
     content: Mutex<Option<Vec<ContentBlock>>>,

@@ -110,7 +110,7 @@ impl Session {
     async fn call(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
         stateless: bool,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.shared.served();
@@ -145,8 +145,10 @@ impl Session {
         }
         // A tool that may run as a task, called by a client that follows tasks (SEP-2663).
         let task_support = tool.meta().task;
-        let capabilities =
-            (task_support != TaskSupport::Forbidden).then(|| context.client_capabilities());
+        // Read now when they decide the call's course, or come from a session (whose client
+        // may send `initialize` again); a stateless request's are read when a tool asks.
+        let capabilities = (task_support != TaskSupport::Forbidden || !stateless)
+            .then(|| context.client_capabilities());
         let follows_tasks = capabilities
             .as_ref()
             .and_then(Option::as_ref)
@@ -213,6 +215,9 @@ impl Session {
         };
         let cancelled = context.ct.clone();
         let (progress, forwarder) = progress_sink(&context).unzip();
+        // What the transport attached (the HTTP request's parts, its `Authorization` header
+        // among them) is read by now (`admission_of`), and not kept for the call's run.
+        context.extensions.clear();
         let asking = Arc::new(Asking::new(rounds.clone(), as_task));
         let served_call = ServedCall::new(
             context,
