@@ -5,6 +5,7 @@
 //! Each call runs in an `execute_tool` span of the OpenTelemetry GenAI semantic conventions
 //! ([`super::telemetry`]).
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -13,8 +14,8 @@ use futures::future::Either;
 use serde_json::Value;
 use tool_sdk::context::ProgressSink;
 use tool_sdk::{
-    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseContext,
-    ValidationResult,
+    DynTool, Extensions, InputError, InterruptBehavior, ToolCall, ToolResultBlock, ToolUseBlock,
+    ToolUseContext, ValidationResult,
 };
 use tracing::Instrument as _;
 
@@ -74,12 +75,54 @@ impl CallRunner {
         signals: &Signals,
         progress: Option<ProgressSink>,
     ) -> CallOutcome {
+        let PreparedCall {
+            mut block,
+            prepared,
+        } = call;
         let span = CallSpan::open(
-            call.block(),
-            call.tool().map(|tool| &**tool),
+            &block,
+            prepared.tool().map(|tool| &**tool),
             self.config.capture_tool_content,
         );
-        let PreparedCall { block, prepared } = call;
+        let input = Cow::Owned(std::mem::take(&mut block.input));
+        self.run_opened(span, &block, prepared, input, extensions, signals, progress)
+            .await
+    }
+
+    /// [`run`](Self::run) with the block borrowed: its input is not moved, so the caller still
+    /// has it when the run ends or is dropped (a served call's request state is bound to it).
+    #[cfg(feature = "mcp-server")]
+    pub(crate) async fn run_borrowed(
+        self: &Arc<Self>,
+        block: &ToolUseBlock,
+        prepared: Prepared,
+        extensions: Arc<Extensions>,
+        signals: &Signals,
+        progress: Option<ProgressSink>,
+    ) -> CallOutcome {
+        let span = CallSpan::open(
+            block,
+            prepared.tool().map(|tool| &**tool),
+            self.config.capture_tool_content,
+        );
+        let input = Cow::Borrowed(&block.input);
+        self.run_opened(span, block, prepared, input, extensions, signals, progress)
+            .await
+    }
+
+    /// The run of [`run`](Self::run) once its span is open; `input` is the block's (whose own
+    /// `input` field is not read).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_opened(
+        self: &Arc<Self>,
+        span: CallSpan,
+        block: &ToolUseBlock,
+        prepared: Prepared,
+        input: Cow<'_, Value>,
+        extensions: Arc<Extensions>,
+        signals: &Signals,
+        progress: Option<ProgressSink>,
+    ) -> CallOutcome {
         let failed = |text: String, failure: Failure| {
             let outcome = CallOutcome::error(&block.id, text);
             span.finish(&outcome.result, Some(failure));
@@ -114,7 +157,7 @@ impl CallRunner {
         };
         let behavior = std::panic::catch_unwind(AssertUnwindSafe(|| parsed.interrupt_behavior()))
             .unwrap_or(InterruptBehavior::Block);
-        let token = signals.abort.child_token();
+        let token = signals.call_token();
         // With layers, each run of steps 4-9 gets a context of its own (see `layered`).
         let attempts = self
             .stack
@@ -127,13 +170,13 @@ impl CallRunner {
         // Steps 4 to 9, inside the span (a disabled span costs a branch per poll).
         let mut failure = None;
         let steps = match attempts {
-            None => Either::Left(self.execute(&tool, parsed, ctx, block.input, &mut failure)),
+            None => Either::Left(self.execute(&tool, parsed, ctx, input, &mut failure)),
             Some((stack, extensions, progress)) => Either::Right(self.layered(
                 stack,
                 Arc::clone(&tool),
                 parsed,
                 (ctx, extensions, progress),
-                block.input,
+                input.into_owned(),
                 &mut failure,
             )),
         };
@@ -243,7 +286,7 @@ impl CallRunner {
         tool: &Arc<dyn DynTool>,
         mut parsed: Box<dyn ToolCall>,
         ctx: ToolUseContext,
-        mut input: Value,
+        mut input: Cow<'_, Value>,
         failure: &mut Option<Failure>,
     ) -> CallOutcome {
         let id = ctx.tool_use_id();
@@ -282,7 +325,7 @@ impl CallRunner {
                 }
                 Ok(PreToolUseDecision::ReplaceInput(replacement)) => {
                     match self.reparse(&**tool, &replacement) {
-                        Ok(replaced) => (parsed, input) = (replaced, replacement),
+                        Ok(replaced) => (parsed, input) = (replaced, Cow::Owned(replacement)),
                         Err(text) => return failed(text, Failure::InvalidInput),
                     }
                 }
@@ -305,7 +348,7 @@ impl CallRunner {
         {
             Ok(None) => {}
             Ok(Some(updated)) => match self.reparse(&**tool, &updated) {
-                Ok(replaced) => (parsed, input) = (replaced, updated),
+                Ok(replaced) => (parsed, input) = (replaced, Cow::Owned(updated)),
                 Err(text) => return failed(text, Failure::InvalidInput),
             },
             Err(message) => return failed(message, Failure::PermissionDenied),
@@ -395,7 +438,7 @@ impl super::middleware::Steps for CallRunner {
     fn run<'a>(
         &'a self,
         tool: Arc<dyn DynTool>,
-        input: Value,
+        input: &'a Value,
         ctx: ToolUseContext,
         parsed: Option<Box<dyn ToolCall>>,
         failure: &'a mut Option<Failure>,
@@ -403,7 +446,7 @@ impl super::middleware::Steps for CallRunner {
         Box::pin(async move {
             let parsed = match parsed {
                 Some(parsed) => parsed,
-                None => match self.reparse(&*tool, &input) {
+                None => match self.reparse(&*tool, input) {
                     Ok(parsed) => parsed,
                     Err(text) => {
                         *failure = Some(Failure::InvalidInput);
@@ -411,7 +454,8 @@ impl super::middleware::Steps for CallRunner {
                     }
                 },
             };
-            self.execute(&tool, parsed, ctx, input, failure).await
+            self.execute(&tool, parsed, ctx, Cow::Borrowed(input), failure)
+                .await
         })
     }
 }

@@ -212,6 +212,23 @@ impl Orchestrator {
         self.runner.run(call, extensions, signals, progress).await
     }
 
+    /// [`run_with`](Self::run_with) a call whose block the caller keeps (split from its
+    /// [`PreparedCall`]): the block's input is read where it is, and is still the caller's
+    /// when the run ends or is dropped.
+    #[cfg(feature = "mcp-server")]
+    pub(crate) async fn run_borrowed(
+        &self,
+        block: &ToolUseBlock,
+        prepared: super::partition::Prepared,
+        extensions: Arc<tool_sdk::Extensions>,
+        signals: &Signals,
+        progress: Option<tool_sdk::context::ProgressSink>,
+    ) -> CallOutcome {
+        self.runner
+            .run_borrowed(block, prepared, extensions, signals, progress)
+            .await
+    }
+
     /// Runs every block of one assistant message (SPEC §5.2) and streams the updates.
     ///
     /// Blocks are batched once, up front ([`Orchestrator::partition`], SPEC §5.1). A

@@ -48,6 +48,18 @@ pub enum Prepared {
     },
 }
 
+impl Prepared {
+    /// The tool the block names, unless it is unknown.
+    pub(crate) fn tool(&self) -> Option<&Arc<dyn DynTool>> {
+        match self {
+            Prepared::Unknown => None,
+            Prepared::Invalid { tool, .. }
+            | Prepared::Panicked { tool, .. }
+            | Prepared::Ready { tool, .. } => Some(tool),
+        }
+    }
+}
+
 impl PreparedCall {
     /// The `tool_use` block as the model sent it (its id, name and input).
     pub fn block(&self) -> &ToolUseBlock {
@@ -56,12 +68,7 @@ impl PreparedCall {
 
     /// The tool the block names, unless it is unknown.
     pub fn tool(&self) -> Option<&Arc<dyn DynTool>> {
-        match &self.prepared {
-            Prepared::Unknown => None,
-            Prepared::Invalid { tool, .. }
-            | Prepared::Panicked { tool, .. }
-            | Prepared::Ready { tool, .. } => Some(tool),
-        }
+        self.prepared.tool()
     }
 
     /// Whether this call may run alongside other concurrency-safe calls: only a ready call

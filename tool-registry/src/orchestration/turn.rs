@@ -30,6 +30,9 @@ pub(crate) struct Signals {
     /// `None`: nothing interrupts the call (a served MCP call has only its abort).
     pub(crate) interrupt: Option<CancellationToken>,
     pub(crate) sibling: Option<SiblingAbort>,
+    /// `abort` is this call's alone (nothing else stops the call and no other call shares
+    /// the token), so the call may cancel it as its own token when it is stopped.
+    pub(crate) abort_is_the_calls: bool,
 }
 
 impl Signals {
@@ -38,16 +41,29 @@ impl Signals {
             abort: turn.abort.clone(),
             interrupt: Some(turn.interrupt.clone()),
             sibling: None,
+            abort_is_the_calls: false,
         }
     }
 
-    /// The signals of a call that only `abort` stops.
+    /// The signals of a call that only `abort`, a token of its own, stops.
     #[cfg(feature = "mcp-server")]
     pub(crate) fn abort_only(abort: CancellationToken) -> Self {
         Self {
             abort,
             interrupt: None,
             sibling: None,
+            abort_is_the_calls: true,
+        }
+    }
+
+    /// The token the call's tool sees, cancelled when the call is stopped: the abort token
+    /// itself when it is the call's own, else a child of it (stopping one call of a turn on
+    /// an interrupt or a sibling's failure does not cancel the turn's abort).
+    pub(crate) fn call_token(&self) -> CancellationToken {
+        if self.abort_is_the_calls {
+            self.abort.clone()
+        } else {
+            self.abort.child_token()
         }
     }
 

@@ -160,20 +160,19 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
-    /// The answers of earlier rounds (from the verified `state`) and of this one
-    /// (`responses`; an answer that is not a JSON object counts as none, so its question is
-    /// asked again). `binding` is what the state is bound to ([`binding`]).
+    /// The answers of earlier rounds (from the verified `state`: the sealed state the client
+    /// sent and what this call binds it to, [`binding`]) and of this one (`responses`; an
+    /// answer that is not a JSON object counts as none, so its question is asked again).
     ///
     /// # Errors
     /// `-32602` when `state` fails verification (changed, or made for another call).
     pub(crate) fn open(
         codec: &RequestStateCodec,
-        state: Option<&str>,
+        state: Option<(&str, &[u8])>,
         responses: Option<&InputResponses>,
-        binding: &[u8],
     ) -> Result<Self, ErrorData> {
         let State { mut answers, open } = match state {
-            Some(sealed) => codec.open_json_with(sealed, binding).map_err(|error| {
+            Some((sealed, binding)) => codec.open_json_with(sealed, binding).map_err(|error| {
                 let why = match error {
                     RequestStateError::Expired => {
                         "requestState has expired (it is kept for an hour): make the call \

@@ -57,6 +57,7 @@ use super::progress::progress_sink;
 use super::served_call::{LogLevel, ServedCall, ServedElicitor};
 use super::tasks::{self, ProgressSwitch, TaskCall};
 use super::{Shared, StructuredContentStore};
+use crate::orchestration::partition::PreparedCall;
 use crate::orchestration::turn::Signals;
 
 /// The per-session state and rmcp's handler for it. rmcp makes one per connection (stdio) or
@@ -165,19 +166,22 @@ impl Session {
             input: Value::Object(request.arguments.unwrap_or_default()),
         };
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
-        // is bound to the call: its tool and arguments, written down before the arguments go
-        // to the run.
-        let (binding, rounds) = if stateless {
-            let binding = input::binding(tool.name(), &block.input);
+        // is bound to the call: its tool and arguments ([`input::binding`]). The binding is
+        // written when a state comes to be verified, or for a call that may become a task
+        // (whose run keeps its arguments while it asks); otherwise only if the tool asks what
+        // this round cannot answer (from the arguments the run has borrowed).
+        let binding = (stateless && (as_task || request.request_state.is_some()))
+            .then(|| input::binding(canonical, &block.input));
+        let rounds = if stateless {
+            let state = request.request_state.as_deref();
             let rounds = Rounds::open(
                 &self.shared.request_state(),
-                request.request_state.as_deref(),
+                state.zip(binding.as_deref()),
                 request.input_responses.as_ref(),
-                &binding,
             )?;
-            (binding, Some(Arc::new(rounds)))
+            Some(Arc::new(rounds))
         } else {
-            (Vec::new(), None)
+            None
         };
         let prepared = served.orchestrator.prepare(block);
         let safe = prepared.is_concurrency_safe();
@@ -193,6 +197,7 @@ impl Session {
         } else {
             let cancelled = context.ct.clone();
             Some(tokio::select! {
+                biased;
                 guards = gate.enter(safe) => guards,
                 () = cancelled.cancelled() => {
                     return Ok(content::error_result(
@@ -244,12 +249,12 @@ impl Session {
             store,
             tool: Arc::clone(tool),
         };
-        let input_required = |rounds: &Rounds| {
+        let input_required = |rounds: &Rounds, binding: &[u8]| {
             if let Some(error) = served_call.take_error() {
                 return Err(error);
             }
             rounds
-                .input_required(&self.shared.request_state(), &binding)
+                .input_required(&self.shared.request_state(), binding)
                 .map(CallToolResponse::from)
         };
 
@@ -286,9 +291,9 @@ impl Session {
                     &asking,
                     rounds.as_deref(),
                     &switch,
-                    || match &rounds {
-                        Some(rounds) => input_required(rounds),
-                        None => Err(ErrorData::internal_error("no rounds to ask in", None)),
+                    || match (&rounds, &binding) {
+                        (Some(rounds), Some(binding)) => input_required(rounds, binding),
+                        _ => Err(ErrorData::internal_error("no rounds to ask in", None)),
                     },
                 )
                 .await;
@@ -298,9 +303,10 @@ impl Session {
             return response;
         }
 
+        let PreparedCall { block, prepared } = prepared;
         let run = served
             .orchestrator
-            .run_with(prepared, extensions, &signals, progress);
+            .run_borrowed(&block, prepared, extensions, &signals, progress);
         let outcome = match &rounds {
             None => run.await,
             Some(rounds) => match until_asked(run, rounds).await {
@@ -313,7 +319,9 @@ impl Session {
                     if let Some(forwarder) = forwarder {
                         forwarder.finish().await;
                     }
-                    return input_required(rounds);
+                    let binding =
+                        binding.unwrap_or_else(|| input::binding(canonical, &block.input));
+                    return input_required(rounds, &binding);
                 }
             },
         };
@@ -367,6 +375,7 @@ pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_mill
 async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
     let mut run = std::pin::pin!(run);
     tokio::select! {
+        biased;
         outcome = &mut run => return Some(outcome),
         () = rounds.asked() => {}
     }

@@ -66,7 +66,7 @@ pub(crate) trait Steps: Send + Sync {
     fn run<'a>(
         &'a self,
         tool: Arc<dyn DynTool>,
-        input: Value,
+        input: &'a Value,
         ctx: ToolUseContext,
         parsed: Option<Box<dyn ToolCall>>,
         failure: &'a mut Option<Failure>,
@@ -236,11 +236,10 @@ impl tower::Service<ToolRequest> for RunTool {
             let next = Arc::clone(&request.next);
             let parsed = next.parsed.lock().unwrap_or_else(|e| e.into_inner()).take();
             let ctx = next.attempts.next_context();
-            let input = Value::clone(&request.input);
             let mut failure = None;
             let outcome = next
                 .runner
-                .run(request.tool, input, ctx, parsed, &mut failure)
+                .run(request.tool, &request.input, ctx, parsed, &mut failure)
                 .await;
             *next.failure.lock().unwrap_or_else(|e| e.into_inner()) = failure;
             Ok(outcome)
