@@ -198,6 +198,49 @@ fn sampling_tool() -> Arc<dyn tool_sdk::DynTool> {
     Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
 }
 
+/// Cancels the token its context gives it (as a tool stopping work it started would), then
+/// answers.
+fn self_cancelling_tool() -> Arc<dyn tool_sdk::DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: tool_sdk::ToolUseContext| async move {
+        ctx.abort().cancel();
+        tokio::task::yield_now().await;
+        Ok::<_, tool_sdk::ToolError>(tool_sdk::ToolResultContent::Text(format!(
+            "answered after cancelling its own token: {}",
+            ctx.abort().is_cancelled()
+        )))
+    });
+    let definition = json!({
+        "name": "self_cancelling",
+        "description": "Cancels its own token, then answers.",
+        "input_schema": {"type": "object", "properties": {}},
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_cancels_its_own_token_still_answers_under_both_revisions() {
+    let server = serve_pool(&[self_cancelling_tool()], OrchestratorConfig::default());
+    let http = serve(&server).await;
+    let (modern, _) = connect_2026(&http).await;
+    let (legacy, _) = connect_2025(&http).await;
+    for client in [&modern, &legacy] {
+        let result = client
+            .call_tool(call("self_cancelling", json!({})))
+            .await
+            .unwrap();
+        // The tool's token is its own: cancelling it does not stop the call, whose result
+        // is the tool's answer, not the "stopped" error.
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        assert_eq!(
+            text(&result),
+            "answered after cancelling its own token: true"
+        );
+    }
+    modern.cancel().await.unwrap();
+    legacy.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_capability_the_client_did_not_declare_is_a_protocol_error_naming_it() {
     let server = serve_pool(&[sampling_tool()], OrchestratorConfig::default());

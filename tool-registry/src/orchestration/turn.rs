@@ -30,9 +30,9 @@ pub(crate) struct Signals {
     /// `None`: nothing interrupts the call (a served MCP call has only its abort).
     pub(crate) interrupt: Option<CancellationToken>,
     pub(crate) sibling: Option<SiblingAbort>,
-    /// `abort` is this call's alone (nothing else stops the call and no other call shares
-    /// the token), so the call may cancel it as its own token when it is stopped.
-    pub(crate) abort_is_the_calls: bool,
+    /// The token the call's tool sees, when its caller made it (a child of `abort`); `None`:
+    /// the call makes one.
+    pub(crate) call_token: Option<CancellationToken>,
 }
 
 impl Signals {
@@ -41,29 +41,32 @@ impl Signals {
             abort: turn.abort.clone(),
             interrupt: Some(turn.interrupt.clone()),
             sibling: None,
-            abort_is_the_calls: false,
+            call_token: None,
         }
     }
 
-    /// The signals of a call that only `abort`, a token of its own, stops.
+    /// The signals of a call that only `abort` stops; `call_token`, when given, is the token
+    /// its tool sees (a child of `abort` the caller keeps, to cancel the tool's work with).
     #[cfg(feature = "mcp-server")]
-    pub(crate) fn abort_only(abort: CancellationToken) -> Self {
+    pub(crate) fn abort_only(
+        abort: CancellationToken,
+        call_token: Option<CancellationToken>,
+    ) -> Self {
         Self {
             abort,
             interrupt: None,
             sibling: None,
-            abort_is_the_calls: true,
+            call_token,
         }
     }
 
-    /// The token the call's tool sees, cancelled when the call is stopped: the abort token
-    /// itself when it is the call's own, else a child of it (stopping one call of a turn on
-    /// an interrupt or a sibling's failure does not cancel the turn's abort).
+    /// The token the call's tool sees, cancelled when the call is stopped: the one its caller
+    /// made, or a child of the abort token (a tool that cancels its own token, or a call
+    /// stopped by an interrupt or a sibling's failure, does not cancel the abort).
     pub(crate) fn call_token(&self) -> CancellationToken {
-        if self.abort_is_the_calls {
-            self.abort.clone()
-        } else {
-            self.abort.child_token()
+        match &self.call_token {
+            Some(token) => token.clone(),
+            None => self.abort.child_token(),
         }
     }
 

@@ -160,17 +160,29 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
-    /// The answers of earlier rounds (from the verified `state`: the sealed state the client
-    /// sent and what this call binds it to, [`binding`]) and of this one (`responses`; an
-    /// answer that is not a JSON object counts as none, so its question is asked again).
+    /// The answers of earlier rounds (from the verified `state`, bound to `binding`, what
+    /// [`binding`] wrote for this call) and of this one (`responses`; an answer that is not a
+    /// JSON object counts as none, so its question is asked again).
     ///
     /// # Errors
-    /// `-32602` when `state` fails verification (changed, or made for another call).
+    /// `-32602` when `state` fails verification (changed, or made for another call); an
+    /// internal error for a `state` without a `binding` to verify it against.
     pub(crate) fn open(
         codec: &RequestStateCodec,
-        state: Option<(&str, &[u8])>,
+        state: Option<&str>,
+        binding: Option<&[u8]>,
         responses: Option<&InputResponses>,
     ) -> Result<Self, ErrorData> {
+        let state = match (state, binding) {
+            (Some(sealed), Some(binding)) => Some((sealed, binding)),
+            (Some(_), None) => {
+                return Err(ErrorData::internal_error(
+                    "a requestState came without the call's binding to verify it against",
+                    None,
+                ));
+            }
+            (None, _) => None,
+        };
         let State { mut answers, open } = match state {
             Some((sealed, binding)) => codec.open_json_with(sealed, binding).map_err(|error| {
                 let why = match error {
@@ -258,6 +270,22 @@ impl Rounds {
             })?;
         Ok(InputRequiredResult::new(Some(open), Some(sealed)))
     }
+}
+
+/// How long a call that asked a question this round cannot answer keeps running, so that
+/// questions it asks at the same time (`join!`) go out in the same round.
+pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
+/// [`ASK_GRACE`] has passed without the run finishing).
+pub(crate) async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
+    let mut run = std::pin::pin!(run);
+    tokio::select! {
+        biased;
+        outcome = &mut run => return Some(outcome),
+        () = rounds.asked() => {}
+    }
+    tokio::time::timeout(ASK_GRACE, run).await.ok()
 }
 
 #[cfg(test)]

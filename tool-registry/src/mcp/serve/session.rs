@@ -24,7 +24,6 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
-use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::ErrorData;
@@ -167,16 +166,16 @@ impl Session {
         };
         // A 2026-07-28 call's questions are rounds of a multi round-trip request, whose state
         // is bound to the call: its tool and arguments ([`input::binding`]). The binding is
-        // written when a state comes to be verified, or for a call that may become a task
-        // (whose run keeps its arguments while it asks); otherwise only if the tool asks what
-        // this round cannot answer (from the arguments the run has borrowed).
+        // written now when a state comes to be verified, or for a call that may become a task
+        // (its run takes the arguments along); otherwise only if the tool asks what this
+        // round cannot answer (from the arguments the run has borrowed).
         let binding = (stateless && (as_task || request.request_state.is_some()))
             .then(|| input::binding(canonical, &block.input));
         let rounds = if stateless {
-            let state = request.request_state.as_deref();
             let rounds = Rounds::open(
                 &self.shared.request_state(),
-                state.zip(binding.as_deref()),
+                request.request_state.as_deref(),
+                binding.as_deref(),
                 request.input_responses.as_ref(),
             )?;
             Some(Arc::new(rounds))
@@ -198,12 +197,12 @@ impl Session {
             let cancelled = context.ct.clone();
             Some(tokio::select! {
                 biased;
-                guards = gate.enter(safe) => guards,
                 () = cancelled.cancelled() => {
                     return Ok(content::error_result(
                         "The call was cancelled by the client before it started.".to_owned(),
                     ).into());
                 }
+                guards = gate.enter(safe) => guards,
             })
         };
 
@@ -212,13 +211,20 @@ impl Session {
         } else {
             LogLevel::Session(Arc::clone(&self.state().level))
         };
-        // A task outlives its request, so its abort token is its own.
+        // A task outlives its request, so its abort token is its own (its tool sees a child
+        // of it). Any other call stops when its request is cancelled, and its tool sees a
+        // child of the request's token, cancelled too if the call ends on a question.
         let abort = if as_task {
             CancellationToken::new()
         } else {
             context.ct.child_token()
         };
         let cancelled = context.ct.clone();
+        let signals = if as_task {
+            Signals::abort_only(abort.clone(), None)
+        } else {
+            Signals::abort_only(cancelled.clone(), Some(abort.clone()))
+        };
         let (progress, forwarder) = progress_sink(&context).unzip();
         // What the transport attached (the HTTP request's parts, its `Authorization` header
         // among them) is read by now (`admission_of`), and not kept for the call's run.
@@ -241,7 +247,6 @@ impl Session {
             extensions.insert(admission.principal);
         }
         let extensions = Arc::new(extensions);
-        let signals = Signals::abort_only(abort.clone());
         let answered = Answered {
             // A stateless request's context modifier has no session to outlive the request in.
             host_state: (!stateless).then(|| Arc::clone(&self.state().extensions)),
@@ -309,7 +314,7 @@ impl Session {
             .run_borrowed(&block, prepared, extensions, &signals, progress);
         let outcome = match &rounds {
             None => run.await,
-            Some(rounds) => match until_asked(run, rounds).await {
+            Some(rounds) => match input::until_asked(run, rounds).await {
                 Some(outcome) => outcome,
                 None => {
                     // The tool asked what this round cannot answer: end the call with its
@@ -364,22 +369,6 @@ fn structured_content_store(extensions: &mut Extensions) -> Arc<StructuredConten
     extensions
         .get_arc::<StructuredContentStore>()
         .expect("inserted just above")
-}
-
-/// How long a call that asked a question this round cannot answer keeps running, so that
-/// questions it asks at the same time (`join!`) go out in the same round.
-pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
-/// [`ASK_GRACE`] has passed without the run finishing).
-async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
-    let mut run = std::pin::pin!(run);
-    tokio::select! {
-        biased;
-        outcome = &mut run => return Some(outcome),
-        () = rounds.asked() => {}
-    }
-    tokio::time::timeout(ASK_GRACE, run).await.ok()
 }
 
 impl rmcp::ServerHandler for Session {

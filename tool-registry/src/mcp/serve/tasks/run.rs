@@ -130,7 +130,7 @@ impl TaskCall {
                 }
                 () = asked_in(rounds) => {
                     // Questions asked together go out together.
-                    match tokio::time::timeout(crate::mcp::serve::session::ASK_GRACE, &mut answer).await {
+                    match tokio::time::timeout(crate::mcp::serve::input::ASK_GRACE, &mut answer).await {
                         Ok(finished) => {
                             let finished = finished.unwrap_or_else(|_| Err(ended_without_answer()));
                             return finished.map(CallToolResponse::from);
