@@ -195,6 +195,9 @@ fn instruments() -> Option<Arc<Instruments>> {
 
 /// Records one call of `tool` that took `seconds`, failed with `error_type` when `Some`.
 pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<&'static str>) {
+    let Some(instruments) = instruments() else {
+        return;
+    };
     let mut attributes = vec![
         KeyValue::new("gen_ai.operation.name", "execute_tool"),
         KeyValue::new("gen_ai.tool.name", tool.to_owned()),
@@ -202,9 +205,7 @@ pub(crate) fn record_tool_duration(tool: &str, seconds: f64, error_type: Option<
     if let Some(error_type) = error_type {
         attributes.push(KeyValue::new("error.type", error_type));
     }
-    if let Some(instruments) = instruments() {
-        instruments.tool.record(seconds, &attributes);
-    }
+    instruments.tool.record(seconds, &attributes);
 }
 
 #[cfg(feature = "mcp")]
@@ -215,6 +216,10 @@ pub(crate) fn record_mcp_duration(
     seconds: f64,
     error_type: Option<&str>,
 ) {
+    // No instruments installed: nothing to build the attributes for.
+    let Some(instruments) = instruments() else {
+        return;
+    };
     let mut attributes = vec![
         KeyValue::new("mcp.method.name", "tools/call"),
         KeyValue::new("gen_ai.tool.name", tool.to_owned()),
@@ -223,14 +228,12 @@ pub(crate) fn record_mcp_duration(
     if let Some(error_type) = error_type {
         attributes.push(KeyValue::new("error.type", error_type.to_owned()));
     }
-    if let Some(instruments) = instruments() {
-        let histogram = if server {
-            &instruments.mcp_server
-        } else {
-            &instruments.mcp_client
-        };
-        histogram.record(seconds, &attributes);
-    }
+    let histogram = if server {
+        &instruments.mcp_server
+    } else {
+        &instruments.mcp_client
+    };
+    histogram.record(seconds, &attributes);
 }
 
 #[cfg(feature = "mcp")]

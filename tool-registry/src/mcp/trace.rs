@@ -15,30 +15,46 @@
 //! call to an imported server sends the trace context of its span in `_meta`; the durations
 //! go to the `mcp.server.operation.duration` / `mcp.client.operation.duration` histograms.
 
+#[cfg(feature = "otel")]
 use std::time::Instant;
 
 use rmcp::model::{CallToolResponse, ErrorData, MetaObject};
 use rmcp::service::{RequestContext, RoleServer};
 
-/// A served `tools/call`'s span and when it started. Dropped before
+/// A served `tools/call`'s span (and with the `otel` feature when it started). Dropped before
 /// [`Served::finish`] (the client cancelled, the connection closed), it ends as `cancelled`.
 pub(crate) struct Served {
     span: tracing::Span,
-    tool: String,
-    started: Instant,
+    timing: Timing,
     done: bool,
 }
 
 impl Drop for Served {
     fn drop(&mut self) {
         if !self.done {
-            finish(
-                &self.span,
-                Side::Server,
-                &self.tool,
-                self.started,
-                Some("cancelled"),
-            );
+            finish(&self.span, Side::Server, &self.timing, Some("cancelled"));
+        }
+    }
+}
+
+/// What a call's duration is recorded with (with the `otel` feature): its tool and when it
+/// started. Empty without the feature, which records no durations.
+struct Timing {
+    #[cfg(feature = "otel")]
+    tool: String,
+    #[cfg(feature = "otel")]
+    started: Instant,
+}
+
+impl Timing {
+    fn start(tool: &str) -> Self {
+        #[cfg(not(feature = "otel"))]
+        let _ = tool;
+        Self {
+            #[cfg(feature = "otel")]
+            tool: tool.to_owned(),
+            #[cfg(feature = "otel")]
+            started: Instant::now(),
         }
     }
 }
@@ -49,18 +65,17 @@ impl Served {
     pub(crate) fn start(
         tool: &str,
         context: &RequestContext<RoleServer>,
-        version: Option<&rmcp::model::ProtocolVersion>,
+        version: Option<&str>,
     ) -> Self {
         Self {
             span: server_span(
                 "tools/call",
                 Some(tool),
                 &context.id,
-                version.map(rmcp::model::ProtocolVersion::as_str),
+                version,
                 &context.meta,
             ),
-            tool: tool.to_owned(),
-            started: Instant::now(),
+            timing: Timing::start(tool),
             done: false,
         }
     }
@@ -85,13 +100,7 @@ impl Served {
                 Some(code.as_str())
             }
         };
-        finish(
-            &self.span,
-            Side::Server,
-            &self.tool,
-            self.started,
-            error_type,
-        );
+        finish(&self.span, Side::Server, &self.timing, error_type);
     }
 }
 
@@ -143,13 +152,13 @@ fn client_span(server: &str, tool: &str) -> tracing::Span {
     )
 }
 
-/// A `tools/call` sent to an imported server: its span and when it started. Dropped before
+/// A `tools/call` sent to an imported server: its span (and with the `otel` feature when it
+/// started). Dropped before
 /// [`Sent::finish`] (the turn was aborted, a layer timed the call out), it ends as
 /// `cancelled`.
 pub(crate) struct Sent {
     span: tracing::Span,
-    tool: String,
-    started: Instant,
+    timing: Timing,
     done: bool,
 }
 
@@ -158,8 +167,7 @@ impl Sent {
     pub(crate) fn start(server: &str, tool: &str) -> Self {
         Self {
             span: client_span(server, tool),
-            tool: tool.to_owned(),
-            started: Instant::now(),
+            timing: Timing::start(tool),
             done: false,
         }
     }
@@ -174,26 +182,14 @@ impl Sent {
     pub(crate) fn finish(mut self, failed: bool) {
         self.done = true;
         let error_type = failed.then_some("tool_error");
-        finish(
-            &self.span,
-            Side::Client,
-            &self.tool,
-            self.started,
-            error_type,
-        );
+        finish(&self.span, Side::Client, &self.timing, error_type);
     }
 }
 
 impl Drop for Sent {
     fn drop(&mut self) {
         if !self.done {
-            finish(
-                &self.span,
-                Side::Client,
-                &self.tool,
-                self.started,
-                Some("cancelled"),
-            );
+            finish(&self.span, Side::Client, &self.timing, Some("cancelled"));
         }
     }
 }
@@ -224,15 +220,9 @@ pub(crate) enum Side {
     Client,
 }
 
-/// Records on `span` how the `tools/call` of `tool` that started at `started` ended
-/// (`error_type`; `None`: it succeeded), and with the `otel` feature its duration.
-pub(crate) fn finish(
-    span: &tracing::Span,
-    side: Side,
-    tool: &str,
-    started: Instant,
-    error_type: Option<&str>,
-) {
+/// Records on `span` how the `tools/call` `timing` follows ended (`error_type`; `None`: it
+/// succeeded), and with the `otel` feature its duration.
+fn finish(span: &tracing::Span, side: Side, timing: &Timing, error_type: Option<&str>) {
     if let Some(error_type) = error_type {
         span.record("error.type", error_type);
         span.record("otel.status_code", "ERROR");
@@ -240,12 +230,12 @@ pub(crate) fn finish(
     #[cfg(feature = "otel")]
     crate::telemetry::record_mcp_duration(
         matches!(side, Side::Server),
-        tool,
-        started.elapsed().as_secs_f64(),
+        &timing.tool,
+        timing.started.elapsed().as_secs_f64(),
         error_type,
     );
     #[cfg(not(feature = "otel"))]
-    let _ = (side, tool, started);
+    let _ = (side, timing);
 }
 
 /// `method` alone, or `method target`.

@@ -33,9 +33,21 @@ impl CallGate {
     /// Waits for a permit, then for the call lock: shared for a concurrency-safe call
     /// (`safe`), alone for any other.
     pub(crate) async fn enter(&self, safe: bool) -> GatePass {
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
+        // Without waiting when a permit and the lock are free (no call waits then: a waiting
+        // call holds whatever it could take of them); else in turn.
+        let permit = match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => Arc::clone(&self.permits).acquire_owned().await.ok(),
+        };
         let calls = Arc::clone(&self.calls);
         if safe {
+            if let Ok(shared) = Arc::clone(&calls).try_read_owned() {
+                return GatePass {
+                    _permit: permit,
+                    _shared: Some(shared),
+                    _exclusive: None,
+                };
+            }
             GatePass {
                 _permit: permit,
                 _shared: Some(calls.read_owned().await),

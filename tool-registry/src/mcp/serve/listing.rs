@@ -34,8 +34,9 @@ pub(crate) struct Listing {
     generation: u64,
     tools: Vec<Tool>,
     page_size: usize,
-    /// Tool name → its index in `tools`.
-    index: HashMap<String, usize>,
+    /// Tool name → its index in `tools` (foldhash, as the orchestrator's lookup: read on
+    /// every `tools/call`, twice).
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The OAuth scopes each tool declares (`#[tool(scopes = ...)]`), by index.
     scopes: Vec<Vec<String>>,
 }
@@ -61,7 +62,8 @@ impl Listing {
         page_size: usize,
     ) -> Result<Self, String> {
         let mut listed = Vec::with_capacity(tools.len());
-        let mut index = HashMap::with_capacity(tools.len());
+        let mut index =
+            HashMap::with_capacity_and_hasher(tools.len(), foldhash::fast::RandomState::default());
         let mut scopes = Vec::with_capacity(tools.len());
         // A tool only code may call is not offered: MCP has no `allowed_callers`, and a
         // `tools/call` of it is refused as an unknown tool (`tool_sdk::callers::Callers`).

@@ -64,6 +64,7 @@ mod listing;
 mod progress;
 #[cfg(feature = "redis")]
 mod redis;
+mod revision;
 mod served_call;
 mod session;
 pub mod tasks;
@@ -245,14 +246,15 @@ impl Shared {
     /// alone (which every session starts again from) would hand one session another's saved
     /// result.
     pub(crate) fn next_call_id(&self) -> String {
-        use std::fmt::Write as _;
         let sequence = self.call_ids.next.fetch_add(1, Ordering::Relaxed);
+        let mut digits = itoa::Buffer::new();
+        let sequence = digits.format(sequence);
         // One allocation: `format!` would grow the string as it writes.
-        let mut id = String::with_capacity(self.call_ids.prefix.len() + 25);
+        let mut id = String::with_capacity(self.call_ids.prefix.len() + 5 + sequence.len());
         id.push_str("mcp_");
         id.push_str(&self.call_ids.prefix);
         id.push('_');
-        let _ = write!(id, "{sequence}");
+        id.push_str(sequence);
         id
     }
 

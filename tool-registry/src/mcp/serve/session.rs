@@ -53,6 +53,7 @@ use super::content;
 use super::gate::CallGate;
 use super::input::{self, Rounds};
 use super::progress::progress_sink;
+use super::revision::{SUPPORTED_VERSIONS, is_stateless, protocol_version};
 use super::served_call::{LogLevel, ServedCall, ServedElicitor};
 use super::tasks::{self, ProgressSwitch, TaskCall};
 use super::{Shared, StructuredContentStore};
@@ -76,11 +77,6 @@ struct SessionState {
     gate: CallGate,
     /// The host state calls see; context modifiers returned by calls edit it.
     extensions: Arc<Mutex<Extensions>>,
-}
-
-/// Whether a request of protocol `version` speaks MCP 2026-07-28 or later (no session).
-fn is_stateless(version: Option<&ProtocolVersion>) -> bool {
-    version.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl Session {
@@ -194,10 +190,9 @@ impl Session {
         let guards = if as_task {
             None
         } else {
-            let cancelled = context.ct.clone();
             Some(tokio::select! {
                 biased;
-                () = cancelled.cancelled() => {
+                () = context.ct.cancelled() => {
                     return Ok(content::error_result(
                         "The call was cancelled by the client before it started.".to_owned(),
                     ).into());
@@ -213,7 +208,8 @@ impl Session {
         };
         // A task outlives its request, so its abort token is its own (its tool sees a child
         // of it). Any other call stops when its request is cancelled, and its tool sees a
-        // child of the request's token, cancelled too if the call ends on a question.
+        // child of the request's token, cancelled too if the call ends on a question (a
+        // child, so that a tool busy on its task sees the request's cancellation at once).
         let abort = if as_task {
             CancellationToken::new()
         } else {
@@ -379,7 +375,7 @@ impl rmcp::ServerHandler for Session {
     /// Up to MCP 2026-07-28: 2025-11-25 clients with sessions, 2026-07-28 requests stateless
     /// (rmcp routes each by the version it carries).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+        Cow::Borrowed(*SUPPORTED_VERSIONS)
     }
 
     async fn list_tools(
@@ -407,9 +403,10 @@ impl rmcp::ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let version = context.protocol_version();
-        let traced = crate::mcp::trace::Served::start(&request.name, &context, version.as_ref());
-        let stateless = is_stateless(version.as_ref());
+        let version = protocol_version(&context);
+        let traced = crate::mcp::trace::Served::start(&request.name, &context, version.as_deref());
+        let stateless = is_stateless(version.as_deref());
+        drop(version);
         // Boxed: rmcp spawns every request's handler future as a task, moving it whole, and
         // the call's state (the orchestrator's run, the task path) is far larger than the
         // other handlers'; behind a box each move is a pointer's.
