@@ -155,6 +155,11 @@ fn the_output_schema_is_present_exactly_when_output_implements_json_schema() {
         Some(&json!({"type": "string"}))
     );
     assert_eq!(registered("Opaque").output_schema(), None);
+    // `dyn_tool` builds a `#[tool]` from its registration, so it has the same.
+    assert_eq!(
+        tool_sdk::dyn_tool::<add>().output_schema(),
+        registered("Add").output_schema()
+    );
     // Tools built without a registration have none unless `Tool::output_schema` says so.
-    assert_eq!(tool_sdk::dyn_tool::<add>().output_schema(), None);
+    assert_eq!(tool_sdk::TypedTool::of::<add>(None).output_schema(), None);
 }

@@ -77,9 +77,10 @@ pub use tool_sdk_macros::tool;
 pub use blocks::{ResultBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 pub use context::{CancellationToken, Extensions, ToolUseContext};
 pub use dyn_tool::{DefinitionSite, DynTool, McpInfo, ToolCall, ToolMeta};
-pub use erased::{TypedTool, dyn_tool};
+pub use erased::TypedTool;
 pub use input::{InputError, InputIssue};
 pub use permission::{PermissionResult, ValidationResult};
+pub use registration::dyn_tool;
 pub use result::{ToolError, ToolOutput, ToolResult};
 pub use tool::{
     DeclaredFlag, InterruptBehavior, MaxResultSize, PermissionMatcher, SearchOrRead, Tool,

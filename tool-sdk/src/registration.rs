@@ -1,5 +1,5 @@
 //! [`ToolRegistration`]: the `const` value `#[tool]` submits to `inventory`, so a host collects
-//! every linked tool at link time.
+//! every linked tool at link time; [`dyn_tool`] builds one tool from its registration.
 //!
 //! # Three layers of conditional registration (SPEC §7)
 //!
@@ -21,6 +21,7 @@
 //! use my_tools as _; // links my_tools, and with it every #[tool] it defines
 //! ```
 
+use std::any::TypeId;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -49,6 +50,9 @@ pub struct ToolRegistration {
     pub opt_in: bool,
     /// The output schema: `Some` when `#[tool]` found `Output: JsonSchema`.
     pub output_schema: fn() -> Option<Value>,
+    /// The tool's type (`TypeId::of::<T>`), by which [`crate::dyn_tool`] finds the
+    /// registration of a tool it is given.
+    pub type_id: fn() -> TypeId,
 }
 
 impl ToolRegistration {
@@ -63,6 +67,7 @@ impl ToolRegistration {
             test_only: false,
             opt_in: false,
             output_schema: no_output_schema,
+            type_id: TypeId::of::<T>,
         }
     }
 
@@ -125,6 +130,26 @@ inventory::collect!(ToolRegistration);
 /// Every registration linked into this binary, in no particular order.
 pub fn registrations() -> impl Iterator<Item = &'static ToolRegistration> {
     inventory::iter::<ToolRegistration>.into_iter()
+}
+
+/// The erased, shareable form of `T`, as a registry stores it: `Arc<dyn DynTool>`.
+///
+/// A `#[tool]` is built from its registration, so it is the tool `ToolRegistry::collect`
+/// gives, output schema (of an `Output` that implements `JsonSchema`) and definition site
+/// included, whether or not a registry collects it (`opt_in`, `test_only`, `enabled_if`).
+/// A tool with no registration (its `Tool` impl written by hand) is
+/// [`TypedTool::of::<T>(None)`](TypedTool::of). Cost: one pass over the linked
+/// registrations.
+pub fn dyn_tool<T: Tool>() -> Arc<dyn DynTool> {
+    match registration_of(TypeId::of::<T>()) {
+        Some(registration) => registration.build(),
+        None => Arc::new(TypedTool::of::<T>(None)),
+    }
+}
+
+/// The registration of the tool type `type_id`, when one is linked.
+pub(crate) fn registration_of(type_id: TypeId) -> Option<&'static ToolRegistration> {
+    registrations().find(|registration| (registration.type_id)() == type_id)
 }
 
 /// A tool's output schema, by type: `OutputSchemaProbe::<T>::OUTPUT_SCHEMA` is the function

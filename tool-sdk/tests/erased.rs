@@ -506,3 +506,45 @@ fn a_registration_has_an_output_schema_exactly_when_the_output_has_one() {
         )
     );
 }
+
+/// A tool a host adds itself (`opt_in`: never collected), whose output has a schema.
+#[tool(name = "Added", opt_in, max_result_size_chars = 1_000)]
+async fn added() -> Result<Vec<u32>, ToolError> {
+    Ok(vec![3])
+}
+
+#[test]
+fn dyn_tool_gives_the_registered_tool_with_its_output_schema_and_site() {
+    let registered = |name: &str| {
+        tool_sdk::registration::registrations()
+            .find(|registration| registration.name == name)
+            .unwrap_or_else(|| panic!("{name} is registered"))
+            .build()
+    };
+    for (given, name) in [
+        (tool_sdk::dyn_tool::<Fetch>(), "Fetch"),
+        (tool_sdk::dyn_tool::<added>(), "Added"),
+        (tool_sdk::dyn_tool::<Opaque>(), "Opaque"),
+    ] {
+        let collected = registered(name);
+        assert_eq!(given.name(), name);
+        assert_eq!(given.output_schema(), collected.output_schema(), "{name}");
+        assert_eq!(
+            given.definition_site(),
+            collected.definition_site(),
+            "{name}"
+        );
+        assert!(given.definition_site().is_some(), "{name}");
+    }
+    assert_eq!(
+        tool_sdk::dyn_tool::<Fetch>().output_schema(),
+        Some(&json!({"type": "string"}))
+    );
+    assert_eq!(
+        tool_sdk::dyn_tool::<added>().output_schema(),
+        Some(
+            &json!({"type": "array", "items": {"type": "integer", "format": "uint32", "minimum": 0}})
+        )
+    );
+    assert_eq!(tool_sdk::dyn_tool::<Opaque>().output_schema(), None);
+}

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{LazyLock, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -294,11 +294,6 @@ impl TypedTool {
             })
         })
     }
-}
-
-/// The erased, shareable form of `T`, as a registry stores it: `Arc<dyn DynTool>`.
-pub fn dyn_tool<T: Tool>() -> Arc<dyn DynTool> {
-    Arc::new(TypedTool::of::<T>(None))
 }
 
 impl std::fmt::Debug for TypedTool {
