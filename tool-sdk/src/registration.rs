@@ -50,8 +50,8 @@ pub struct ToolRegistration {
     pub opt_in: bool,
     /// The output schema: `Some` when `#[tool]` found `Output: JsonSchema`.
     pub output_schema: fn() -> Option<Value>,
-    /// The tool's type (`TypeId::of::<T>`), by which [`crate::dyn_tool`] finds the
-    /// registration of a tool it is given.
+    /// The tool's type (`TypeId::of::<T>`), by which [`dyn_tool()`] finds the registration
+    /// of the tool it is given.
     pub type_id: fn() -> TypeId,
 }
 
@@ -137,9 +137,9 @@ pub fn registrations() -> impl Iterator<Item = &'static ToolRegistration> {
 /// A `#[tool]` is built from its registration, so it is the tool `ToolRegistry::collect`
 /// gives, output schema (of an `Output` that implements `JsonSchema`) and definition site
 /// included, whether or not a registry collects it (`opt_in`, `test_only`, `enabled_if`).
-/// A tool with no registration (its `Tool` impl written by hand) is
-/// [`TypedTool::of::<T>(None)`](TypedTool::of). Cost: one pass over the linked
-/// registrations.
+/// A type with no registration linked (a `Tool` written without `#[tool]`) is
+/// [`TypedTool::of::<T>(None)`](TypedTool::of): no output schema unless `Tool::output_schema`
+/// gives one, no definition site. Cost: one pass over the linked registrations.
 pub fn dyn_tool<T: Tool>() -> Arc<dyn DynTool> {
     match registration_of(TypeId::of::<T>()) {
         Some(registration) => registration.build(),
