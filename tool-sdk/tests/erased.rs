@@ -489,14 +489,16 @@ async fn counted() -> Result<Vec<u32>, ToolError> {
     Ok(vec![1, 2])
 }
 
+/// The tool `name` as a registry collects it: built from its registration.
+fn built(name: &str) -> std::sync::Arc<dyn DynTool> {
+    tool_sdk::registration::registrations()
+        .find(|registration| registration.name == name)
+        .unwrap_or_else(|| panic!("{name} is registered"))
+        .build()
+}
+
 #[test]
 fn a_registration_has_an_output_schema_exactly_when_the_output_has_one() {
-    let built = |name: &str| {
-        tool_sdk::registration::registrations()
-            .find(|registration| registration.name == name)
-            .unwrap_or_else(|| panic!("{name} is registered"))
-            .build()
-    };
     assert_eq!(built("Opaque").output_schema(), None);
     assert_eq!(built("OpaqueList").output_schema(), None);
     assert_eq!(
@@ -515,18 +517,12 @@ async fn added() -> Result<Vec<u32>, ToolError> {
 
 #[test]
 fn dyn_tool_gives_the_registered_tool_with_its_output_schema_and_site() {
-    let registered = |name: &str| {
-        tool_sdk::registration::registrations()
-            .find(|registration| registration.name == name)
-            .unwrap_or_else(|| panic!("{name} is registered"))
-            .build()
-    };
     for (given, name) in [
         (tool_sdk::dyn_tool::<Fetch>(), "Fetch"),
         (tool_sdk::dyn_tool::<added>(), "Added"),
         (tool_sdk::dyn_tool::<Opaque>(), "Opaque"),
     ] {
-        let collected = registered(name);
+        let collected = built(name);
         assert_eq!(given.name(), name);
         assert_eq!(given.output_schema(), collected.output_schema(), "{name}");
         assert_eq!(
