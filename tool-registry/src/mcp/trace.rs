@@ -153,9 +153,8 @@ fn client_span(server: &str, tool: &str) -> tracing::Span {
 }
 
 /// A `tools/call` sent to an imported server: its span (and with the `otel` feature when it
-/// started). Dropped before
-/// [`Sent::finish`] (the turn was aborted, a layer timed the call out), it ends as
-/// `cancelled`.
+/// started). Dropped before [`Sent::finish`] (the turn was aborted, a layer timed the call
+/// out), it ends as `cancelled`.
 pub(crate) struct Sent {
     span: tracing::Span,
     timing: Timing,

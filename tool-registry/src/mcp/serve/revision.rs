@@ -16,8 +16,8 @@ pub(super) fn is_stateless(version: Option<&str>) -> bool {
 }
 
 /// The request's protocol version, as [`RequestContext::protocol_version`] reads it (its
-/// `_meta` `io.modelcontextprotocol/protocolVersion`, else the session's handshake), but
-/// borrowed from the request where it is written there.
+/// `_meta` `io.modelcontextprotocol/protocolVersion`, else the version rmcp recorded for the
+/// peer), but borrowed from the request where it is written there.
 pub(super) fn protocol_version(context: &RequestContext<RoleServer>) -> Option<Cow<'_, str>> {
     match context
         .meta
