@@ -51,8 +51,9 @@ pub struct ToolRegistration {
     /// The output schema: `Some` when `#[tool]` found `Output: JsonSchema`.
     pub output_schema: fn() -> Option<Value>,
     /// The tool's type (`TypeId::of::<T>`), by which [`dyn_tool()`] finds the registration
-    /// of the tool it is given.
-    pub type_id: fn() -> TypeId,
+    /// of the tool it is given. Set by [`ToolRegistration::of`]; not for users, so that a
+    /// registration's type and builder always agree.
+    type_id: fn() -> TypeId,
 }
 
 impl ToolRegistration {
