@@ -3,10 +3,13 @@
 //! graceful shutdown (MCP 2025-11-25, basic/transports, "Streamable HTTP").
 
 use std::convert::Infallible;
+use std::future::Ready;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt as _;
+use futures::future::{BoxFuture, Either};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
@@ -266,6 +269,11 @@ impl super::auth::DeclaredScopes for PoolScopes {
 
 type Answer = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
 
+/// A request's answer: ready at once, or the MCP endpoint's, boxed so that the future a
+/// connection keeps per request stays small (rmcp's handling alone is several kilobytes, and
+/// every move of a future copies all of it).
+type Answering = Either<Ready<Answer>, BoxFuture<'static, Answer>>;
+
 /// What answers each request of one HTTP server.
 struct Route {
     service: Endpoint,
@@ -276,54 +284,58 @@ struct Route {
 }
 
 impl Route {
-    async fn answer(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
+    fn answer(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
         let path = request.uri().path();
         if let Some(door) = &self.door
             && door.metadata_paths().iter().any(|known| known == path)
         {
-            return guard::metadata(door);
+            return now(guard::metadata(door));
         }
         match path {
-            MCP_PATH => self.mcp(request, peer).await,
-            LIVE_PATH => plain(StatusCode::OK, "ok\n"),
-            READY_PATH if self.draining.is_cancelled() => plain(
+            MCP_PATH => self.mcp(request, peer),
+            LIVE_PATH => now(plain(StatusCode::OK, "ok\n")),
+            READY_PATH if self.draining.is_cancelled() => now(plain(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "draining: the server is shutting down\n",
-            ),
-            READY_PATH => plain(StatusCode::OK, "ready\n"),
-            _ => plain(
+            )),
+            READY_PATH => now(plain(StatusCode::OK, "ready\n")),
+            _ => now(plain(
                 StatusCode::NOT_FOUND,
                 "Not Found: the MCP endpoint is /mcp\n",
-            ),
+            )),
         }
     }
 
     /// The MCP endpoint: the token check, the client's limits, then rmcp.
-    async fn mcp(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
+    fn mcp(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
         let json = request
             .headers()
             .get(hyper::header::CONTENT_TYPE)
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.starts_with("application/json"));
-        let mut response = self.admitted(request, peer).await;
-        // rmcp answers a JSON body it cannot read as a JSON-RPC message `415 Unsupported
-        // Media Type`; the media type was right, the body was not: `400 Bad Request` (MCP
-        // streamable HTTP), rmcp's message kept.
-        if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-            *response.status_mut() = StatusCode::BAD_REQUEST;
+        let route = Arc::clone(self);
+        if self.door.is_some() {
+            return Either::Right(Box::pin(async move {
+                let response = route.admitted(request).await;
+                media_type_checked(response, json)
+            }));
         }
-        response
+        let permit = match self.permit(|| peer.to_string(), request.method()) {
+            Ok(permit) => permit,
+            Err(busy) => return now(too_many(&busy)),
+        };
+        Either::Right(Box::pin(async move {
+            let response = route.service.handle(request).await;
+            media_type_checked(response.map(|body| super::limits::hold(body, permit)), json)
+        }))
     }
 
-    async fn admitted(&self, request: Request<Incoming>, peer: std::net::IpAddr) -> Answer {
-        let Some(door) = &self.door else {
-            let permit = match self.permit(|| peer.to_string(), request.method()) {
-                Ok(permit) => permit,
-                Err(busy) => return too_many(&busy),
-            };
-            let response = self.service.handle(request).await;
-            return response.map(|body| super::limits::hold(body, permit));
-        };
+    /// A request to the MCP endpoint of a server that checks access tokens.
+    async fn admitted(&self, request: Request<Incoming>) -> Answer {
+        let door = self
+            .door
+            .as_ref()
+            .expect("admitted is for a server with a door");
         let admission = match guard::admit(door, request.headers()).await {
             Ok(admission) => admission,
             Err(refused) => return refused,
@@ -355,6 +367,21 @@ impl Route {
             None => Ok(None),
         }
     }
+}
+
+/// An answer ready now.
+fn now(answer: Answer) -> Answering {
+    Either::Left(std::future::ready(answer))
+}
+
+/// rmcp answers a JSON body it cannot read as a JSON-RPC message `415 Unsupported Media
+/// Type`; when the media type (`json`: the request said `application/json`) was right, the
+/// body was not: `400 Bad Request` (MCP streamable HTTP), rmcp's message kept.
+fn media_type_checked(mut response: Answer, json: bool) -> Answer {
+    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        *response.status_mut() = StatusCode::BAD_REQUEST;
+    }
+    response
 }
 
 /// The `429` that turns a busy client away.
@@ -404,8 +431,7 @@ async fn accept_loop(
         };
         let route = Arc::clone(&route);
         let route = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let route = Arc::clone(&route);
-            async move { Ok::<_, Infallible>(route.answer(request, peer.ip()).await) }
+            route.answer(request, peer.ip()).map(Ok::<_, Infallible>)
         });
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), route)

@@ -277,12 +277,16 @@ impl Rounds {
 pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
-/// [`ASK_GRACE`] has passed without the run finishing).
-pub(crate) async fn until_asked<F: Future>(run: F, rounds: &Rounds) -> Option<F::Output> {
-    let mut run = std::pin::pin!(run);
+/// [`ASK_GRACE`] has passed without the run finishing). `run` is pinned by the caller: taken
+/// by value, it would be stored twice in this future (the argument and its pinned copy), and
+/// a served call's run is its largest part.
+pub(crate) async fn until_asked<F: Future>(
+    mut run: std::pin::Pin<&mut F>,
+    rounds: &Rounds,
+) -> Option<F::Output> {
     tokio::select! {
         biased;
-        outcome = &mut run => return Some(outcome),
+        outcome = run.as_mut() => return Some(outcome),
         () = rounds.asked() => {}
     }
     tokio::time::timeout(ASK_GRACE, run).await.ok()

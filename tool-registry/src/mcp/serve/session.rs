@@ -284,20 +284,20 @@ impl Session {
                 running: self.shared.tasks.running(),
                 owner,
             };
-            let response = task
-                .respond(
-                    run,
-                    abort,
-                    cancelled,
-                    &asking,
-                    rounds.as_deref(),
-                    &switch,
-                    || match (&rounds, &binding) {
-                        (Some(rounds), Some(binding)) => input_required(rounds, binding),
-                        _ => Err(ErrorData::internal_error("no rounds to ask in", None)),
-                    },
-                )
-                .await;
+            // Boxed: the task path's state would otherwise size every call's future.
+            let response = Box::pin(task.respond(
+                run,
+                abort,
+                cancelled,
+                &asking,
+                rounds.as_deref(),
+                &switch,
+                || match (&rounds, &binding) {
+                    (Some(rounds), Some(binding)) => input_required(rounds, binding),
+                    _ => Err(ErrorData::internal_error("no rounds to ask in", None)),
+                },
+            ))
+            .await;
             if let Some(forwarder) = forwarder {
                 forwarder.finish().await;
             }
@@ -305,17 +305,23 @@ impl Session {
         }
 
         let PreparedCall { block, prepared } = prepared;
-        let run = served
-            .orchestrator
-            .run_borrowed(&block, prepared, extensions, &signals, progress);
+        // Pinned in place (in an `Option`, to drop it early): the run is most of this
+        // future's size, and moving it would store it twice.
+        let mut run = std::pin::pin!(Some(
+            served
+                .orchestrator
+                .run_borrowed(&block, prepared, extensions, &signals, progress)
+        ));
+        let running = run.as_mut().as_pin_mut().expect("set just above");
         let outcome = match &rounds {
-            None => run.await,
-            Some(rounds) => match input::until_asked(run, rounds).await {
+            None => running.await,
+            Some(rounds) => match input::until_asked(running, rounds).await {
                 Some(outcome) => outcome,
                 None => {
                     // The tool asked what this round cannot answer: end the call with its
                     // questions (the tool's run is dropped, its abort token cancelled).
                     abort.cancel();
+                    run.set(None);
                     drop(guards);
                     if let Some(forwarder) = forwarder {
                         forwarder.finish().await;
