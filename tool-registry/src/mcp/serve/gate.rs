@@ -30,24 +30,35 @@ impl CallGate {
         }
     }
 
+    /// A pass at once when a permit and the lock are free, without waiting or registering
+    /// as a waiter (no call waits then: a waiting call holds whatever it could take of them).
+    pub(crate) fn try_enter(&self, safe: bool) -> Option<GatePass> {
+        let permit = Arc::clone(&self.permits).try_acquire_owned().ok()?;
+        let calls = Arc::clone(&self.calls);
+        Some(if safe {
+            GatePass {
+                _permit: Some(permit),
+                _shared: Some(calls.try_read_owned().ok()?),
+                _exclusive: None,
+            }
+        } else {
+            GatePass {
+                _permit: Some(permit),
+                _shared: None,
+                _exclusive: Some(calls.try_write_owned().ok()?),
+            }
+        })
+    }
+
     /// Waits for a permit, then for the call lock: shared for a concurrency-safe call
     /// (`safe`), alone for any other.
     pub(crate) async fn enter(&self, safe: bool) -> GatePass {
-        // Without waiting when a permit and the lock are free (no call waits then: a waiting
-        // call holds whatever it could take of them); else in turn.
-        let permit = match Arc::clone(&self.permits).try_acquire_owned() {
-            Ok(permit) => Some(permit),
-            Err(_) => Arc::clone(&self.permits).acquire_owned().await.ok(),
-        };
+        if let Some(pass) = self.try_enter(safe) {
+            return pass;
+        }
+        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
         let calls = Arc::clone(&self.calls);
         if safe {
-            if let Ok(shared) = Arc::clone(&calls).try_read_owned() {
-                return GatePass {
-                    _permit: permit,
-                    _shared: Some(shared),
-                    _exclusive: None,
-                };
-            }
             GatePass {
                 _permit: permit,
                 _shared: Some(calls.read_owned().await),
@@ -60,5 +71,56 @@ impl CallGate {
                 _exclusive: Some(calls.write_owned().await),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallGate;
+
+    #[test]
+    fn a_pass_at_once_only_when_the_call_could_run_now() {
+        let gate = CallGate::new(2);
+        let first = gate
+            .try_enter(true)
+            .expect("a free gate lets a safe call in");
+        let second = gate.try_enter(true).expect("safe calls share the lock");
+        assert!(gate.try_enter(true).is_none(), "both permits are taken");
+        drop(second);
+        assert!(
+            gate.try_enter(false).is_none(),
+            "a call that is not concurrency-safe waits for the safe one to end"
+        );
+        drop(first);
+        let alone = gate
+            .try_enter(false)
+            .expect("an empty gate lets any call in");
+        assert!(
+            gate.try_enter(true).is_none(),
+            "nothing runs beside a call that is not concurrency-safe"
+        );
+        drop(alone);
+        assert!(gate.try_enter(true).is_some());
+    }
+
+    #[tokio::test]
+    async fn a_waiting_call_goes_before_a_later_one() {
+        let gate = CallGate::new(4);
+        let safe = gate.try_enter(true).expect("free");
+        // A call that is not concurrency-safe waits for the lock...
+        let waiting = {
+            let gate = gate.clone();
+            tokio::spawn(async move { gate.enter(false).await })
+        };
+        // (The test's runtime has one thread: the waiting call queues at this yield.)
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        // ...and no safe call that comes later passes it.
+        assert!(gate.try_enter(true).is_none(), "the queued call goes first");
+        drop(safe);
+        let alone = waiting.await.expect("the waiting call runs");
+        assert!(gate.try_enter(true).is_none());
+        drop(alone);
+        assert!(gate.try_enter(true).is_some());
     }
 }

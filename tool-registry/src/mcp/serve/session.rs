@@ -187,8 +187,11 @@ impl Session {
         };
         // A call that may become a task waits for its place in the gate within its run, so
         // that it becomes a task while it waits.
+        // A free gate is entered at once, without waiting on the request's cancellation.
         let guards = if as_task {
             None
+        } else if let Some(pass) = gate.try_enter(safe).filter(|_| !context.ct.is_cancelled()) {
+            Some(pass)
         } else {
             Some(tokio::select! {
                 biased;
@@ -284,8 +287,9 @@ impl Session {
                 running: self.shared.tasks.running(),
                 owner,
             };
-            // Boxed: the task path's state would otherwise size every call's future.
-            let response = Box::pin(task.respond(
+            // Boxed, and behind a `dyn`: the task path's state would otherwise size every
+            // call's future, and its code sit among theirs.
+            let respond: futures::future::BoxFuture<'_, _> = Box::pin(task.respond(
                 run,
                 abort,
                 cancelled,
@@ -296,8 +300,8 @@ impl Session {
                     (Some(rounds), Some(binding)) => input_required(rounds, binding),
                     _ => Err(ErrorData::internal_error("no rounds to ask in", None)),
                 },
-            ))
-            .await;
+            ));
+            let response = respond.await;
             if let Some(forwarder) = forwarder {
                 forwarder.finish().await;
             }
