@@ -527,3 +527,35 @@ async fn a_remote_address_needs_auth_or_an_explicit_opt_out() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admitted_json_body_that_is_no_json_rpc_message_is_a_400() {
+    let world = World::start().await;
+    let bearer = format!("Bearer {}", world.token(json!({})));
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
+    ] {
+        let response = reqwest::Client::new()
+            .post(&world.resource)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("authorization", &bearer)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 400, "{body}");
+    }
+    // Without a token the door answers first, whatever the body.
+    let response = reqwest::Client::new()
+        .post(&world.resource)
+        .header("content-type", "application/json")
+        .body("42")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    world.http.shutdown().await;
+}

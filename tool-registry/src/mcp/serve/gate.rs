@@ -32,31 +32,44 @@ impl CallGate {
 
     /// A pass at once when a permit and the lock are free, without waiting or registering
     /// as a waiter (no call waits then: a waiting call holds whatever it could take of them).
+    /// `None` keeps nothing.
     pub(crate) fn try_enter(&self, safe: bool) -> Option<GatePass> {
-        let permit = Arc::clone(&self.permits).try_acquire_owned().ok()?;
+        self.try_pass(safe).ok()
+    }
+
+    /// [`CallGate::try_enter`], giving back the permit it took when the lock was not free.
+    fn try_pass(&self, safe: bool) -> Result<GatePass, Option<OwnedSemaphorePermit>> {
+        let permit = Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| None)?;
         let calls = Arc::clone(&self.calls);
-        Some(if safe {
-            GatePass {
-                _permit: Some(permit),
-                _shared: Some(calls.try_read_owned().ok()?),
-                _exclusive: None,
+        let (shared, exclusive) = if safe {
+            match calls.try_read_owned() {
+                Ok(shared) => (Some(shared), None),
+                Err(_) => return Err(Some(permit)),
             }
         } else {
-            GatePass {
-                _permit: Some(permit),
-                _shared: None,
-                _exclusive: Some(calls.try_write_owned().ok()?),
+            match calls.try_write_owned() {
+                Ok(exclusive) => (None, Some(exclusive)),
+                Err(_) => return Err(Some(permit)),
             }
+        };
+        Ok(GatePass {
+            _permit: Some(permit),
+            _shared: shared,
+            _exclusive: exclusive,
         })
     }
 
     /// Waits for a permit, then for the call lock: shared for a concurrency-safe call
-    /// (`safe`), alone for any other.
+    /// (`safe`), alone for any other. A permit taken is kept while the call waits for the
+    /// lock, so that a call waiting in turn keeps its place.
     pub(crate) async fn enter(&self, safe: bool) -> GatePass {
-        if let Some(pass) = self.try_enter(safe) {
-            return pass;
-        }
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
+        let permit = match self.try_pass(safe) {
+            Ok(pass) => return pass,
+            Err(Some(permit)) => Some(permit),
+            Err(None) => Arc::clone(&self.permits).acquire_owned().await.ok(),
+        };
         let calls = Arc::clone(&self.calls);
         if safe {
             GatePass {
@@ -76,6 +89,8 @@ impl CallGate {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::CallGate;
 
     #[test]
@@ -91,6 +106,11 @@ mod tests {
             gate.try_enter(false).is_none(),
             "a call that is not concurrency-safe waits for the safe one to end"
         );
+        assert_eq!(
+            gate.permits.available_permits(),
+            1,
+            "a refused call keeps nothing"
+        );
         drop(first);
         let alone = gate
             .try_enter(false)
@@ -99,7 +119,9 @@ mod tests {
             gate.try_enter(true).is_none(),
             "nothing runs beside a call that is not concurrency-safe"
         );
+        assert_eq!(gate.permits.available_permits(), 1);
         drop(alone);
+        assert_eq!(gate.permits.available_permits(), 2);
         assert!(gate.try_enter(true).is_some());
     }
 
@@ -107,7 +129,7 @@ mod tests {
     async fn a_waiting_call_goes_before_a_later_one() {
         let gate = CallGate::new(4);
         let safe = gate.try_enter(true).expect("free");
-        // A call that is not concurrency-safe waits for the lock...
+        // A call that is not concurrency-safe waits for the lock, holding its permit...
         let waiting = {
             let gate = gate.clone();
             tokio::spawn(async move { gate.enter(false).await })
@@ -115,12 +137,41 @@ mod tests {
         // (The test's runtime has one thread: the waiting call queues at this yield.)
         tokio::task::yield_now().await;
         assert!(!waiting.is_finished());
-        // ...and no safe call that comes later passes it.
+        assert_eq!(gate.permits.available_permits(), 2);
+        // ...and no safe call that comes later passes it, even once the lock is free.
         assert!(gate.try_enter(true).is_none(), "the queued call goes first");
         drop(safe);
-        let alone = waiting.await.expect("the waiting call runs");
+        assert!(gate.try_enter(true).is_none(), "the queued call goes first");
+        let alone = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the waiting call runs once the lock is free")
+            .expect("the waiting call's task");
         assert!(gate.try_enter(true).is_none());
         drop(alone);
+        assert_eq!(gate.permits.available_permits(), 4);
+        assert!(gate.try_enter(true).is_some());
+    }
+
+    #[tokio::test]
+    async fn a_released_permit_goes_to_the_call_waiting_for_it() {
+        let gate = CallGate::new(1);
+        let running = gate.try_enter(true).expect("free");
+        let waiting = {
+            let gate = gate.clone();
+            tokio::spawn(async move { gate.enter(true).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        drop(running);
+        assert!(
+            gate.try_enter(true).is_none(),
+            "the permit went to the waiting call, not to a later one"
+        );
+        let pass = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the waiting call runs")
+            .expect("the waiting call's task");
+        drop(pass);
         assert!(gate.try_enter(true).is_some());
     }
 }

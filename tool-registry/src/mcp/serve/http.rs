@@ -284,6 +284,7 @@ struct Route {
 }
 
 impl Route {
+    /// The answer to `request` from `peer`: at once for every path but the MCP endpoint's.
     fn answer(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
         let path = request.uri().path();
         if let Some(door) = &self.door
@@ -314,9 +315,10 @@ impl Route {
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.starts_with("application/json"));
         let route = Arc::clone(self);
-        if self.door.is_some() {
+        if let Some(door) = &self.door {
+            let door = Arc::clone(door);
             return Either::Right(Box::pin(async move {
-                let response = route.admitted(request).await;
+                let response = route.admitted(&door, request).await;
                 media_type_checked(response, json)
             }));
         }
@@ -330,12 +332,8 @@ impl Route {
         }))
     }
 
-    /// A request to the MCP endpoint of a server that checks access tokens.
-    async fn admitted(&self, request: Request<Incoming>) -> Answer {
-        let door = self
-            .door
-            .as_ref()
-            .expect("admitted is for a server with a door");
+    /// A request to the MCP endpoint of a server that checks access tokens at `door`.
+    async fn admitted(&self, door: &super::auth::Door, request: Request<Incoming>) -> Answer {
         let admission = match guard::admit(door, request.headers()).await {
             Ok(admission) => admission,
             Err(refused) => return refused,

@@ -277,9 +277,10 @@ impl Rounds {
 pub(crate) const ASK_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// `run`'s outcome, or `None` once the tool has asked a question `rounds` cannot answer (and
-/// [`ASK_GRACE`] has passed without the run finishing). `run` is pinned by the caller: taken
-/// by value, it would be stored twice in this future (the argument and its pinned copy), and
-/// a served call's run is its largest part.
+/// [`ASK_GRACE`] has passed without the run finishing); the run is then still alive, and the
+/// caller drops it to stop the tool. `run` is pinned by the caller: taken by value, it would
+/// be stored twice in this future (the argument and its pinned copy), and a served call's run
+/// is its largest part.
 pub(crate) async fn until_asked<F: Future>(
     mut run: std::pin::Pin<&mut F>,
     rounds: &Rounds,

@@ -186,11 +186,13 @@ impl Session {
             self.state().gate.clone()
         };
         // A call that may become a task waits for its place in the gate within its run, so
-        // that it becomes a task while it waits.
-        // A free gate is entered at once, without waiting on the request's cancellation.
+        // that it becomes a task while it waits. A free gate is entered at once (the
+        // request's cancellation only checked, not waited on).
         let guards = if as_task {
             None
-        } else if let Some(pass) = gate.try_enter(safe).filter(|_| !context.ct.is_cancelled()) {
+        } else if !context.ct.is_cancelled()
+            && let Some(pass) = gate.try_enter(safe)
+        {
             Some(pass)
         } else {
             Some(tokio::select! {
@@ -324,8 +326,8 @@ impl Session {
                 None => {
                     // The tool asked what this round cannot answer: end the call with its
                     // questions (the tool's run is dropped, its abort token cancelled).
-                    abort.cancel();
                     run.set(None);
+                    abort.cancel();
                     drop(guards);
                     if let Some(forwarder) = forwarder {
                         forwarder.finish().await;
