@@ -91,7 +91,27 @@ impl CallGate {
 mod tests {
     use std::time::Duration;
 
-    use super::CallGate;
+    use tokio::task::JoinHandle;
+
+    use super::{CallGate, GatePass};
+
+    /// A call entering `gate`, queued (the test's runtime has one thread: the call runs up to
+    /// its wait at the yield).
+    async fn queued(gate: &CallGate, safe: bool) -> JoinHandle<GatePass> {
+        let gate = gate.clone();
+        let waiting = tokio::spawn(async move { gate.enter(safe).await });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "the call waits");
+        waiting
+    }
+
+    /// The pass of a queued call, once it gets in.
+    async fn joined(waiting: JoinHandle<GatePass>) -> GatePass {
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the waiting call gets in")
+            .expect("the waiting call's task")
+    }
 
     #[test]
     fn a_pass_at_once_only_when_the_call_could_run_now() {
@@ -130,22 +150,13 @@ mod tests {
         let gate = CallGate::new(4);
         let safe = gate.try_enter(true).expect("free");
         // A call that is not concurrency-safe waits for the lock, holding its permit...
-        let waiting = {
-            let gate = gate.clone();
-            tokio::spawn(async move { gate.enter(false).await })
-        };
-        // (The test's runtime has one thread: the waiting call queues at this yield.)
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished());
+        let waiting = queued(&gate, false).await;
         assert_eq!(gate.permits.available_permits(), 2);
         // ...and no safe call that comes later passes it, even once the lock is free.
         assert!(gate.try_enter(true).is_none(), "the queued call goes first");
         drop(safe);
         assert!(gate.try_enter(true).is_none(), "the queued call goes first");
-        let alone = tokio::time::timeout(Duration::from_secs(5), waiting)
-            .await
-            .expect("the waiting call runs once the lock is free")
-            .expect("the waiting call's task");
+        let alone = joined(waiting).await;
         assert!(gate.try_enter(true).is_none());
         drop(alone);
         assert_eq!(gate.permits.available_permits(), 4);
@@ -156,22 +167,13 @@ mod tests {
     async fn a_released_permit_goes_to_the_call_waiting_for_it() {
         let gate = CallGate::new(1);
         let running = gate.try_enter(true).expect("free");
-        let waiting = {
-            let gate = gate.clone();
-            tokio::spawn(async move { gate.enter(true).await })
-        };
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished());
+        let waiting = queued(&gate, true).await;
         drop(running);
         assert!(
             gate.try_enter(true).is_none(),
             "the permit went to the waiting call, not to a later one"
         );
-        let pass = tokio::time::timeout(Duration::from_secs(5), waiting)
-            .await
-            .expect("the waiting call runs")
-            .expect("the waiting call's task");
-        drop(pass);
+        drop(joined(waiting).await);
         assert!(gate.try_enter(true).is_some());
     }
 }
