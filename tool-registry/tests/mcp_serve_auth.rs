@@ -21,6 +21,8 @@ use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_sdk::context::Principal;
 use tool_sdk::prelude::*;
 
+mod mcp_serve_support;
+
 /// The test authorization server's signing key (made for this test only).
 const PRIVATE_KEY: &str = "-----BEGIN PRIVATE KEY-----
 MC4CAQAwBQYDK2VwBCIEIBbLwfb9INwyhQ9Hb/XHv0jONDPyF3e7sKV2Amon5c8N
@@ -215,11 +217,7 @@ impl World {
 
     /// A `tools/list` POST with `authorization`; its status, `WWW-Authenticate` and body.
     async fn post(&self, authorization: Option<&str>, body: Value) -> (u16, String, Value) {
-        let mut request = reqwest::Client::new()
-            .post(&self.resource)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
+        let mut request = mcp_serve_support::mcp_post(&self.resource)
             .header("mcp-method", body["method"].as_str().unwrap());
         if let Some(name) = body["params"]["name"]
             .as_str()
@@ -536,11 +534,7 @@ async fn an_admitted_json_body_that_is_no_json_rpc_message_is_a_400() {
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
         r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
     ] {
-        let response = reqwest::Client::new()
-            .post(&world.resource)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
+        let response = mcp_serve_support::mcp_post(&world.resource)
             .header("authorization", &bearer)
             .body(body)
             .send()

@@ -30,11 +30,7 @@ async fn call_sleepy(http: &HttpServer, millis: u64) -> (u16, Option<String>) {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
                   "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let response = reqwest::Client::new()
-        .post(http.url())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
+    let response = mcp_serve_support::mcp_post(&http.url())
         .header("mcp-method", "tools/call")
         .header("mcp-name", "sleepy")
         .body(body.to_string())
@@ -172,11 +168,7 @@ async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
         r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
         "42",
     ] {
-        let response = reqwest::Client::new()
-            .post(http.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
+        let response = mcp_serve_support::mcp_post(&http.url())
             .body(body)
             .send()
             .await

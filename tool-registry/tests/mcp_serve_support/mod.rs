@@ -348,3 +348,13 @@ impl Tool for Titled {
         Ok(ToolResult::new(self.word))
     }
 }
+
+/// A POST to the MCP endpoint `url` as a 2026-07-28 client sends one: a JSON body, accepting
+/// JSON or an SSE stream, with the protocol version header (method, name and body to add).
+pub fn mcp_post(url: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+}
