@@ -1,8 +1,8 @@
 //! Limits that protect a served pool, over real HTTP: requests one client may have running and
 //! make per second (429 with `Retry-After`, other clients unaffected), a client that never
 //! finishes its headers (disconnected), a flood of `tasks/get` for ids that do not exist
-//! (each refused, the server still serving), and JSON bodies that are no JSON-RPC message
-//! (400).
+//! (each refused, the server still serving), JSON bodies that are no JSON-RPC message (400),
+//! and `Host` values off the allowed list (403, DNS-rebinding protection) or unreadable (400).
 #![cfg(feature = "mcp-server")]
 
 use std::io::{Read as _, Write as _};
@@ -186,5 +186,64 @@ async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
         .unwrap();
     assert_eq!(response.status().as_u16(), 415);
     assert_eq!(call_sleepy(&http, 1).await.0, 200);
+    http.shutdown().await;
+}
+
+/// The status line of the answer to a raw `tools/list` POST to `addr` with `host` as its
+/// `Host` header.
+fn status_with_host(addr: std::net::SocketAddr, host: &str) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_off_the_allowed_list_is_a_403_and_an_unreadable_one_a_400() {
+    let options = HttpOptions {
+        allowed_hosts: vec![
+            "localhost".into(),
+            "127.0.0.1".into(),
+            "tools.example:443".into(),
+        ],
+        ..HttpOptions::default()
+    };
+    let http = serve(options).await;
+    let addr = http.local_addr();
+    let port = addr.port();
+    let cases = [
+        (format!("127.0.0.1:{port}"), "200"),
+        (format!("LOCALHOST:{port}"), "200"),
+        ("tools.example:443".to_owned(), "200"),
+        ("tools.example:8443".to_owned(), "403"),
+        (format!("evil.example:{port}"), "403"),
+        ("[::1]:80".to_owned(), "403"),
+        ("a b".to_owned(), "400"),
+    ];
+    for (host, expected) in cases {
+        let status = tokio::task::spawn_blocking({
+            let host = host.clone();
+            move || status_with_host(addr, &host)
+        })
+        .await
+        .unwrap();
+        assert!(
+            status.starts_with(&format!("HTTP/1.1 {expected} ")),
+            "Host {host}: {status}"
+        );
+    }
     http.shutdown().await;
 }

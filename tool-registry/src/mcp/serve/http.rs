@@ -199,8 +199,11 @@ impl McpServer {
         // had their grace, so that a call running at the stop still answers.
         let sessions_stop = CancellationToken::new();
         let sessions_stop_for_loop = sessions_stop.clone();
+        let hosts = super::hosts::AllowedHosts::new(&options.allowed_hosts);
+        // The `Host` check is the route's, with the list read once (rmcp reads it again for
+        // every request); rmcp, with no list, still answers a `Host` it cannot read.
         let mut config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(options.allowed_hosts)
+            .disable_allowed_hosts()
             .with_allowed_origins(options.allowed_origins)
             .enforce_origin_validation()
             .with_json_response(options.json_response)
@@ -217,6 +220,7 @@ impl McpServer {
         );
         let route = Arc::new(Route {
             service,
+            hosts,
             door,
             limits,
             max_body: options.max_request_body_bytes,
@@ -277,6 +281,8 @@ type Answering = Either<Ready<Answer>, BoxFuture<'static, Answer>>;
 /// What answers each request of one HTTP server.
 struct Route {
     service: Endpoint,
+    /// The DNS-rebinding check on `Host`, before anything else at the MCP endpoint.
+    hosts: super::hosts::AllowedHosts,
     door: Option<Arc<super::auth::Door>>,
     limits: Option<super::limits::Limits>,
     max_body: usize,
@@ -307,8 +313,11 @@ impl Route {
         }
     }
 
-    /// The MCP endpoint: the token check, the client's limits, then rmcp.
+    /// The MCP endpoint: the `Host` check, the token check, the client's limits, then rmcp.
     fn mcp(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
+        if self.hosts.check(request.uri(), request.headers()) == super::hosts::HostCheck::Refused {
+            return now(plain(StatusCode::FORBIDDEN, super::hosts::REFUSED));
+        }
         let json = request
             .headers()
             .get(hyper::header::CONTENT_TYPE)

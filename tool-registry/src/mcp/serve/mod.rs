@@ -57,6 +57,7 @@ pub mod auth;
 mod beside;
 mod content;
 mod gate;
+mod hosts;
 mod http;
 mod input;
 mod limits;

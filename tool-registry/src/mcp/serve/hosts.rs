@@ -1,0 +1,295 @@
+//! The `Host` check against DNS rebinding (MCP basic/transports, "Streamable HTTP", security
+//! warning): a request to the MCP endpoint whose `Host` is not one of
+//! [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts) is refused with `403`.
+//!
+//! The rule is rmcp's (`StreamableHttpServerConfig::allowed_hosts`, rmcp 3.11): the `Host`
+//! header (else the request URI's authority) is read as a URI authority, its host compared
+//! case-insensitively and without IPv6 brackets, and its port only against an entry that names
+//! one. rmcp reads every entry of its list again for every request; here the list is read once,
+//! when the server starts, and the common `Host` values (a name or IPv4 address, with or
+//! without a port) are read without allocating. rmcp still reads the header itself, with an
+//! empty list (anything it can read passes), so a `Host` that is no URI authority is its
+//! `400 Bad Request`, as before.
+
+use hyper::header::HOST;
+use hyper::http::uri::Authority;
+use hyper::{HeaderMap, Uri};
+
+/// The body of the refusal, rmcp's own words.
+pub(super) const REFUSED: &str = "Forbidden: Host header is not allowed";
+
+/// The accepted `Host` values, read once.
+#[derive(Debug, Clone)]
+pub(super) struct AllowedHosts {
+    /// `None`: no list, every host is accepted (rmcp's reading of an empty list).
+    entries: Option<Vec<Entry>>,
+}
+
+/// One entry of the list: a host (lower case, without brackets) and the port it requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    host: String,
+    port: Option<u16>,
+}
+
+/// What the check says of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum HostCheck {
+    /// The host is on the list.
+    Allowed,
+    /// The host is not on the list: `403`.
+    Refused,
+    /// No host could be read (a `Host` that is not UTF-8 or no URI authority, or none at
+    /// all): left to rmcp, which answers `400`.
+    Unreadable,
+}
+
+impl AllowedHosts {
+    /// The list `allowed` (`name` or `name:port` entries; blank entries are skipped, as rmcp
+    /// skips them), read as rmcp reads it.
+    pub(super) fn new(allowed: &[String]) -> Self {
+        if allowed.is_empty() {
+            return Self { entries: None };
+        }
+        let entries = allowed
+            .iter()
+            .filter_map(|allowed| {
+                let allowed = allowed.trim();
+                if allowed.is_empty() {
+                    return None;
+                }
+                Some(match Authority::try_from(allowed) {
+                    Ok(authority) => Entry {
+                        host: normalized(authority.host()),
+                        port: authority.port_u16(),
+                    },
+                    Err(_) => Entry {
+                        host: normalized(allowed),
+                        port: None,
+                    },
+                })
+            })
+            .collect();
+        Self {
+            entries: Some(entries),
+        }
+    }
+
+    /// Whether the request with `uri` and `headers` may reach the MCP endpoint.
+    pub(super) fn check(&self, uri: &Uri, headers: &HeaderMap) -> HostCheck {
+        let Some(entries) = &self.entries else {
+            return HostCheck::Allowed;
+        };
+        let parsed;
+        let (host, port) = match headers.get(HOST) {
+            Some(value) => match plain_authority(value.as_bytes()) {
+                Some(read) => read,
+                None => {
+                    let Ok(value) = value.to_str() else {
+                        return HostCheck::Unreadable;
+                    };
+                    match Authority::try_from(value) {
+                        Ok(authority) => {
+                            parsed = authority;
+                            (without_brackets(parsed.host()), parsed.port_u16())
+                        }
+                        Err(_) => return HostCheck::Unreadable,
+                    }
+                }
+            },
+            // HTTP/2 carries the host in `:authority`.
+            None => match uri.authority() {
+                Some(authority) => (without_brackets(authority.host()), authority.port_u16()),
+                None => return HostCheck::Unreadable,
+            },
+        };
+        let allowed = entries.iter().any(|entry| {
+            entry.host.as_bytes().eq_ignore_ascii_case(host)
+                && entry.port.is_none_or(|want| port == Some(want))
+        });
+        if allowed {
+            HostCheck::Allowed
+        } else {
+            tracing::warn!(
+                host = %String::from_utf8_lossy(host),
+                port,
+                "rejected a request with a Host header that is not allowed (possible DNS rebinding)"
+            );
+            HostCheck::Refused
+        }
+    }
+}
+
+/// The host and port of a `Host` value made of a name or IPv4 address (ASCII letters, digits,
+/// `.` and `-`) and an optional `:port`, read without allocating; `None` for anything else
+/// (read as a URI authority instead, as is a port beyond `u16`). An empty port is `None`, as
+/// [`Authority::port_u16`] has it.
+fn plain_authority(value: &[u8]) -> Option<(&[u8], Option<u16>)> {
+    let (host, port) = match value.iter().position(|&byte| byte == b':') {
+        Some(colon) => (&value[..colon], Some(&value[colon + 1..])),
+        None => (value, None),
+    };
+    let plain = !host.is_empty()
+        && host
+            .iter()
+            .all(|&byte| byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-');
+    if !plain {
+        return None;
+    }
+    let port = match port {
+        None => None,
+        Some(digits) if digits.iter().all(u8::is_ascii_digit) => {
+            digits.iter().try_fold(None::<u16>, |port, &digit| {
+                let port = port.unwrap_or(0).checked_mul(10)?;
+                port.checked_add(u16::from(digit - b'0')).map(Some)
+            })?
+        }
+        Some(_) => return None,
+    };
+    Some((host, port))
+}
+
+/// `host` without the brackets of an IPv6 literal, as bytes.
+fn without_brackets(host: &str) -> &[u8] {
+    host.trim_matches('[').trim_matches(']').as_bytes()
+}
+
+fn normalized(host: &str) -> String {
+    host.trim_matches('[')
+        .trim_matches(']')
+        .to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn check(allowed: &[&str], host: Option<&[u8]>) -> HostCheck {
+        let allowed: Vec<String> = allowed.iter().map(|entry| (*entry).to_owned()).collect();
+        let mut headers = HeaderMap::new();
+        if let Some(host) = host {
+            headers.insert(HOST, hyper::header::HeaderValue::from_bytes(host).unwrap());
+        }
+        AllowedHosts::new(&allowed).check(&Uri::from_static("/mcp"), &headers)
+    }
+
+    const DEFAULT: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
+    #[test]
+    fn the_default_list_takes_loopback_names_on_any_port_and_nothing_else() {
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "LocalHost:1",
+            "127.0.0.1",
+            "127.0.0.1:65535",
+            "[::1]",
+            "[::1]:3000",
+        ] {
+            assert_eq!(
+                check(DEFAULT, Some(host.as_bytes())),
+                HostCheck::Allowed,
+                "{host}"
+            );
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8080",
+            "localhost.evil.example",
+            "127.0.0.2",
+            "[::2]:80",
+            "user@evil.example",
+        ] {
+            assert_eq!(
+                check(DEFAULT, Some(host.as_bytes())),
+                HostCheck::Refused,
+                "{host}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_entry_with_a_port_takes_only_that_port() {
+        let allowed = &["example.com:8080", " api.example.com "];
+        assert_eq!(
+            check(allowed, Some(b"example.com:8080")),
+            HostCheck::Allowed
+        );
+        assert_eq!(check(allowed, Some(b"example.com:80")), HostCheck::Refused);
+        assert_eq!(check(allowed, Some(b"example.com")), HostCheck::Refused);
+        assert_eq!(
+            check(allowed, Some(b"API.example.com:443")),
+            HostCheck::Allowed
+        );
+    }
+
+    #[test]
+    fn no_list_takes_every_host_and_a_list_of_blanks_none() {
+        assert_eq!(check(&[], Some(b"evil.example")), HostCheck::Allowed);
+        assert_eq!(check(&[" "], Some(b"localhost")), HostCheck::Refused);
+    }
+
+    #[test]
+    fn a_host_that_cannot_be_read_is_left_to_rmcp() {
+        assert_eq!(check(DEFAULT, None), HostCheck::Unreadable);
+        assert_eq!(check(DEFAULT, Some(b"")), HostCheck::Unreadable);
+        assert_eq!(check(DEFAULT, Some(b"a b")), HostCheck::Unreadable);
+        assert_eq!(check(DEFAULT, Some(b"[::1")), HostCheck::Unreadable);
+        assert_eq!(check(DEFAULT, Some(b"\xff")), HostCheck::Unreadable);
+    }
+
+    #[test]
+    fn an_http2_request_is_checked_by_its_authority() {
+        let hosts = AllowedHosts::new(&["localhost".to_owned()]);
+        let headers = HeaderMap::new();
+        let uri = Uri::from_static("http://localhost:9/mcp");
+        assert_eq!(hosts.check(&uri, &headers), HostCheck::Allowed);
+        let uri = Uri::from_static("http://evil.example/mcp");
+        assert_eq!(hosts.check(&uri, &headers), HostCheck::Refused);
+    }
+
+    /// rmcp's reading of a `Host` value (`parse_host_header`, `normalize_authority`).
+    fn rmcp_reading(value: &str) -> Option<(String, Option<u16>)> {
+        let authority = Authority::try_from(value).ok()?;
+        Some((normalized(authority.host()), authority.port_u16()))
+    }
+
+    proptest! {
+        /// Where the allocation-free reading applies, it reads what rmcp reads.
+        #[test]
+        fn the_plain_reading_is_rmcps(value in "[a-zA-Z0-9.:@\\[\\]%_~ -]{0,12}") {
+            if let Some((host, port)) = plain_authority(value.as_bytes()) {
+                let host = String::from_utf8(host.to_ascii_lowercase()).unwrap();
+                prop_assert_eq!(Some((host, port)), rmcp_reading(&value));
+            }
+        }
+
+        /// The check agrees with rmcp's rule (`host_is_allowed`) for every readable `Host`.
+        #[test]
+        fn the_check_is_rmcps_rule(
+            value in "(localhost|127\\.0\\.0\\.1|\\[::1\\]|example\\.com|EXAMPLE\\.com)(:[0-9]{0,6})?",
+            allowed in proptest::collection::vec(
+                "(localhost|127\\.0\\.0\\.1|::1|\\[::1\\]|example\\.com)(:[0-9]{1,5})?",
+                1..4,
+            ),
+        ) {
+            let listed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+            let expected = match rmcp_reading(&value) {
+                None => HostCheck::Unreadable,
+                Some((host, port)) => {
+                    let admitted = allowed.iter().any(|entry| {
+                        let (want_host, want_port) = match Authority::try_from(entry.trim()) {
+                            Ok(authority) => (normalized(authority.host()), authority.port_u16()),
+                            Err(_) => (normalized(entry.trim()), None),
+                        };
+                        want_host == host && want_port.is_none_or(|want| port == Some(want))
+                    });
+                    if admitted { HostCheck::Allowed } else { HostCheck::Refused }
+                }
+            };
+            prop_assert_eq!(check(&listed, Some(value.as_bytes())), expected);
+        }
+    }
+}
