@@ -1,6 +1,7 @@
 //! Streamable HTTP for [`McpServer`]: rmcp's `StreamableHttpService` (sessions, SSE responses,
-//! `Host` and `Origin` checks) at [`MCP_PATH`], on a hyper connection per client, with
-//! graceful shutdown (MCP 2025-11-25, basic/transports, "Streamable HTTP").
+//! the `Origin` check) at [`MCP_PATH`] behind the route's `Host` check ([`super::hosts`]), on a
+//! hyper connection per client, with graceful shutdown (MCP 2025-11-25, basic/transports,
+//! "Streamable HTTP").
 
 use std::convert::Infallible;
 use std::future::Ready;
