@@ -192,6 +192,12 @@ async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
 /// The status line of the answer to a raw `tools/list` POST to `addr` with `host` as its
 /// `Host` header.
 fn status_with_host(addr: std::net::SocketAddr, host: &str) -> String {
+    raw_status(addr, "POST", host)
+}
+
+/// The status line of the answer to a raw `method` request (a `tools/list` body) to the MCP
+/// endpoint at `addr` with `host` as its `Host` header.
+fn raw_status(addr: std::net::SocketAddr, method: &str, host: &str) -> String {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
@@ -200,7 +206,7 @@ fn status_with_host(addr: std::net::SocketAddr, host: &str) -> String {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+        "{method} /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
          Mcp-Method: tools/list\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -243,6 +249,43 @@ async fn a_host_off_the_allowed_list_is_a_403_and_an_unreadable_one_a_400() {
         assert!(
             status.starts_with(&format!("HTTP/1.1 {expected} ")),
             "Host {host}: {status}"
+        );
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_off_the_list_is_refused_before_the_token_check_whatever_the_method() {
+    use tool_registry::mcp::serve::auth::ResourceAuth;
+    let options = HttpOptions {
+        auth: Some(ResourceAuth::new(
+            "http://mcp.example/mcp",
+            "http://auth.example",
+        )),
+        ..HttpOptions::default()
+    };
+    let http = serve(options).await;
+    let addr = http.local_addr();
+    let answers = tokio::task::spawn_blocking(move || {
+        ["POST", "GET", "DELETE"].map(|method| {
+            (
+                method,
+                raw_status(addr, method, "evil.example"),
+                raw_status(addr, method, "127.0.0.1"),
+            )
+        })
+    })
+    .await
+    .unwrap();
+    for (method, evil, ours) in answers {
+        assert!(
+            evil.starts_with("HTTP/1.1 403 "),
+            "{method} evil.example: {evil}"
+        );
+        // Without a token, an allowed host meets the token check.
+        assert!(
+            ours.starts_with("HTTP/1.1 401 "),
+            "{method} 127.0.0.1: {ours}"
         );
     }
     http.shutdown().await;

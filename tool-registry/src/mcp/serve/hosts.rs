@@ -1,6 +1,8 @@
-//! The `Host` check against DNS rebinding (MCP basic/transports, "Streamable HTTP", security
-//! warning): a request to the MCP endpoint whose `Host` is not one of
-//! [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts) is refused with `403`.
+//! The `Host` check against DNS rebinding: a request to the MCP endpoint whose `Host` is not one
+//! of [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts) is refused with `403`,
+//! before the token check and the client's limits. (The MCP transport's security warning asks
+//! servers to check `Origin`, which stays rmcp's; the `Host` check is rmcp's further defence,
+//! as in the MCP SDKs' `allowedHosts`.)
 //!
 //! The rule is rmcp's (`StreamableHttpServerConfig::allowed_hosts`, rmcp 3.11): the `Host`
 //! header (else the request URI's authority) is read as a URI authority, its host compared
@@ -39,8 +41,8 @@ pub(super) enum HostCheck {
     Allowed,
     /// The host is not on the list: `403`.
     Refused,
-    /// No host could be read (a `Host` that is not UTF-8 or no URI authority, or none at
-    /// all): left to rmcp, which answers `400`.
+    /// No host could be read (a `Host` that is not UTF-8 or no URI authority, or no `Host` and
+    /// no authority in the request URI): left to rmcp, which answers `400`.
     Unreadable,
 }
 
@@ -290,6 +292,131 @@ mod tests {
                 }
             };
             prop_assert_eq!(check(&listed, Some(value.as_bytes())), expected);
+        }
+    }
+
+    /// A handler with nothing: a request that passes the `Host` check is a `PUT`, which
+    /// rmcp answers `405` after its own checks.
+    #[derive(Clone)]
+    struct Nothing;
+
+    impl rmcp::ServerHandler for Nothing {}
+
+    type Endpoint = rmcp::transport::streamable_http_server::StreamableHttpService<
+        Nothing,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    >;
+
+    fn endpoint(
+        config: rmcp::transport::streamable_http_server::StreamableHttpServerConfig,
+    ) -> Endpoint {
+        Endpoint::new(|| Ok(Nothing), Default::default(), config)
+    }
+
+    fn put(
+        uri: &str,
+        hosts: &[Vec<u8>],
+    ) -> hyper::Request<http_body_util::Full<hyper::body::Bytes>> {
+        let mut request = hyper::Request::builder().method("PUT").uri(uri);
+        for host in hosts {
+            request = request.header(HOST, hyper::header::HeaderValue::from_bytes(host).unwrap());
+        }
+        request.body(http_body_util::Full::default()).unwrap()
+    }
+
+    async fn answer(
+        endpoint: &Endpoint,
+        request: hyper::Request<http_body_util::Full<hyper::body::Bytes>>,
+    ) -> (u16, Vec<u8>) {
+        use http_body_util::BodyExt as _;
+        let response = endpoint.handle(request).await;
+        let status = response.status().as_u16();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        (status, body)
+    }
+
+    /// The answer with rmcp checking `Host` against `allowed` itself, and with this check in
+    /// front of rmcp given no list, as the route has it.
+    async fn both(allowed: &[String], uri: &str, hosts: &[Vec<u8>]) -> [(u16, Vec<u8>); 2] {
+        use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+        let theirs =
+            endpoint(StreamableHttpServerConfig::default().with_allowed_hosts(allowed.to_vec()));
+        let ours = endpoint(StreamableHttpServerConfig::default().disable_allowed_hosts());
+        let request = put(uri, hosts);
+        let checked = AllowedHosts::new(allowed).check(request.uri(), request.headers());
+        let ours = if checked == HostCheck::Refused {
+            (403, REFUSED.as_bytes().to_vec())
+        } else {
+            answer(&ours, request).await
+        };
+        [answer(&theirs, put(uri, hosts)).await, ours]
+    }
+
+    fn lists() -> Vec<Vec<String>> {
+        [
+            DEFAULT,
+            &["tools.example:443", " Localhost ", "[::1]:80"],
+            &["a:", "x@a", "a:99999", "%", "::1"],
+            &[],
+            &[" "],
+        ]
+        .iter()
+        .map(|list| list.iter().map(|entry| (*entry).to_owned()).collect())
+        .collect()
+    }
+
+    #[tokio::test]
+    async fn requests_without_a_readable_host_are_answered_as_rmcp_answers_them() {
+        for allowed in lists() {
+            for (uri, hosts) in [
+                ("/mcp", vec![]),
+                ("http://localhost:9/mcp", vec![]),
+                ("http://evil.example/mcp", vec![]),
+                ("http://evil.example/mcp", vec![b"localhost".to_vec()]),
+                (
+                    "/mcp",
+                    vec![b"localhost".to_vec(), b"evil.example".to_vec()],
+                ),
+                (
+                    "/mcp",
+                    vec![b"evil.example".to_vec(), b"localhost".to_vec()],
+                ),
+            ] {
+                let [theirs, ours] = both(&allowed, uri, &hosts).await;
+                assert_eq!(ours, theirs, "{allowed:?} {uri} {hosts:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// For every list and `Host` value, the route's check in front of rmcp answers as rmcp
+        /// checking the list itself does (status and body).
+        #[test]
+        fn the_route_answers_as_rmcp_with_the_list_would(
+            list in 0..5usize,
+            host in proptest::collection::vec(
+                proptest::sample::select(b"aAlZ019.-:@[]%_ \t/?#\xff\xc3\xa9".to_vec()),
+                0..14,
+            ),
+            prefix in proptest::sample::select(vec![
+                "", "localhost", "LocalHost", "127.0.0.1", "[::1]", "tools.example", "TOOLS.Example",
+            ]),
+        ) {
+            let mut value = prefix.as_bytes().to_vec();
+            value.extend(host);
+            prop_assume!(hyper::header::HeaderValue::from_bytes(&value).is_ok());
+            let allowed = &lists()[list];
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let [theirs, ours] = runtime.block_on(both(allowed, "/mcp", &[value.clone()]));
+            prop_assert_eq!(ours, theirs, "{:?} {:?}", allowed, String::from_utf8_lossy(&value));
         }
     }
 }

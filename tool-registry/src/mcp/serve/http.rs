@@ -55,8 +55,11 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Options of the HTTP transport.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// `Host` values (`name` or `name:port`) accepted; anything else is refused with
-    /// `403 Forbidden` before any MCP handling (DNS-rebinding protection). Default:
+    /// `Host` values (`name` or `name:port`) accepted at the MCP endpoint; any other is refused
+    /// with `403 Forbidden` before anything else, the token check and the client's limits
+    /// included (DNS-rebinding protection). Names compare without regard to ASCII case and
+    /// without IPv6 brackets; an entry without a port takes any port. A `Host` that is no URI
+    /// authority is `400 Bad Request`. An empty list accepts every host (rmcp's rule). Default:
     /// `localhost`, `127.0.0.1` and `::1`, any port.
     pub allowed_hosts: Vec<String>,
     /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
