@@ -15,8 +15,8 @@
 # the end has the medians over the rounds and the ratios ours / rmcp.
 # Environment: LOAD_ROUNDS (3), LOAD_WARMUP (5), LOAD_WINDOW (15), LOAD_CONNECTIONS (64),
 # LOAD_THREADS (wrk threads, 2), LOAD_PORT (nginx's port, 18080; replicas on the next three),
-# LOAD_CONFIGS (IMPL:REPLICAS, default "ours:1 rmcp:1 ours:3 rmcp:3"; IMPL is ours, rmcp or
-# rmcp-plain, see load_server.rs).
+# LOAD_CONFIGS (IMPL:REPLICAS, default "ours:1 rmcp:1 ours:3 rmcp:3"; IMPL is ours, rmcp,
+# rmcp-guarded or rmcp-plain, see load_server.rs).
 # Needs: wrk and nginx (Debian packages wrk, nginx-light), curl, python3, cargo.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -206,7 +206,7 @@ print("| server | replicas | tool | req/s | p50 ms | p99 ms | errors / requests 
 print("|---|---|---|---:|---:|---:|---:|---:|")
 for replicas in (1, 3):
     for tool in ("echo", "json_transform"):
-        for impl in ("ours", "rmcp", "rmcp-plain"):
+        for impl in ("ours", "rmcp", "rmcp-guarded", "rmcp-plain"):
             if (impl, replicas, tool) not in runs:
                 continue
             rps, p50, p99, errors, total = stats((impl, replicas, tool))
@@ -215,7 +215,7 @@ for replicas in (1, 3):
 print()
 print("| ours / | replicas | tool | req/s | p50 | p99 | peak RSS |")
 print("|---|---|---|---:|---:|---:|---:|")
-for other in ("rmcp", "rmcp-plain"):
+for other in ("rmcp", "rmcp-guarded", "rmcp-plain"):
     for replicas in (1, 3):
         for tool in ("echo", "json_transform"):
             if ("ours", replicas, tool) in runs and (other, replicas, tool) in runs:
@@ -225,7 +225,7 @@ for other in ("rmcp", "rmcp-plain"):
 print()
 print("| server | tool | req/s 3 replicas / 1 |")
 print("|---|---|---:|")
-for impl in ("ours", "rmcp", "rmcp-plain"):
+for impl in ("ours", "rmcp", "rmcp-guarded", "rmcp-plain"):
     for tool in ("echo", "json_transform"):
         if (impl, 1, tool) in runs and (impl, 3, tool) in runs:
             print(f"| {impl} | {tool} | {stats((impl, 3, tool))[0] / stats((impl, 1, tool))[0]:.2f} |")

@@ -2,9 +2,11 @@
 //! over HTTP under load"): the same two tools served over streamable HTTP either by
 //! `McpServer` (`--impl ours`) or by rmcp 3.11's own server (`#[tool_router]` methods behind
 //! `StreamableHttpService` on hyper, as rmcp's examples do): `--impl rmcp` keeps its router in
-//! the server (`#[tool_handler(router = self.tool_router)]`), `--impl rmcp-plain` is rmcp's
-//! documented tools-only form (`#[tool_router(server_handler)]` on a unit struct), which builds
-//! the router again on every call.
+//! the server (`#[tool_handler(router = self.tool_router)]`), `--impl rmcp-guarded` is the same
+//! with the connection protections `McpServer` has (a header-read timeout against slow-loris
+//! clients, a graceful-shutdown watch), `--impl rmcp-plain` is rmcp's documented tools-only
+//! form (`#[tool_router(server_handler)]` on a unit struct), which builds the router again on
+//! every call.
 //!
 //! The tools, CPU-light like the echo and JSON-transform tools of load benchmarks of MCP
 //! servers:
@@ -17,7 +19,7 @@
 //! 2026-07-28 stateless `tools/call` POSTs on `/mcp`.
 //!
 //! Run: `cargo run --release -p tool-registry --features mcp-server --example load_server --
-//! --impl ours|rmcp|rmcp-plain --addr 127.0.0.1:PORT`.
+//! --impl ours|rmcp|rmcp-guarded|rmcp-plain --addr 127.0.0.1:PORT`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -198,12 +200,16 @@ mod theirs {
 }
 
 /// rmcp's server over streamable HTTP, one clone of `server` per request.
-async fn serve_theirs<S>(addr: SocketAddr, server: S)
+/// With `guarded`, each connection also gets the protections `McpServer::serve_http` gives
+/// its own: a 10 s header-read timeout (hyper's, against slow-loris clients) and a graceful
+/// shutdown watch.
+async fn serve_theirs<S>(addr: SocketAddr, server: S, guarded: bool)
 where
     S: rmcp::ServerHandler + Clone + Send + Sync + 'static,
 {
-    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto;
+    use hyper_util::server::graceful::GracefulShutdown;
     use hyper_util::service::TowerToHyperService;
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
@@ -217,16 +223,32 @@ where
         StreamableHttpServerConfig::default().with_json_response(true),
     );
     println!("rmcp serving http://{}/mcp", listener.local_addr().unwrap());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    if guarded {
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(std::time::Duration::from_secs(10));
+    }
+    let graceful = GracefulShutdown::new();
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
         let service = TowerToHyperService::new(service.clone());
-        tokio::spawn(async move {
-            let _ = auto::Builder::new(TokioExecutor::new())
-                .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                .await;
-        });
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .into_owned();
+        if guarded {
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+        } else {
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+        }
     }
 }
 
@@ -246,7 +268,11 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--impl" => which = args.next().expect("--impl ours|rmcp|rmcp-plain"),
+            "--impl" => {
+                which = args
+                    .next()
+                    .expect("--impl ours|rmcp|rmcp-guarded|rmcp-plain")
+            }
             "--addr" => {
                 addr = args
                     .next()
@@ -255,7 +281,7 @@ async fn main() {
             }
             other => {
                 eprintln!(
-                    "usage: load_server --impl ours|rmcp|rmcp-plain --addr 127.0.0.1:PORT \
+                    "usage: load_server --impl ours|rmcp|rmcp-guarded|rmcp-plain --addr 127.0.0.1:PORT \
                      ({other}?)"
                 );
                 std::process::exit(2);
@@ -264,10 +290,11 @@ async fn main() {
     }
     match which.as_str() {
         "ours" => ours::serve(addr).await,
-        "rmcp" => serve_theirs(addr, theirs::Server::new()).await,
-        "rmcp-plain" => serve_theirs(addr, theirs::Plain).await,
+        "rmcp" => serve_theirs(addr, theirs::Server::new(), false).await,
+        "rmcp-guarded" => serve_theirs(addr, theirs::Server::new(), true).await,
+        "rmcp-plain" => serve_theirs(addr, theirs::Plain, false).await,
         other => {
-            eprintln!("load_server: --impl is ours, rmcp or rmcp-plain, not {other}");
+            eprintln!("load_server: --impl is ours, rmcp, rmcp-guarded or rmcp-plain, not {other}");
             std::process::exit(2);
         }
     }
