@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tool_registry::mcp::serve::{HttpOptions, HttpServer};
 
 mod mcp_serve_support;
+use mcp_serve_support::status_of;
 mod mcp_tasks_support;
 use mcp_tasks_support::*;
 
@@ -168,31 +169,18 @@ async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
         r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
         "42",
     ] {
-        let response = mcp_serve_support::mcp_post(&http.url())
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 400, "{body}");
+        let status = status_of(mcp_serve_support::mcp_post(&http.url()).body(body)).await;
+        assert_eq!(status, 400, "{body}");
     }
     // A body of another media type is still 415.
-    let response = reqwest::Client::new()
+    let other = reqwest::Client::new()
         .post(http.url())
         .header("content-type", "text/plain")
         .header("accept", "application/json, text/event-stream")
-        .body("hello")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 415);
+        .body("hello");
+    assert_eq!(status_of(other).await, 415);
     assert_eq!(call_sleepy(&http, 1).await.0, 200);
     http.shutdown().await;
-}
-
-/// The status line of the answer to a raw `tools/list` POST to `addr` with `host` as its
-/// `Host` header.
-fn status_with_host(addr: std::net::SocketAddr, host: &str) -> String {
-    raw_status(addr, "POST", host)
 }
 
 /// The status line of the answer to a raw `method` request (a `tools/list` body) to the MCP
@@ -242,7 +230,7 @@ async fn a_host_off_the_allowed_list_is_a_403_and_an_unreadable_one_a_400() {
     for (host, expected) in cases {
         let status = tokio::task::spawn_blocking({
             let host = host.clone();
-            move || status_with_host(addr, &host)
+            move || raw_status(addr, "POST", &host)
         })
         .await
         .unwrap();

@@ -358,3 +358,8 @@ pub fn mcp_post(url: &str) -> reqwest::RequestBuilder {
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
 }
+
+/// The HTTP status of the answer to `request`.
+pub async fn status_of(request: reqwest::RequestBuilder) -> u16 {
+    request.send().await.unwrap().status().as_u16()
+}

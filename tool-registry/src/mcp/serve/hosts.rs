@@ -93,7 +93,10 @@ impl AllowedHosts {
                     match Authority::try_from(value) {
                         Ok(authority) => {
                             parsed = authority;
-                            (without_brackets(parsed.host()), parsed.port_u16())
+                            (
+                                without_brackets(parsed.host()).as_bytes(),
+                                parsed.port_u16(),
+                            )
                         }
                         Err(_) => return HostCheck::Unreadable,
                     }
@@ -101,7 +104,10 @@ impl AllowedHosts {
             },
             // HTTP/2 carries the host in `:authority`.
             None => match uri.authority() {
-                Some(authority) => (without_brackets(authority.host()), authority.port_u16()),
+                Some(authority) => (
+                    without_brackets(authority.host()).as_bytes(),
+                    authority.port_u16(),
+                ),
                 None => return HostCheck::Unreadable,
             },
         };
@@ -151,15 +157,14 @@ fn plain_authority(value: &[u8]) -> Option<(&[u8], Option<u16>)> {
     Some((host, port))
 }
 
-/// `host` without the brackets of an IPv6 literal, as bytes.
-fn without_brackets(host: &str) -> &[u8] {
-    host.trim_matches('[').trim_matches(']').as_bytes()
+/// `host` without the brackets of an IPv6 literal.
+fn without_brackets(host: &str) -> &str {
+    host.trim_matches('[').trim_matches(']')
 }
 
+/// `host` as an entry keeps it: without brackets, in lower case.
 fn normalized(host: &str) -> String {
-    host.trim_matches('[')
-        .trim_matches(']')
-        .to_ascii_lowercase()
+    without_brackets(host).to_ascii_lowercase()
 }
 
 #[cfg(test)]
