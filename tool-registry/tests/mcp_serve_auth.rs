@@ -119,7 +119,14 @@ async fn authorization_server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let issuer = format!("http://{}", listener.local_addr().unwrap());
     let metadata = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
-    let keys = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": PUBLIC_X, "kid": "test-key", "alg": "EdDSA", "use": "sig"}]});
+    // As authorization servers publish them: beside the signing key, an encryption key (as
+    // Keycloak's) and a key of a type this server does not know (a post-quantum one).
+    let keys = json!({"keys": [
+        {"kty": "OKP", "crv": "Ed25519", "x": PUBLIC_X, "kid": "test-key", "alg": "EdDSA", "use": "sig"},
+        {"kty": "RSA", "kid": "enc-key", "alg": "RSA-OAEP", "use": "enc", "e": "AQAB",
+         "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw"},
+        {"kty": "AKP", "kid": "pq-key", "alg": "ML-DSA-44", "pub": "AAAA"}
+    ]});
     tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else {
@@ -209,10 +216,15 @@ impl World {
         for (name, value) in claims.as_object().unwrap() {
             all[name] = value.clone();
         }
+        self.signed(Some("test-key"), &all)
+    }
+
+    /// `claims` signed by the authorization server's key, its header naming `kid`.
+    fn signed(&self, kid: Option<&str>, claims: &Value) -> String {
         let mut header = Header::new(Algorithm::EdDSA);
-        header.kid = Some("test-key".to_owned());
+        header.kid = kid.map(str::to_owned);
         let key = EncodingKey::from_ed_pem(PRIVATE_KEY.as_bytes()).unwrap();
-        jsonwebtoken::encode(&header, &all, &key).unwrap()
+        jsonwebtoken::encode(&header, claims, &key).unwrap()
     }
 
     /// A `tools/list` POST with `authorization`; its status, `WWW-Authenticate` and body.
@@ -360,6 +372,18 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
             forged_header(json!({"alg": "EdDSA", "kid": "rotated-away"})),
             "key `rotated-away` is not in",
         ),
+        (
+            forged_header(json!({"alg": "RS256", "kid": "enc-key"})),
+            "key `enc-key` is an encryption key",
+        ),
+        (
+            forged_header(json!({"alg": "EdDSA", "kid": "pq-key"})),
+            "key `pq-key` is for another algorithm",
+        ),
+        (
+            forged_header(json!({"alg": "RS256"})),
+            "no single key for RS256",
+        ),
         (forged_header(json!({"alg": "none"})), "not a signed JWT"),
         (
             forged_header(json!({"alg": "HS256", "kid": "test-key"})),
@@ -395,6 +419,15 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
         challenge.contains("error=\"insufficient_scope\", scope=\"mcp:tools\""),
         "{challenge}"
     );
+
+    // A token without `kid` (RFC 7515 makes it optional): the set's one key for its
+    // algorithm verifies it, the encryption and unknown keys beside it notwithstanding.
+    let claims = json!({"iss": world.issuer, "aud": world.resource, "sub": "ada",
+                        "scope": "mcp:tools", "exp": now() + 300});
+    let kidless = format!("Bearer {}", world.signed(None, &claims));
+    let (status, challenge, body) = world.post(Some(&kidless), list()).await;
+    assert_eq!(status, 200, "{challenge} {body}");
+    assert!(body["result"]["tools"].is_array(), "{body}");
     world.http.shutdown().await;
 }
 

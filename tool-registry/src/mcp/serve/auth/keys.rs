@@ -1,10 +1,15 @@
 //! The authorization server's key set: discovered from its metadata, fetched when first
 //! needed, and fetched again (at most every [`REFRESH_EVERY`]) when a token names a key it
-//! does not hold.
+//! does not hold. Keys of a type this server does not know (a post-quantum `AKP` key, say)
+//! stay in the set unused (RFC 7517 §5), and a key is used only for what it declares
+//! ([`refusal`]).
 
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::Algorithm;
+use jsonwebtoken::jwk::{
+    AlgorithmParameters, EllipticCurve, Jwk, JwkSet, KeyAlgorithm, KeyOperations, PublicKeyUse,
+};
 use serde_json::Value;
 
 /// The shortest time between two fetches of the key set.
@@ -30,14 +35,69 @@ struct State {
     fetched_at: Option<Instant>,
 }
 
-/// The key `kid` of `set` (or its only key, for none).
-fn find_in(set: Option<&JwkSet>, kid: Option<&str>) -> Option<Jwk> {
+/// Why `jwk` may not verify a signature made with `alg`, or `None` when it may: a key is
+/// used for one purpose and, when it names one, with one algorithm (RFC 7517 §4.2–4.4,
+/// RFC 8725 §3.1), and only with algorithms of its type (RFC 7518 §3). The reason completes
+/// "the access token's key …".
+pub(crate) fn refusal(jwk: &Jwk, alg: Algorithm) -> Option<String> {
+    let common = &jwk.common;
+    if let Some(usage) = &common.public_key_use
+        && *usage != PublicKeyUse::Signature
+    {
+        return Some(match usage {
+            PublicKeyUse::Encryption => "is an encryption key (`use: enc`)".to_owned(),
+            _ => "is not a signing key (`use`)".to_owned(),
+        });
+    }
+    if let Some(operations) = &common.key_operations
+        && !operations.contains(&KeyOperations::Verify)
+    {
+        return Some("is not for verifying signatures (`key_ops`)".to_owned());
+    }
+    // `KeyAlgorithm`'s text is its JWA name for every signature algorithm.
+    if let Some(declared) = common.key_algorithm
+        && declared.to_string() != format!("{alg:?}")
+    {
+        return Some(match declared {
+            KeyAlgorithm::UNKNOWN_ALGORITHM => format!("is for another algorithm than {alg:?}"),
+            _ => format!("is for {declared}, not {alg:?}"),
+        });
+    }
+    let fits = match (&jwk.algorithm, alg) {
+        (
+            AlgorithmParameters::RSA(_),
+            Algorithm::RS256
+            | Algorithm::RS384
+            | Algorithm::RS512
+            | Algorithm::PS256
+            | Algorithm::PS384
+            | Algorithm::PS512,
+        ) => true,
+        (AlgorithmParameters::EllipticCurve(key), Algorithm::ES256) => {
+            key.curve == EllipticCurve::P256
+        }
+        (AlgorithmParameters::EllipticCurve(key), Algorithm::ES384) => {
+            key.curve == EllipticCurve::P384
+        }
+        (AlgorithmParameters::OctetKeyPair(key), Algorithm::EdDSA) => {
+            key.curve == EllipticCurve::Ed25519
+        }
+        _ => false,
+    };
+    (!fits).then(|| format!("cannot verify {alg:?} signatures (its type is another)"))
+}
+
+/// The key `kid` of `set`; for a token without `kid`, the one key of the set that may verify
+/// `alg` (none when several may: the token must say which).
+fn find_in(set: Option<&JwkSet>, kid: Option<&str>, alg: Algorithm) -> Option<Jwk> {
     let set = set?;
     match kid {
         Some(kid) => set.find(kid).cloned(),
-        // A set of one key: a token without `kid` can only mean it.
-        None if set.keys.len() == 1 => set.keys.first().cloned(),
-        None => None,
+        None => {
+            let mut usable = set.keys.iter().filter(|key| refusal(key, alg).is_none());
+            let only = usable.next()?;
+            usable.next().is_none().then(|| only.clone())
+        }
     }
 }
 
@@ -57,25 +117,31 @@ impl Keys {
         }
     }
 
-    fn cached(&self, kid: Option<&str>) -> Option<Jwk> {
+    fn cached(&self, kid: Option<&str>, alg: Algorithm) -> Option<Jwk> {
         find_in(
             self.set.read().unwrap_or_else(|e| e.into_inner()).as_ref(),
             kid,
+            alg,
         )
     }
 
-    /// The key `kid` (or the only key, for none). `Ok(None)`: not in the set, even after
-    /// fetching it again when allowed. A token whose key is known never waits on a fetch.
+    /// The key `kid` (for none, the one key that may verify `alg`). `Ok(None)`: not in the
+    /// set, even after fetching it again when allowed. A token whose key is known never waits
+    /// on a fetch.
     ///
     /// # Errors
     /// The set was never read and cannot be now: the message says why.
-    pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<Jwk>, String> {
-        if let Some(key) = self.cached(kid) {
+    pub(crate) async fn find(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Result<Option<Jwk>, String> {
+        if let Some(key) = self.cached(kid, alg) {
             return Ok(Some(key));
         }
         let mut state = self.state.lock().await;
         // Another request may have fetched while this one waited.
-        if let Some(key) = self.cached(kid) {
+        if let Some(key) = self.cached(kid, alg) {
             return Ok(Some(key));
         }
         let may_fetch = state
@@ -100,7 +166,7 @@ impl Keys {
             }
             Err(error) => return Err(error),
         }
-        Ok(self.cached(kid))
+        Ok(self.cached(kid, alg))
     }
 
     fn cached_any(&self) -> bool {
@@ -181,5 +247,107 @@ impl Keys {
             "cannot read the authorization server's metadata ({})",
             tried.join("; ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A key set as authorization servers publish them: Keycloak's signing and encryption
+    /// RSA keys, an Ed25519 key, a P-256 key, a post-quantum key of a type this server does
+    /// not know (RFC 9964 `AKP`), and an RSA key that names no use or algorithm.
+    fn published() -> JwkSet {
+        let n = "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw";
+        serde_json::from_value(json!({"keys": [
+            {"kid": "kc-sig", "kty": "RSA", "alg": "RS256", "use": "sig", "n": n, "e": "AQAB"},
+            {"kid": "kc-enc", "kty": "RSA", "alg": "RSA-OAEP", "use": "enc", "n": n, "e": "AQAB"},
+            {"kid": "ed", "kty": "OKP", "crv": "Ed25519", "x": "EB8gU7MffHDAitrmpoZAs0BekMn5bk3VD-LZZJEWQbg"},
+            {"kid": "p256", "kty": "EC", "crv": "P-256", "use": "sig", "key_ops": ["verify"],
+             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},
+            {"kid": "pq", "kty": "AKP", "alg": "ML-DSA-44", "pub": "AAAA"},
+            {"kid": "bare", "kty": "RSA", "n": n, "e": "AQAB"},
+            {"kid": "wraps", "kty": "RSA", "key_ops": ["wrapKey"], "n": n, "e": "AQAB"},
+            {"kid": "odd-alg", "kty": "RSA", "alg": "RS1", "n": n, "e": "AQAB"}
+        ]}))
+        .expect("a key set with keys of unknown types still reads")
+    }
+
+    fn refusal_of(kid: &str, alg: Algorithm) -> Option<String> {
+        refusal(published().find(kid).expect("in the set"), alg)
+    }
+
+    #[test]
+    fn a_key_verifies_only_what_it_declares_and_its_type_allows() {
+        assert_eq!(refusal_of("kc-sig", Algorithm::RS256), None);
+        assert_eq!(refusal_of("ed", Algorithm::EdDSA), None);
+        assert_eq!(refusal_of("p256", Algorithm::ES256), None);
+        // An RSA key that declares nothing verifies any RSA algorithm, and only those.
+        assert_eq!(refusal_of("bare", Algorithm::PS512), None);
+        let refused = [
+            (
+                "kc-enc",
+                Algorithm::RS256,
+                "is an encryption key (`use: enc`)",
+            ),
+            ("kc-sig", Algorithm::PS256, "is for RS256, not PS256"),
+            (
+                "wraps",
+                Algorithm::RS256,
+                "is not for verifying signatures (`key_ops`)",
+            ),
+            (
+                "odd-alg",
+                Algorithm::RS256,
+                "is for another algorithm than RS256",
+            ),
+            (
+                "pq",
+                Algorithm::EdDSA,
+                "is for another algorithm than EdDSA",
+            ),
+            (
+                "bare",
+                Algorithm::ES256,
+                "cannot verify ES256 signatures (its type is another)",
+            ),
+            (
+                "p256",
+                Algorithm::ES384,
+                "cannot verify ES384 signatures (its type is another)",
+            ),
+            (
+                "ed",
+                Algorithm::RS256,
+                "cannot verify RS256 signatures (its type is another)",
+            ),
+        ];
+        for (kid, alg, why) in refused {
+            assert_eq!(
+                refusal_of(kid, alg).as_deref(),
+                Some(why),
+                "{kid} for {alg:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_token_without_kid_gets_the_one_key_for_its_algorithm() {
+        let set = published();
+        let kid_of = |alg| find_in(Some(&set), None, alg).and_then(|key| key.common.key_id);
+        assert_eq!(kid_of(Algorithm::EdDSA).as_deref(), Some("ed"));
+        assert_eq!(kid_of(Algorithm::ES256).as_deref(), Some("p256"));
+        // `kc-sig` and `bare` may both verify RS256: the token has to say which.
+        assert_eq!(kid_of(Algorithm::RS256), None);
+        assert_eq!(kid_of(Algorithm::ES384), None);
+        assert_eq!(
+            find_in(Some(&set), Some("pq"), Algorithm::EdDSA)
+                .and_then(|key| key.common.key_id)
+                .as_deref(),
+            Some("pq"),
+            "a named key is found whatever its type; `refusal` then says why it cannot verify"
+        );
     }
 }

@@ -7,7 +7,10 @@
 //!
 //! - is signed by a key of the authorization server's JWK set (an asymmetric algorithm:
 //!   RS*, PS*, ES256/384 or EdDSA; `alg: none` and HMAC are refused), found by its `kid`
-//!   (the set is fetched again, at most every 30 s, when a `kid` is unknown: key rotation);
+//!   (the set is fetched again, at most every 30 s, when a `kid` is unknown: key rotation;
+//!   a token without `kid` is verified by the set's one key for its algorithm), and a key
+//!   that declares another use (`use: enc`, `key_ops`) or algorithm (`alg`) is refused
+//!   (RFC 8725 §3.1); keys of types this server does not know are ignored (RFC 7517 §5);
 //! - was issued by the configured issuer (`iss`) for this resource (`aud` contains
 //!   [`ResourceAuth`]'s resource URL), and is within `exp` / `nbf`, give or take the leeway
 //!   (default 60 s of clock skew);
@@ -320,7 +323,7 @@ impl Door {
         }
         let jwk = self
             .keys
-            .find(header.kid.as_deref())
+            .find(header.kid.as_deref(), header.alg)
             .await
             .map_err(Refusal::Keys)?
             .ok_or_else(|| {
@@ -329,9 +332,19 @@ impl Door {
                         "the access token's key `{kid}` is not in the authorization server's \
                          key set"
                     ),
-                    None => "the access token names no key (`kid`)".to_owned(),
+                    None => format!(
+                        "the access token names no key (`kid`), and the authorization \
+                         server's key set has no single key for {:?}",
+                        header.alg
+                    ),
                 })
             })?;
+        if let Some(why) = keys::refusal(&jwk, header.alg) {
+            let kid = header.kid.as_deref().unwrap_or_default();
+            return Err(Refusal::Invalid(format!(
+                "the access token's key `{kid}` {why}"
+            )));
+        }
         let key = DecodingKey::from_jwk(&jwk).map_err(|error| {
             Refusal::Invalid(format!("the token's key cannot verify it ({error})"))
         })?;
