@@ -11,8 +11,9 @@
 #   scripts/fleet.sh restart-redis DIR      (SIGKILL Redis, then start it again on its files)
 # `start` writes everything (configs, logs, pids, Redis's append-only file) under DIR, waits
 # until every part answers, and prints the MCP URL (`http://127.0.0.1:P/mcp`) on its last line.
-# Defaults: nginx on 8080, 3 replicas on 8081.., Redis on 6380, tool-host from target/debug
-# (built when missing), round robin with no affinity (--session-affinity pins each MCP
+# Defaults: nginx on 8080, 3 replicas on 8081.. (--ports lists them instead), Redis on 6380,
+# tool-host built by `cargo build` in this repository (wherever its target directory is) unless
+# --tool-host names a binary, round robin with no affinity (--session-affinity pins each MCP
 # 2025-11-25 session to one replica; see deploy/nginx.conf.in). SERVE_ARGS go to every
 # replica (e.g. --root DIR --task-lease 5).
 # A start whose ports are taken, or any part of which does not come up, stops what it started
@@ -24,11 +25,16 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 command="${1:-}"
 dir="${2:-}"
 if [ -z "$command" ] || [ -z "$dir" ]; then
-    sed -n '2,14p' "$0" >&2
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2
     exit 2
 fi
 shift 2
-mkdir -p "$dir"
+if [ "$command" = start ]; then
+    mkdir -p "$dir"
+elif [ ! -d "$dir" ]; then
+    echo "fleet: no fleet in $dir (nothing was started there)" >&2
+    exit 1
+fi
 dir="$(cd "$dir" && pwd)"
 
 stop_pid() {
@@ -46,11 +52,18 @@ stop_pid() {
     fi
 }
 
+# Waits until $1 answers; with a pidfile $3, fails as soon as that process has exited.
 wait_http() {
-    local url="$1" what="$2"
+    local url="$1" what="$2" pidfile="${3:-}"
     for _ in $(seq 1 200); do
         if curl -fs -o /dev/null --max-time 1 "$url"; then
             return 0
+        fi
+        if [ -n "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+            local log="${pidfile%.pid}.log"
+            echo "fleet: $what exited before answering; the end of $log:" >&2
+            tail -n 5 "$log" >&2 || true
+            return 1
         fi
         sleep 0.05
     done
@@ -93,7 +106,7 @@ start)
     replicas=3
     ports=""
     redis_port=6380
-    tool_host="$repo/target/debug/tool-host"
+    tool_host=""
     serve_args=()
     affinity=0
     while [ $# -gt 0 ]; do
@@ -111,12 +124,28 @@ start)
     if [ -z "$ports" ]; then
         ports="$(seq -s ' ' $((port + 1)) $((port + replicas)))"
     fi
-    if [ ! -x "$tool_host" ]; then
-        (cd "$repo" && cargo build -q -p tool-examples --bin tool-host)
-    fi
     for needed in redis-server nginx curl python3; do
-        command -v "$needed" >/dev/null || { echo "fleet: $needed is not installed" >&2; exit 1; }
+        command -v "$needed" >/dev/null || {
+            echo "fleet: $needed is not installed (Debian: apt-get install redis-server nginx-light curl python3)" >&2
+            exit 1
+        }
     done
+    if [ -z "$tool_host" ]; then
+        # Built (or found up to date) by cargo, which says where: `CARGO_TARGET_DIR` and
+        # `build.target-dir` move it.
+        tool_host="$(cd "$repo" && cargo build -q -p tool-examples --bin tool-host \
+            --message-format=json-render-diagnostics | python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "tool-host":
+        print(message["executable"])
+')"
+    fi
+    if [ ! -x "$tool_host" ]; then
+        echo "fleet: no tool-host binary at ${tool_host:-(cargo built none)}" >&2
+        exit 1
+    fi
     for taken in "$port" "$redis_port" $ports; do
         port_free "$taken"
     done
@@ -135,8 +164,11 @@ start)
         echo $! > "$dir/replica-$i.pid"
         upstreams+="        server 127.0.0.1:$replica_port max_fails=1 fail_timeout=2s;"$'\n'
     done
+    i=0
     for replica_port in $ports; do
-        wait_http "http://127.0.0.1:$replica_port/readyz" "replica on port $replica_port"
+        i=$((i + 1))
+        wait_http "http://127.0.0.1:$replica_port/readyz" "replica $i (port $replica_port)" \
+            "$dir/replica-$i.pid"
     done
     for pidfile in "$dir"/replica-*.pid "$dir/redis.pid"; do
         alive "$pidfile"

@@ -188,6 +188,16 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                     .await
                     .map_err(|error| error.to_string())?;
                 println!("listening on {}", http.url());
+                if !addr.ip().is_loopback()
+                    && args.allowed_hosts.is_empty()
+                    && args.resource_url.is_none()
+                {
+                    eprintln!(
+                        "note: requests must name localhost or a loopback address in `Host`; \
+                         a client reaching this server by another name or address gets 403 \
+                         until --allowed-host HOST lists it"
+                    );
+                }
                 let stop = http.stop_token();
                 tokio::spawn(async move {
                     stop_signal().await;

@@ -77,6 +77,20 @@ impl AllowedHosts {
         }
     }
 
+    /// Whether the list accepts loopback names only (`localhost`, a loopback address), so
+    /// that a client reaching the server by any other name is refused.
+    pub(super) fn loopback_only(&self) -> bool {
+        self.entries.as_ref().is_some_and(|entries| {
+            entries.iter().all(|entry| {
+                entry.host == "localhost"
+                    || entry
+                        .host
+                        .parse::<std::net::IpAddr>()
+                        .is_ok_and(|ip| ip.is_loopback())
+            })
+        })
+    }
+
     /// Whether the request with `uri` and `headers` may reach the MCP endpoint.
     pub(super) fn check(&self, uri: &Uri, headers: &HeaderMap) -> HostCheck {
         let Some(entries) = &self.entries else {
@@ -423,5 +437,20 @@ mod tests {
             let [theirs, ours] = runtime.block_on(both(allowed, "/mcp", &[value.clone()]));
             prop_assert_eq!(ours, theirs, "{:?} {:?}", allowed, String::from_utf8_lossy(&value));
         }
+    }
+
+    #[test]
+    fn a_list_of_loopback_names_is_told_from_one_naming_others() {
+        let only = |list: &[&str]| {
+            AllowedHosts::new(&list.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>())
+                .loopback_only()
+        };
+        let defaults = crate::mcp::serve::HttpOptions::default().allowed_hosts;
+        assert!(AllowedHosts::new(&defaults).loopback_only());
+        assert!(only(&["LocalHost:8080", "[::1]", "127.0.0.2"]));
+        assert!(!only(&["localhost", "mcp.internal"]));
+        assert!(!only(&["10.0.0.5:8931"]));
+        // An empty list accepts every host.
+        assert!(!only(&[]));
     }
 }

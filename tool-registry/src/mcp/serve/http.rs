@@ -204,6 +204,14 @@ impl McpServer {
         let sessions_stop = CancellationToken::new();
         let sessions_stop_for_loop = sessions_stop.clone();
         let hosts = super::hosts::AllowedHosts::new(&options.allowed_hosts);
+        if !local_addr.ip().is_loopback() && hosts.loopback_only() {
+            tracing::warn!(
+                "MCP HTTP server on {local_addr}: only requests naming localhost or a loopback \
+                 address in `Host` are served; a client reaching this server by another name \
+                 or address gets 403 until it is listed (HttpOptions::allowed_hosts; tool-host \
+                 serve: --allowed-host HOST)"
+            );
+        }
         // The `Host` check is the route's, with the list read once (rmcp reads it again for
         // every request); rmcp, with no list, still answers a `Host` it cannot read.
         let mut config = StreamableHttpServerConfig::default()
