@@ -398,3 +398,60 @@ async fn over_http_a_modifier_lasts_its_2025_session_only_and_not_past_a_2026_re
     }
     http.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_ended_with_delete_is_204_and_then_gone() {
+    let server = serve_pool(&[described_tool("d", true)], OrchestratorConfig::default());
+    let http = serve(&server).await;
+    let client = reqwest::Client::new();
+    let post = |session: Option<&str>, body: serde_json::Value| {
+        let mut request = client
+            .post(http.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.body(body.to_string()).send()
+    };
+    let initialized = post(
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(initialized.status(), 200);
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let notified = post(
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(notified.status(), 202);
+
+    let ended = client
+        .delete(http.url())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 204, "the session is gone once answered");
+    assert!(ended.bytes().await.unwrap().is_empty());
+    let after = post(
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(after.status(), 404, "a request in the ended session");
+    http.shutdown().await;
+}
