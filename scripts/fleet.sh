@@ -30,6 +30,9 @@ if [ -z "$command" ] || [ -z "$dir" ]; then
 fi
 shift 2
 if [ "$command" = start ]; then
+    case "$dir" in
+        *[[:space:]]*) echo "fleet: DIR must not contain spaces (nginx's configuration names paths in it)" >&2; exit 2 ;;
+    esac
     mkdir -p "$dir"
 elif [ ! -d "$dir" ]; then
     echo "fleet: no fleet in $dir (nothing was started there)" >&2
@@ -124,9 +127,9 @@ start)
     if [ -z "$ports" ]; then
         ports="$(seq -s ' ' $((port + 1)) $((port + replicas)))"
     fi
-    for needed in redis-server nginx curl python3; do
+    for needed in redis-server redis-cli nginx curl python3; do
         command -v "$needed" >/dev/null || {
-            echo "fleet: $needed is not installed (Debian: apt-get install redis-server nginx-light curl python3)" >&2
+            echo "fleet: $needed is not installed (Debian: apt-get install redis-server nginx curl python3)" >&2
             exit 1
         }
     done
@@ -137,13 +140,16 @@ start)
             --message-format=json-render-diagnostics | python3 -c '
 import json, sys
 for line in sys.stdin:
+    if not line.startswith("{"):
+        continue
     message = json.loads(line)
     if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "tool-host":
         print(message["executable"])
-')"
+')" || { echo "fleet: building tool-host failed (cargo's errors above)" >&2; exit 1; }
     fi
-    if [ ! -x "$tool_host" ]; then
-        echo "fleet: no tool-host binary at ${tool_host:-(cargo built none)}" >&2
+    tool_host="$(command -v "$tool_host" || true)"
+    if [ -z "$tool_host" ] || [ ! -x "$tool_host" ]; then
+        echo "fleet: no tool-host binary to run (--tool-host PATH names one)" >&2
         exit 1
     fi
     for taken in "$port" "$redis_port" $ports; do

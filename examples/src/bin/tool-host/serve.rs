@@ -183,15 +183,13 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 options
                     .allowed_hosts
                     .extend(args.allowed_hosts.iter().cloned());
+                let loopback_hosts_only = options.allows_loopback_hosts_only();
                 let http = server
                     .serve_http(addr, options)
                     .await
                     .map_err(|error| error.to_string())?;
                 println!("listening on {}", http.url());
-                if !addr.ip().is_loopback()
-                    && args.allowed_hosts.is_empty()
-                    && args.resource_url.is_none()
-                {
+                if !addr.ip().is_loopback() && loopback_hosts_only {
                     eprintln!(
                         "note: requests must name localhost or a loopback address in `Host`; \
                          a client reaching this server by another name or address gets 403 \

@@ -445,8 +445,7 @@ mod tests {
             AllowedHosts::new(&list.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>())
                 .loopback_only()
         };
-        let defaults = crate::mcp::serve::HttpOptions::default().allowed_hosts;
-        assert!(AllowedHosts::new(&defaults).loopback_only());
+        assert!(crate::mcp::serve::HttpOptions::default().allows_loopback_hosts_only());
         assert!(only(&["LocalHost:8080", "[::1]", "127.0.0.2"]));
         assert!(!only(&["localhost", "mcp.internal"]));
         assert!(!only(&["10.0.0.5:8931"]));

@@ -118,6 +118,17 @@ impl Default for HttpOptions {
     }
 }
 
+impl HttpOptions {
+    /// Whether [`HttpOptions::allowed_hosts`] admits loopback names only (`localhost` and
+    /// loopback addresses, with any port): then a server bound to another address answers
+    /// `403` to every client that reaches it by its own name or address, and serves only
+    /// through a proxy on the same host that sends such a `Host`. `false` for an empty list
+    /// (every host admitted).
+    pub fn allows_loopback_hosts_only(&self) -> bool {
+        super::hosts::AllowedHosts::new(&self.allowed_hosts).loopback_only()
+    }
+}
+
 /// A running HTTP server. Dropping it leaves the server running until the runtime ends; call
 /// [`HttpServer::shutdown`] to stop it.
 #[derive(Debug)]
@@ -414,10 +425,10 @@ impl Asked {
     /// - rmcp answers a JSON body it cannot read as a JSON-RPC message `415 Unsupported
     ///   Media Type`; when the media type was right, the body was not: `400 Bad Request` (MCP
     ///   streamable HTTP), rmcp's message kept.
-    /// - rmcp answers a session's `DELETE` `202 Accepted` once it has closed the session:
-    ///   the session is gone by then, which is `204 No Content` (RFC 9110 §9.3.5). The MCP
-    ///   spec names no success status, and the official Python SDK client logs a warning for
-    ///   any but `200` and `204`.
+    /// - rmcp answers a session's `DELETE` `202 Accepted` once it has closed the session
+    ///   (here, and in the session store): done by then, which is `204 No Content` (RFC 9110
+    ///   §9.3.5). The MCP spec names no success status, and the official Python SDK client
+    ///   logs a warning for any but `200` and `204`.
     fn answered(self, mut response: Answer) -> Answer {
         let status = response.status();
         if self.json && status == StatusCode::UNSUPPORTED_MEDIA_TYPE {

@@ -35,10 +35,24 @@ struct State {
     fetched_at: Option<Instant>,
 }
 
-/// Why `jwk` may not verify a signature made with `alg`, or `None` when it may: a key is
-/// used for one purpose and, when it names one, with one algorithm (RFC 7517 §4.2–4.4,
-/// RFC 8725 §3.1), and only with algorithms of its type (RFC 7518 §3). The reason completes
-/// "the access token's key …".
+/// The RSA signature algorithms: one RSA key verifies any of them.
+const RSA_SIGNATURES: [Algorithm; 6] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+];
+
+/// Why `jwk` may not verify a signature made with `alg`, or `None` when it may. The reason
+/// completes "the access token's key …".
+///
+/// A key is used for its declared purpose only (`use`, `key_ops`: RFC 7517 §4.2–4.3), and
+/// only with algorithms of its type and curve (RFC 7518 §3). A declared `alg` (RFC 7517 §4.4,
+/// RFC 8725 §3.1) must be the token's, with one tolerance: an RSA key declared for one RSA
+/// signature algorithm verifies the others (RS* and PS*), as Auth0 signs PS256 tokens with
+/// keys its key set labels RS256; the signature must still verify with that key.
 pub(crate) fn refusal(jwk: &Jwk, alg: Algorithm) -> Option<String> {
     let common = &jwk.common;
     if let Some(usage) = &common.public_key_use
@@ -54,25 +68,25 @@ pub(crate) fn refusal(jwk: &Jwk, alg: Algorithm) -> Option<String> {
     {
         return Some("is not for verifying signatures (`key_ops`)".to_owned());
     }
-    // `KeyAlgorithm`'s text is its JWA name for every signature algorithm.
     if let Some(declared) = common.key_algorithm
-        && declared.to_string() != format!("{alg:?}")
+        && declared != KeyAlgorithm::from(alg)
     {
-        return Some(match declared {
-            KeyAlgorithm::UNKNOWN_ALGORITHM => format!("is for another algorithm than {alg:?}"),
-            _ => format!("is for {declared}, not {alg:?}"),
-        });
+        let rsa = |key_alg: KeyAlgorithm| {
+            RSA_SIGNATURES
+                .iter()
+                .any(|&rsa| KeyAlgorithm::from(rsa) == key_alg)
+        };
+        if !(rsa(declared) && RSA_SIGNATURES.contains(&alg)) {
+            return Some(match declared {
+                KeyAlgorithm::UNKNOWN_ALGORITHM => {
+                    format!("is for another algorithm than {alg:?}")
+                }
+                _ => format!("is for {declared}, not {alg:?}"),
+            });
+        }
     }
     let fits = match (&jwk.algorithm, alg) {
-        (
-            AlgorithmParameters::RSA(_),
-            Algorithm::RS256
-            | Algorithm::RS384
-            | Algorithm::RS512
-            | Algorithm::PS256
-            | Algorithm::PS384
-            | Algorithm::PS512,
-        ) => true,
+        (AlgorithmParameters::RSA(_), alg) => RSA_SIGNATURES.contains(&alg),
         (AlgorithmParameters::EllipticCurve(key), Algorithm::ES256) => {
             key.curve == EllipticCurve::P256
         }
@@ -87,14 +101,23 @@ pub(crate) fn refusal(jwk: &Jwk, alg: Algorithm) -> Option<String> {
     (!fits).then(|| format!("cannot verify {alg:?} signatures (its type is another)"))
 }
 
-/// The key `kid` of `set`; for a token without `kid`, the one key of the set that may verify
-/// `alg` (none when several may: the token must say which).
+/// The key of `set` for a token signed with `alg` naming `kid`: of the keys with that `kid`
+/// (RFC 7517 §4.5 lets several share one, e.g. the same key published for signing and for
+/// encryption), the first that may verify `alg`, else the first (whose [`refusal`] then says
+/// why not). For a token without `kid`, the one key of the set that may verify `alg` (none
+/// when several may: the token must say which).
 fn find_in(set: Option<&JwkSet>, kid: Option<&str>, alg: Algorithm) -> Option<Jwk> {
     let set = set?;
+    let usable = |key: &&Jwk| refusal(key, alg).is_none();
     match kid {
-        Some(kid) => set.find(kid).cloned(),
+        Some(kid) => {
+            let named = |key: &&Jwk| key.common.key_id.as_deref() == Some(kid);
+            let mut named_keys = set.keys.iter().filter(named);
+            let first = named_keys.clone().next()?;
+            Some(named_keys.find(usable).unwrap_or(first).clone())
+        }
         None => {
-            let mut usable = set.keys.iter().filter(|key| refusal(key, alg).is_none());
+            let mut usable = set.keys.iter().filter(usable);
             let only = usable.next()?;
             usable.next().is_none().then(|| only.clone())
         }
@@ -284,15 +307,17 @@ mod tests {
         assert_eq!(refusal_of("kc-sig", Algorithm::RS256), None);
         assert_eq!(refusal_of("ed", Algorithm::EdDSA), None);
         assert_eq!(refusal_of("p256", Algorithm::ES256), None);
-        // An RSA key that declares nothing verifies any RSA algorithm, and only those.
+        // An RSA key that declares nothing verifies any RSA algorithm, and only those; one
+        // declared RS256 verifies PS256 too (Auth0's key sets).
         assert_eq!(refusal_of("bare", Algorithm::PS512), None);
+        assert_eq!(refusal_of("kc-sig", Algorithm::PS256), None);
         let refused = [
             (
                 "kc-enc",
                 Algorithm::RS256,
                 "is an encryption key (`use: enc`)",
             ),
-            ("kc-sig", Algorithm::PS256, "is for RS256, not PS256"),
+            ("kc-sig", Algorithm::ES256, "is for RS256, not ES256"),
             (
                 "wraps",
                 Algorithm::RS256,
@@ -342,6 +367,18 @@ mod tests {
         // `kc-sig` and `bare` may both verify RS256: the token has to say which.
         assert_eq!(kid_of(Algorithm::RS256), None);
         assert_eq!(kid_of(Algorithm::ES384), None);
+        // One `kid` for the same key published twice, for encryption first: the signing
+        // entry verifies.
+        let shared: JwkSet = serde_json::from_value(json!({"keys": [
+            {"kid": "k", "kty": "OKP", "crv": "Ed25519", "use": "enc", "x": "EB8gU7MffHDAitrmpoZAs0BekMn5bk3VD-LZZJEWQbg"},
+            {"kid": "k", "kty": "OKP", "crv": "Ed25519", "use": "sig", "x": "EB8gU7MffHDAitrmpoZAs0BekMn5bk3VD-LZZJEWQbg"}
+        ]}))
+        .unwrap();
+        let found = find_in(Some(&shared), Some("k"), Algorithm::EdDSA).unwrap();
+        assert_eq!(found.common.public_key_use, Some(PublicKeyUse::Signature));
+        // Named but unusable: found, so that `refusal` can say why.
+        let found = find_in(Some(&shared), Some("k"), Algorithm::RS256).unwrap();
+        assert_eq!(found.common.public_key_use, Some(PublicKeyUse::Encryption));
         assert_eq!(
             find_in(Some(&set), Some("pq"), Algorithm::EdDSA)
                 .and_then(|key| key.common.key_id)

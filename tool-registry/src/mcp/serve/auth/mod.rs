@@ -9,8 +9,10 @@
 //!   RS*, PS*, ES256/384 or EdDSA; `alg: none` and HMAC are refused), found by its `kid`
 //!   (the set is fetched again, at most every 30 s, when a `kid` is unknown: key rotation;
 //!   a token without `kid` is verified by the set's one key for its algorithm), and a key
-//!   that declares another use (`use: enc`, `key_ops`) or algorithm (`alg`) is refused
-//!   (RFC 8725 §3.1); keys of types this server does not know are ignored (RFC 7517 §5);
+//!   that declares another use (`use: enc`, `key_ops`) or algorithm (`alg`; an RSA key
+//!   declared for one RSA signature algorithm verifies the others, as Auth0's key sets need)
+//!   is refused (RFC 8725 §3.1); keys of types this server does not know are ignored (RFC
+//!   7517 §5);
 //! - was issued by the configured issuer (`iss`) for this resource (`aud` contains
 //!   [`ResourceAuth`]'s resource URL), and is within `exp` / `nbf`, give or take the leeway
 //!   (default 60 s of clock skew);
