@@ -428,6 +428,27 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
     let (status, challenge, body) = world.post(Some(&kidless), list()).await;
     assert_eq!(status, 200, "{challenge} {body}");
     assert!(body["result"]["tools"].is_array(), "{body}");
+
+    // The resource URL as clients spell it in the resource indicator: with a trailing slash,
+    // the host in capitals, or among other audiences.
+    let other_host = world.resource.replace("127.0.0.1", "localhost");
+    let spelled = [
+        json!(format!("{}/", world.resource)),
+        json!([
+            "https://elsewhere.example/mcp",
+            world.resource.replace("http://", "HTTP://")
+        ]),
+    ];
+    for audience in spelled {
+        let token = format!("Bearer {}", world.token(json!({"aud": audience})));
+        let (status, challenge, body) = world.post(Some(&token), list()).await;
+        assert_eq!(status, 200, "aud {audience}: {challenge} {body}");
+    }
+    // Another host is another resource.
+    let token = format!("Bearer {}", world.token(json!({"aud": other_host})));
+    let (status, challenge, _) = world.post(Some(&token), list()).await;
+    assert_eq!(status, 401, "{challenge}");
+    assert!(challenge.contains("not for this resource"), "{challenge}");
     world.http.shutdown().await;
 }
 

@@ -14,7 +14,9 @@
 //!   is refused (RFC 8725 §3.1); keys of types this server does not know are ignored (RFC
 //!   7517 §5);
 //! - was issued by the configured issuer (`iss`) for this resource (`aud` contains
-//!   [`ResourceAuth`]'s resource URL), and is within `exp` / `nbf`, give or take the leeway
+//!   [`ResourceAuth`]'s resource URL, as written or, for an `http(s)` URL, spelled with
+//!   another host case, the default port or a trailing slash, as clients send RFC 8707
+//!   resource indicators), and is within `exp` / `nbf`, give or take the leeway
 //!   (default 60 s of clock skew);
 //! - carries every scope [`ResourceAuth::with_required_scopes`] names (the `scope` claim,
 //!   space-separated, or an `scp` array).
@@ -185,6 +187,8 @@ pub(crate) trait DeclaredScopes: Send + Sync {
 /// The running check: the settings, the key set, and the served tools' declared scopes.
 pub(crate) struct Door {
     pub(crate) auth: ResourceAuth,
+    /// The resource URL as [`same_resource`] compares it.
+    resource: Option<String>,
     keys: Keys,
     required: Arc<[String]>,
     tool_scopes: Arc<BTreeMap<String, Vec<String>>>,
@@ -238,6 +242,7 @@ impl Door {
         }
         let keys = Keys::new(auth.issuer.clone(), auth.jwks_uri.clone());
         Ok(Self {
+            resource: comparable(&auth.resource),
             required: auth.required.clone().into(),
             tool_scopes: Arc::new(tool_scopes),
             auth,
@@ -352,14 +357,66 @@ impl Door {
         })?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[&self.auth.issuer]);
-        validation.set_audience(&[&self.auth.resource]);
+        // Required here, compared below: clients spell the resource URL variously.
+        validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.validate_nbf = true;
         validation.leeway = self.auth.leeway.as_secs();
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map_err(|error| Refusal::Invalid(describe(&error)))?;
+        let for_us = |aud: &Value| {
+            aud.as_str().is_some_and(|aud| {
+                same_resource(aud, &self.auth.resource, self.resource.as_deref())
+            })
+        };
+        let audience = &data.claims["aud"];
+        if !(for_us(audience)
+            || audience
+                .as_array()
+                .is_some_and(|all| all.iter().any(for_us)))
+        {
+            return Err(Refusal::Invalid(NOT_FOR_THIS_RESOURCE.to_owned()));
+        }
         Ok(Principal::from_claims(data.claims))
     }
+}
+
+/// Why a token whose `aud` names no spelling of this resource is refused.
+const NOT_FOR_THIS_RESOURCE: &str = "the access token is not for this resource (aud); ask for a \
+     token with this server's resource URL as the resource indicator";
+
+/// `url` as two spellings of one resource URL compare: parsed (scheme and host lower-cased,
+/// the scheme's default port dropped), without a fragment and without one trailing `/` on the
+/// path. `None` for what is no `http` or `https` URL (`urn:…`, Entra's `api://…`), which
+/// compares as written.
+fn comparable(url: &str) -> Option<String> {
+    let mut url = url::Url::parse(url)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"))?;
+    url.set_fragment(None);
+    let path = url.path();
+    if let Some(trimmed) = path.strip_suffix('/') {
+        let trimmed = trimmed.to_owned();
+        url.set_path(&trimmed);
+    }
+    // An empty path serializes as `/` again: drop it so that `https://h` and `https://h/`
+    // compare equal however they were written.
+    let root = url.path() == "/";
+    let mut text = String::from(url);
+    if root && text.ends_with('/') {
+        text.pop();
+    }
+    Some(text)
+}
+
+/// Whether the `aud` value `audience` names this resource (`resource` as configured,
+/// `comparable` its [`comparable`] form): the same string, or the same URL spelled otherwise
+/// (host case, the default port, a trailing `/`), as clients send the resource indicator
+/// differently (RFC 8707 §2 asks for no trailing slash; some clients add one to a bare
+/// origin, some strip it).
+fn same_resource(audience: &str, resource: &str, comparable_resource: Option<&str>) -> bool {
+    audience == resource
+        || comparable_resource.is_some_and(|ours| comparable(audience).as_deref() == Some(ours))
 }
 
 /// What is wrong with a token, for `error_description`.
@@ -368,11 +425,7 @@ fn describe(error: &jsonwebtoken::errors::Error) -> String {
     match error.kind() {
         ErrorKind::ExpiredSignature => "the access token has expired".to_owned(),
         ErrorKind::ImmatureSignature => "the access token is not valid yet (nbf)".to_owned(),
-        ErrorKind::InvalidAudience => {
-            "the access token is not for this resource (aud); ask for a token with this \
-             server's resource URL as the resource indicator"
-                .to_owned()
-        }
+        ErrorKind::InvalidAudience => NOT_FOR_THIS_RESOURCE.to_owned(),
         ErrorKind::InvalidIssuer => "the access token was issued by another server".to_owned(),
         ErrorKind::InvalidSignature => "the access token's signature is not valid".to_owned(),
         ErrorKind::Base64(_) | ErrorKind::Json(_) | ErrorKind::Utf8(_) => {
@@ -449,4 +502,76 @@ pub(crate) fn admission_of(
         .extensions
         .get::<Admission>()
         .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(audience: &str, resource: &str) -> bool {
+        same_resource(audience, resource, comparable(resource).as_deref())
+    }
+
+    #[test]
+    fn an_audience_names_the_resource_however_the_url_is_spelled() {
+        for (resource, audience) in [
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/mcp/",
+            ),
+            ("https://mcp.example.com/mcp", "HTTPS://MCP.Example.com/mcp"),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com:443/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp/",
+                "https://mcp.example.com/mcp",
+            ),
+            // A bare origin, with and without the slash URL serializers add.
+            ("https://mcp.example.com", "https://mcp.example.com/"),
+            ("https://mcp.example.com/", "https://mcp.example.com"),
+            ("http://127.0.0.1:8931/mcp", "http://127.0.0.1:8931/mcp#top"),
+            // Not a URL: compared as a string.
+            ("urn:mcp:files", "urn:mcp:files"),
+            ("api://files", "api://files"),
+        ] {
+            assert!(names(audience, resource), "{audience} for {resource}");
+        }
+        for (resource, audience) in [
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/MCP"),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/mcpx",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/mcp/tools",
+            ),
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/"),
+            ("https://mcp.example.com/mcp", "http://mcp.example.com/mcp"),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com:8443/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com.evil/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/mcp?tenant=2",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/mcp//",
+            ),
+            ("https://mcp.example.com/mcp", "mcp-client"),
+            ("urn:mcp:files", "urn:mcp:files/"),
+            ("api://files", "API://files/"),
+        ] {
+            assert!(!names(audience, resource), "{audience} for {resource}");
+        }
+    }
 }
