@@ -366,6 +366,17 @@ async fn every_bad_token_is_refused_with_the_reason_and_the_metadata_url() {
             "issued by another server",
         ),
         (world.token(json!({"exp": now() - 120})), "expired"),
+        (
+            world.signed(
+                Some("test-key"),
+                &json!({"iss": world.issuer, "sub": "ada", "scope": "mcp:tools", "exp": now() + 300}),
+            ),
+            "no `aud` claim",
+        ),
+        (world.token(json!({"aud": null})), "no `aud` claim"),
+        (world.token(json!({"aud": [world.resource, 5]})), "no `aud` claim"),
+        (world.token(json!({"aud": []})), "not for this resource"),
+        (world.token(json!({"aud": ""})), "not for this resource"),
         (world.token(json!({"nbf": now() + 600})), "not valid yet"),
         (bad_signature, "signature is not valid"),
         (

@@ -369,7 +369,9 @@ impl Door {
                 same_resource(aud, &self.auth.resource, self.resource.as_deref())
             })
         };
-        let audience = &data.claims["aud"];
+        let Some(audience) = data.claims.get("aud") else {
+            return Err(Refusal::Invalid(NOT_FOR_THIS_RESOURCE.to_owned()));
+        };
         if !(for_us(audience)
             || audience
                 .as_array()
@@ -394,14 +396,13 @@ fn comparable(url: &str) -> Option<String> {
         .ok()
         .filter(|url| matches!(url.scheme(), "http" | "https"))?;
     url.set_fragment(None);
-    let path = url.path();
-    if let Some(trimmed) = path.strip_suffix('/') {
+    // The root path serializes as `/` however it was written: dropped below, so that
+    // `https://h` and `https://h/` compare equal (and `https://h//` does not).
+    let root = url.path() == "/";
+    if !root && let Some(trimmed) = url.path().strip_suffix('/') {
         let trimmed = trimmed.to_owned();
         url.set_path(&trimmed);
     }
-    // An empty path serializes as `/` again: drop it so that `https://h` and `https://h/`
-    // compare equal however they were written.
-    let root = url.path() == "/";
     let mut text = String::from(url);
     if root && text.ends_with('/') {
         text.pop();
@@ -415,8 +416,15 @@ fn comparable(url: &str) -> Option<String> {
 /// differently (RFC 8707 §2 asks for no trailing slash; some clients add one to a bare
 /// origin, some strip it).
 fn same_resource(audience: &str, resource: &str, comparable_resource: Option<&str>) -> bool {
+    // Only a plainly written URL is read as one: whitespace, control characters, non-ASCII
+    // and backslashes, which a URL parser would quietly fix, compare as written.
+    let plain = audience
+        .bytes()
+        .all(|byte| byte.is_ascii_graphic() && byte != b'\\');
     audience == resource
-        || comparable_resource.is_some_and(|ours| comparable(audience).as_deref() == Some(ours))
+        || (plain
+            && comparable_resource
+                .is_some_and(|ours| comparable(audience).as_deref() == Some(ours)))
 }
 
 /// What is wrong with a token, for `error_description`.
@@ -570,6 +578,41 @@ mod tests {
             ("https://mcp.example.com/mcp", "mcp-client"),
             ("urn:mcp:files", "urn:mcp:files/"),
             ("api://files", "API://files/"),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com@evil/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://user@mcp.example.com/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com./mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.example.com/%6Dcp",
+            ),
+            ("https://mcp.example.com/mcp", "wss://mcp.example.com/mcp"),
+            ("https://mcp.example.com/mcp", ""),
+            (
+                "https://mcp.example.com/mcp",
+                " https://mcp.example.com/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://mcp.exa\tmple.com/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https:\\\\mcp.example.com\\mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp",
+                "https://ｍｃｐ.example.com/mcp",
+            ),
+            ("https://mcp.example.com", "https://mcp.example.com//"),
         ] {
             assert!(!names(audience, resource), "{audience} for {resource}");
         }
