@@ -36,7 +36,7 @@ struct State {
 }
 
 /// The RSA signature algorithms: one RSA key verifies any of them.
-const RSA_SIGNATURES: [Algorithm; 6] = [
+pub(super) const RSA_SIGNATURES: [Algorithm; 6] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,

@@ -205,18 +205,12 @@ impl std::fmt::Debug for Door {
     }
 }
 
-/// Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign.
-const ALGORITHMS: [Algorithm; 9] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
-];
+/// Whether tokens signed with `alg` are accepted: asymmetric algorithms only (a symmetric one
+/// would let anyone holding the public key sign).
+fn accepted(alg: Algorithm) -> bool {
+    keys::RSA_SIGNATURES.contains(&alg)
+        || matches!(alg, Algorithm::ES256 | Algorithm::ES384 | Algorithm::EdDSA)
+}
 
 impl Door {
     /// The check of `auth` for the pool `declared` reads.
@@ -323,7 +317,7 @@ impl Door {
                 "the access token is not a signed JWT this server accepts ({error})"
             ))
         })?;
-        if !ALGORITHMS.contains(&header.alg) {
+        if !accepted(header.alg) {
             return Err(Refusal::Invalid(format!(
                 "the access token is signed with {:?}; this server accepts asymmetric \
                  signatures only",
