@@ -289,13 +289,17 @@ fn phoenix_receives_the_turns_the_served_calls_and_the_imported_calls_as_one_tra
             assert!(attributes.get("error.type").is_none(), "{span:#}");
         }
     }
-    // The calls ran side by side: each started before the other ended.
-    let (first, second) = (calls[0], calls[1]);
-    assert!(
-        first["start_time"].as_str() < second["end_time"].as_str()
-            && second["start_time"].as_str() < first["end_time"].as_str(),
-        "parallel: {first:#} {second:#}"
-    );
+    // Each call ran within the turn. (Whether two sub-millisecond Reads overlap in time
+    // depends on the machine's load; that concurrency-safe calls run side by side is shown
+    // with calls that take time, in `tool-registry/tests/orchestration.rs`.)
+    let time = |span: &Value, field: &str| span[field].as_str().unwrap().to_owned();
+    for call in &calls {
+        assert!(
+            time(agent, "start_time") <= time(call, "start_time")
+                && time(call, "end_time") <= time(agent, "end_time"),
+            "within the turn: {call:#} {agent:#}"
+        );
+    }
 
     // 2. A served call continues the trace of the client's `traceparent`.
     let mut server = start_http_command(
