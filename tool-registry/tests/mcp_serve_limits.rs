@@ -1,7 +1,8 @@
 //! Limits that protect a served pool, over real HTTP: requests one client may have running and
 //! make per second (429 with `Retry-After`, other clients unaffected), a client that never
 //! finishes its headers (disconnected), a flood of `tasks/get` for ids that do not exist
-//! (each refused, the server still serving), JSON bodies that are no JSON-RPC message (400),
+//! (each refused, the server still serving), JSON bodies that are no JSON-RPC message (400
+//! with a JSON-RPC error),
 //! and `Host` values off the allowed list (403, DNS-rebinding protection) or unreadable (400).
 #![cfg(feature = "mcp-server")]
 
@@ -163,15 +164,65 @@ async fn a_flood_of_tasks_get_for_unknown_ids_is_refused_and_the_server_serves_o
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
     let http = serve(HttpOptions::default()).await;
-    for body in [
-        "\u{0}not json",
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
-        r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
-        "42",
+    // JSON-RPC 2.0 §5.1: -32700 for a body that is no JSON, -32600 for JSON that is no
+    // JSON-RPC message; the id unknown (null).
+    for (body, code, said) in [
+        ("\u{0}not json", -32700, "Parse error"),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
+            -32700,
+            "EOF while parsing",
+        ),
+        ("", -32700, "Parse error"),
+        (
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
+            -32600,
+            "Invalid Request",
+        ),
+        ("42", -32600, "Invalid Request"),
+        ("[]", -32600, "Invalid Request"),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#,
+            -32600,
+            "\"id\"",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":5}"#,
+            -32600,
+            "params",
+        ),
     ] {
-        let status = status_of(mcp_serve_support::mcp_post(&http.url()).body(body)).await;
-        assert_eq!(status, 400, "{body}");
+        let response = mcp_serve_support::mcp_post(&http.url())
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{body}");
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let error: Value = response.json().await.unwrap();
+        assert_eq!(error["jsonrpc"], "2.0", "{body}");
+        assert_eq!(error.get("id"), Some(&Value::Null), "{body}: {error}");
+        assert_eq!(error["error"]["code"], code, "{body}: {error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains(said), "{body}: {message}");
     }
+    // A request naming neither a session nor a revision is read as 2025-11-25 and needs a
+    // session; the answer also says how a stateless 2026-07-28 request names its revision.
+    let unplaced = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unplaced.status(), 400);
+    let text = unplaced.text().await.unwrap();
+    assert!(
+        text.starts_with("Bad Request: Session ID is required"),
+        "{text}"
+    );
+    assert!(text.contains("MCP-Protocol-Version: 2026-07-28"), "{text}");
     // A body of another media type is still 415.
     let other = reqwest::Client::new()
         .post(http.url())

@@ -29,6 +29,8 @@ pub(crate) struct Asking {
 
 enum Route {
     Session,
+    /// The client takes nothing before the call's answer (a request taking JSON only).
+    Unreachable,
     Rounds(Arc<Rounds>),
     Task(TaskAsker),
 }
@@ -37,6 +39,7 @@ impl std::fmt::Debug for Route {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Self::Session => "Session",
+            Self::Unreachable => "Unreachable",
             Self::Rounds(_) => "Rounds",
             Self::Task(_) => "Task",
         })
@@ -51,16 +54,27 @@ pub(crate) enum Ask {
     Recorded,
     /// To the client over the session.
     Session,
+    /// Nowhere: over the session, the client takes nothing before the call's answer.
+    Unreachable,
     /// To the task's `inputRequests`.
     Task(TaskAsker),
 }
 
 impl Asking {
-    /// Questions over the session, or as `rounds` when there are rounds; `may_become_task`:
-    /// the call may become a task.
-    pub(crate) fn new(rounds: Option<Arc<Rounds>>, may_become_task: bool) -> Self {
+    /// Questions over the session (when `session_reaches`: the request takes a stream), or
+    /// as `rounds` when there are rounds; `may_become_task`: the call may become a task.
+    pub(crate) fn new(
+        rounds: Option<Arc<Rounds>>,
+        may_become_task: bool,
+        session_reaches: bool,
+    ) -> Self {
+        let session = if session_reaches {
+            Route::Session
+        } else {
+            Route::Unreachable
+        };
         Self {
-            route: Mutex::new(rounds.map_or(Route::Session, Route::Rounds)),
+            route: Mutex::new(rounds.map_or(session, Route::Rounds)),
             asked: AtomicUsize::new(0),
             start: Notify::new(),
             started: may_become_task.then(|| watch::Sender::new(None)),
@@ -102,6 +116,7 @@ impl Asking {
         let route = self.route.lock().unwrap_or_else(|e| e.into_inner());
         match &*route {
             Route::Session => Ask::Session,
+            Route::Unreachable => Ask::Unreachable,
             Route::Task(asker) => Ask::Task(asker.clone()),
             Route::Rounds(rounds) => match rounds.answer_or_record(id.to_owned(), request) {
                 Some(answer) => Ask::Answered(answer),

@@ -336,18 +336,22 @@ impl Route {
         }
     }
 
-    /// The MCP endpoint: the `Host` check, the token check, the client's limits, then rmcp.
-    fn mcp(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
+    /// The MCP endpoint: the `Host` check, the media types, the token check, the client's
+    /// limits, then rmcp.
+    fn mcp(self: &Arc<Self>, mut request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
         if self.hosts.check(request.uri(), request.headers()) == super::hosts::HostCheck::Refused {
             return now(plain(StatusCode::FORBIDDEN, super::hosts::REFUSED));
         }
-        let asked = Asked::of(&request);
+        let asked = match super::media::Asked::of(&mut request) {
+            Ok(asked) => asked,
+            Err(refused) => return now(plain(StatusCode::NOT_ACCEPTABLE, refused)),
+        };
         let route = Arc::clone(self);
         if let Some(door) = &self.door {
             let door = Arc::clone(door);
             return Either::Right(Box::pin(async move {
                 let response = route.admitted(&door, request).await;
-                asked.answered(response)
+                asked.answered(response).await
             }));
         }
         let permit = match self.permit(|| peer.to_string(), request.method()) {
@@ -356,7 +360,9 @@ impl Route {
         };
         Either::Right(Box::pin(async move {
             let response = route.service.handle(request).await;
-            asked.answered(response.map(|body| super::limits::hold(body, permit)))
+            asked
+                .answered(response.map(|body| super::limits::hold(body, permit)))
+                .await
         }))
     }
 
@@ -398,46 +404,6 @@ impl Route {
 /// An answer ready now.
 fn now(answer: Answer) -> Answering {
     Either::Left(std::future::ready(answer))
-}
-
-/// What of a request decides how rmcp's answer to it is put for clients ([`Asked::answered`]).
-#[derive(Clone, Copy)]
-struct Asked {
-    /// The body was said to be `application/json`.
-    json: bool,
-    /// A `DELETE`: a client ending its MCP 2025-11-25 session.
-    delete: bool,
-}
-
-impl Asked {
-    fn of(request: &Request<Incoming>) -> Self {
-        Self {
-            json: request
-                .headers()
-                .get(hyper::header::CONTENT_TYPE)
-                .and_then(|value| value.to_str().ok())
-                .is_some_and(|value| value.starts_with("application/json")),
-            delete: request.method() == hyper::Method::DELETE,
-        }
-    }
-
-    /// rmcp's answer, with two statuses put as clients expect them:
-    /// - rmcp answers a JSON body it cannot read as a JSON-RPC message `415 Unsupported
-    ///   Media Type`; when the media type was right, the body was not: `400 Bad Request` (MCP
-    ///   streamable HTTP), rmcp's message kept.
-    /// - rmcp answers a session's `DELETE` `202 Accepted` once it has closed the session
-    ///   (here, and in the session store): done by then, which is `204 No Content` (RFC 9110
-    ///   §9.3.5). The MCP spec names no success status, and the official Python SDK client
-    ///   logs a warning for any but `200` and `204`.
-    fn answered(self, mut response: Answer) -> Answer {
-        let status = response.status();
-        if self.json && status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-            *response.status_mut() = StatusCode::BAD_REQUEST;
-        } else if self.delete && status == StatusCode::ACCEPTED {
-            *response.status_mut() = StatusCode::NO_CONTENT;
-        }
-        response
-    }
 }
 
 /// The `429` that turns a busy client away.

@@ -62,6 +62,7 @@ mod http;
 mod input;
 mod limits;
 mod listing;
+mod media;
 mod progress;
 #[cfg(feature = "redis")]
 mod redis;

@@ -104,7 +104,9 @@ impl ServedCall {
     /// returns, so a tool with a fallback checks [`ServedCall::client_capabilities`] first.
     ///
     /// # Errors
-    /// A [`ToolError`] when the client lacks the capability, or the request fails.
+    /// A [`ToolError`] when the client lacks the capability, cannot take a request during
+    /// this call (in a 2025-11-25 session, its HTTP request accepts only an
+    /// `application/json` answer), or the request fails.
     pub async fn request_input(
         &self,
         id: Option<&str>,
@@ -127,6 +129,13 @@ impl ServedCall {
             Ask::Recorded => return std::future::pending().await,
             Ask::Task(asker) => return asker.ask(id, request).await,
             Ask::Session => {}
+            Ask::Unreachable => {
+                return Err(ToolError::new(
+                    "The MCP client cannot be asked anything during this call: its request \
+                     takes only an application/json answer (its Accept header), and a request \
+                     reaches it during a call only in a text/event-stream answer.",
+                ));
+            }
         }
         let failed = |error: rmcp::ServiceError| {
             ToolError::new(format!(

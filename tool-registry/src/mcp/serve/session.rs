@@ -227,10 +227,11 @@ impl Session {
             Signals::abort_only(cancelled.clone(), Some(abort.clone()))
         };
         let (progress, forwarder) = progress_sink(&context).unzip();
+        let reaches = !super::media::json_only(&context);
         // What the transport attached (the HTTP request's parts, its `Authorization` header
         // among them) is read by now (`admission_of`), and not kept for the call's run.
         context.extensions.clear();
-        let asking = Arc::new(Asking::new(rounds.clone(), as_task));
+        let asking = Arc::new(Asking::new(rounds.clone(), as_task, reaches));
         let served_call = ServedCall::new(
             context,
             level,
