@@ -26,10 +26,6 @@ type Answer = Response<BoxBody<Bytes, Infallible>>;
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
 
-const SESSION_ID: header::HeaderName = header::HeaderName::from_static("mcp-session-id");
-const PROTOCOL_VERSION: header::HeaderName =
-    header::HeaderName::from_static("mcp-protocol-version");
-
 /// The `Accept` rmcp requires of a `POST`.
 const BOTH: HeaderValue = HeaderValue::from_static("application/json, text/event-stream");
 
@@ -63,12 +59,8 @@ pub(super) fn json_only(context: &rmcp::service::RequestContext<rmcp::RoleServer
 /// ([`Asked::answered`]).
 #[derive(Clone, Copy)]
 pub(super) struct Asked {
-    /// The body was said to be `application/json`.
-    json: bool,
     /// A `DELETE`: a client ending its MCP 2025-11-25 session.
     delete: bool,
-    /// A `POST` naming neither a session nor a protocol revision.
-    bare: bool,
     takes: Takes,
 }
 
@@ -77,9 +69,9 @@ impl Asked {
     /// client takes what the endpoint answers with.
     ///
     /// # Errors
-    /// The text of the `406 Not Acceptable` for a client that takes neither `application/json` nor
-    /// `text/event-stream` (a `POST`), or no `text/event-stream` (a `GET`, which opens a
-    /// stream).
+    /// The text of the `406 Not Acceptable` for a client that takes neither
+    /// `application/json` nor `text/event-stream` (a `POST`), or no `text/event-stream` (a
+    /// `GET`, which opens a stream).
     pub(super) fn of(request: &mut Request<Incoming>) -> Result<Self, &'static str> {
         let method = request.method();
         let delete = method == Method::DELETE;
@@ -95,51 +87,38 @@ impl Asked {
             }
             Takes::Both
         };
-        let headers = request.headers();
-        let json = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.starts_with(JSON));
-        let bare = request.method() == Method::POST
-            && !headers.contains_key(SESSION_ID)
-            && !headers.contains_key(PROTOCOL_VERSION);
-        Ok(Self {
-            json,
-            delete,
-            bare,
-            takes,
-        })
+        Ok(Self { delete, takes })
     }
 
     /// rmcp's answer, put as the client asked and expects:
     /// - rmcp answers a body it cannot read as a JSON-RPC message `415 Unsupported Media
-    ///   Type`, in plain text; when the media type was right, the body was not: `400 Bad
-    ///   Request` with a JSON-RPC error (`-32700` Parse error for a body that is no JSON,
-    ///   `-32600` Invalid Request for JSON that is no JSON-RPC message; JSON-RPC 2.0 §5.1),
-    ///   rmcp's reason in its message.
+    ///   Type`, in plain text, although the media type was right (it checks that first):
+    ///   the body was not, which is `400 Bad Request` with a JSON-RPC error (`-32700` Parse
+    ///   error for a body that is no JSON, `-32600` Invalid Request for JSON that is no
+    ///   JSON-RPC message; JSON-RPC 2.0 §5.1), rmcp's reason in its message.
     /// - rmcp answers a session's `DELETE` `202 Accepted` once it has closed the session
     ///   (here, and in the session store): done by then, which is `204 No Content` (RFC 9110
     ///   §9.3.5). The MCP spec names no success status, and the official Python SDK client
     ///   logs a warning for any but `200` and `204`.
-    /// - rmcp reads a `POST` naming neither a session nor a revision as MCP 2025-11-25 (as
-    ///   the spec has a server assume) and, unless it is an `initialize`, answers `400`
+    /// - rmcp reads a `POST` naming no revision as MCP 2025-11-25 (as the spec has a server
+    ///   assume) and, outside a session and unless it is an `initialize`, answers `400`
     ///   "Session ID is required"; the answer also says how a stateless 2026-07-28 request
     ///   names its revision, which such a client most likely forgot.
     /// - A `200` in a form the client does not take is put in the one it does.
     pub(super) async fn answered(self, mut response: Answer) -> Answer {
         let status = response.status();
         if status == StatusCode::OK {
+            if self.takes == Takes::Both {
+                return response;
+            }
             return match (self.takes, content_type(&response)) {
                 (Takes::Json, Some(SSE)) => json_of_stream(response).await,
                 (Takes::Sse, Some(JSON)) => stream_of_json(response).await,
                 _ => response,
             };
         }
-        if self.json && status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-            return unreadable(response).await;
-        }
-        if self.bare && status == StatusCode::BAD_REQUEST {
-            return unplaced(response).await;
+        if status == StatusCode::UNSUPPORTED_MEDIA_TYPE || status == StatusCode::BAD_REQUEST {
+            return reworded(response).await;
         }
         if self.delete && status == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
@@ -360,15 +339,46 @@ async fn stream_of_json(response: Answer) -> Answer {
     Response::from_parts(parts, sse_stream::SseBody::new(stream).boxed())
 }
 
-/// rmcp's `415` to a JSON body it could not read as a JSON-RPC message, as the `400` with a
-/// JSON-RPC error it is.
-async fn unreadable(response: Answer) -> Answer {
-    let Ok(collected) = response.into_body().collect().await;
-    let said = String::from_utf8_lossy(&collected.to_bytes()).into_owned();
-    let reason = said
-        .strip_prefix("fail to deserialize request body ")
-        .unwrap_or(&said)
-        .trim();
+/// rmcp's `415` and `400` answers that say less than the client needs, reworded (the rest
+/// as they are).
+async fn reworded(response: Answer) -> Answer {
+    let (parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await;
+    let said = collected.to_bytes();
+    if let Some(reason) = said.strip_prefix(UNREADABLE.as_bytes()) {
+        return unreadable(&String::from_utf8_lossy(reason));
+    }
+    if said.starts_with(SESSION_REQUIRED.as_bytes()) {
+        let mut response = Response::from_parts(
+            parts,
+            Full::new(Bytes::from_static(SESSION_REQUIRED_SAID.as_bytes())).boxed(),
+        );
+        response.headers_mut().remove(header::CONTENT_LENGTH);
+        return response;
+    }
+    Response::from_parts(parts, Full::new(said).boxed())
+}
+
+/// How rmcp's `415` to a body it could not read as a JSON-RPC message begins (its
+/// `Content-Type` was `application/json`: rmcp checks that first, with another answer).
+const UNREADABLE: &str = "fail to deserialize request body ";
+
+/// rmcp's `400` to a request it reads as MCP 2025-11-25 (as it reads one without
+/// `MCP-Protocol-Version`, as the spec has a server assume) outside a session, unless an
+/// `initialize`.
+const SESSION_REQUIRED: &str = "Bad Request: Session ID is required";
+
+const SESSION_REQUIRED_SAID: &str = "Bad Request: Session ID is required: an MCP 2025-11-25 \
+    request (which a request without `MCP-Protocol-Version` is taken to be) belongs to a \
+    session, which begins with `initialize` and sends its `Mcp-Session-Id` on every later \
+    request. A stateless MCP 2026-07-28 request sends `MCP-Protocol-Version: 2026-07-28` and \
+    its `_meta` (`io.modelcontextprotocol/protocolVersion`, `clientInfo`, \
+    `clientCapabilities`).\n";
+
+/// The `400` with a JSON-RPC error for a body rmcp could not read as a JSON-RPC message, for
+/// `reason`.
+fn unreadable(reason: &str) -> Answer {
+    let reason = reason.trim();
     // rmcp's reader reads the JSON first; a body that is JSON but no message fails with
     // this reason (rmcp's `UNRECOGNIZED_MESSAGE`), any other failure is the JSON's.
     let (code, message) = if reason.contains("unrecognized JSON-RPC message") {
@@ -387,29 +397,6 @@ async fn unreadable(response: Answer) -> Answer {
         )
     };
     jsonrpc_error(StatusCode::BAD_REQUEST, code, message)
-}
-
-/// rmcp's `400` to a `POST` naming neither a session nor a revision, with what such a
-/// request is missing when rmcp says it needs a session.
-async fn unplaced(response: Answer) -> Answer {
-    let (parts, body) = response.into_parts();
-    let Ok(collected) = body.collect().await;
-    let said = collected.to_bytes();
-    if !said.starts_with(b"Bad Request: Session ID is required") {
-        return Response::from_parts(parts, Full::new(said).boxed());
-    }
-    let text = "Bad Request: Session ID is required: a request without `MCP-Protocol-Version` \
-                is read as MCP 2025-11-25, whose session begins with `initialize` and sends \
-                its `Mcp-Session-Id` on every later request. A stateless MCP 2026-07-28 \
-                request sends `MCP-Protocol-Version: 2026-07-28` and its `_meta` \
-                (`io.modelcontextprotocol/protocolVersion`, `clientInfo`, \
-                `clientCapabilities`).\n";
-    let mut response = Response::from_parts(
-        parts,
-        Full::new(Bytes::from_static(text.as_bytes())).boxed(),
-    );
-    response.headers_mut().remove(header::CONTENT_LENGTH);
-    response
 }
 
 /// A JSON-RPC error answer whose request id is not known: `"id": null` (JSON-RPC 2.0 §5;
