@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures::StreamExt as _;
 use serde_json::{Value, json};
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
-use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
 use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_sdk::elicitation::Elicitation;
 use tool_sdk::{DynTool, ToolError, ToolResultContent, ToolUseContext};
@@ -36,9 +36,32 @@ fn asking_tool() -> Arc<dyn DynTool> {
     Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
 }
 
+/// Asks the client for its roots through the session's peer itself (not `request_input`),
+/// and answers with what came back. (rmcp marks `roots/list` deprecated for its next
+/// revision; a 2025-11-25 session still has it.)
+#[allow(deprecated)]
+fn peer_asking_tool() -> Arc<dyn DynTool> {
+    let handler = ToolHandler::new(|_input, ctx: ToolUseContext| async move {
+        let served = ctx
+            .get::<ServedCall>()
+            .ok_or_else(|| ToolError::new("not served"))?;
+        let text = match served.peer().list_roots().await {
+            Ok(roots) => format!("roots: {roots:?}"),
+            Err(error) => format!("no roots: {error}"),
+        };
+        Ok::<_, ToolError>(ToolResultContent::Text(text))
+    });
+    let definition = json!({
+        "name": "peer_asking",
+        "description": "Asks the client for its roots through the peer.",
+        "input_schema": {"type": "object", "properties": {}},
+    });
+    Arc::new(DynamicTool::from_json(&definition, handler).unwrap())
+}
+
 async fn serve(json_response: bool) -> (McpServer, HttpServer) {
     let orchestrator = Orchestrator::new(
-        &[chatty_tool(), asking_tool()],
+        &[chatty_tool(), asking_tool(), peer_asking_tool()],
         OrchestratorConfig::default(),
     );
     let server = McpServer::new(orchestrator, "t", "1").unwrap();
@@ -126,6 +149,7 @@ async fn clients_are_answered_in_the_form_their_accept_takes() {
             for (accept, form) in [
                 (Some("application/json, text/event-stream"), by_default),
                 (Some("*/*"), by_default),
+                // reqwest's own `Accept: */*` (no `Accept` at all: the test below).
                 (None, by_default),
                 (Some("application/*, text/*;q=0.5"), by_default),
                 (Some("application/json"), "application/json"),
@@ -153,6 +177,46 @@ async fn clients_are_answered_in_the_form_their_accept_takes() {
         }
         http.shutdown().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_without_accept_takes_anything() {
+    use std::io::{Read as _, Write as _};
+    // reqwest sends `Accept: */*` unless told otherwise; this request has no `Accept` at all.
+    let (_server, http) = serve(true).await;
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "chatty", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let addr = http.local_addr();
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: chatty\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{answer}"
+    );
+    let json = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
+    assert!(chatted(&serde_json::from_str(json).unwrap()), "{json}");
+    http.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -237,7 +301,7 @@ async fn session_post(http: &HttpServer, session: &str, body: Value) -> reqwest:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_json_only_client_holds_a_2025_session_and_its_calls_cannot_ask_it_anything() {
     let (_server, http) = serve(false).await;
-    let session = json_only_session(&http, json!({"elicitation": {}})).await;
+    let session = json_only_session(&http, json!({"elicitation": {}, "roots": {}})).await;
     // rmcp answers every request of a session with a stream; the client gets its answer.
     let listed = session_post(
         &http,
@@ -249,7 +313,7 @@ async fn a_json_only_client_holds_a_2025_session_and_its_calls_cannot_ask_it_any
     let (kind, messages) = read(listed).await;
     assert!(kind.starts_with("application/json"), "{kind}");
     assert_eq!(messages[0]["id"], 2);
-    assert_eq!(messages[0]["result"]["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(messages[0]["result"]["tools"].as_array().unwrap().len(), 3);
     let chatted_answer = session_post(
         &http,
         &session,
@@ -287,6 +351,31 @@ async fn a_json_only_client_holds_a_2025_session_and_its_calls_cannot_ask_it_any
     let said = result["content"][0]["text"].as_str().unwrap();
     assert!(said.contains("cannot be asked anything"), "{said}");
     assert!(said.contains("text/event-stream"), "{said}");
+    // A tool that sends the request through the session's peer itself: the request is
+    // declined on the client's behalf, and the call goes on to its answer.
+    let peer_asked = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        session_post(
+            &http,
+            &session,
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                   "params": {"name": "peer_asking", "arguments": {}}}),
+        ),
+    )
+    .await
+    .expect("answered, not left waiting for a request the client cannot see");
+    assert_eq!(peer_asked.status(), 200);
+    let (kind, messages) = read(peer_asked).await;
+    assert!(kind.starts_with("application/json"), "{kind}");
+    assert_eq!(messages[0]["id"], 6);
+    let said = messages[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(said.starts_with("no roots:"), "{said}");
+    assert!(
+        said.contains("roots/list cannot reach this client"),
+        "{said}"
+    );
     // The same call from a client that takes a stream is asked (and here, not answering,
     // is still waiting when it gives up).
     let streaming = reqwest::Client::new()

@@ -223,6 +223,27 @@ async fn a_json_body_that_is_no_json_rpc_message_is_a_400() {
         "{text}"
     );
     assert!(text.contains("MCP-Protocol-Version: 2026-07-28"), "{text}");
+    // The media type is compared as rmcp compares it: without regard to case (a garbage
+    // body is still no JSON), and another type is still 415 whatever its body.
+    let shouted = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "Application/JSON; charset=utf-8")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .body("garbage")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shouted.status(), 400);
+    let error: Value = shouted.json().await.unwrap();
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let sequence = reqwest::Client::new()
+        .post(http.url())
+        .header("content-type", "application/json-seq")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(status_of(sequence).await, 415);
     // A body of another media type is still 415.
     let other = reqwest::Client::new()
         .post(http.url())

@@ -49,32 +49,34 @@ pub(super) enum HostCheck {
 impl AllowedHosts {
     /// The list `allowed` (`name` or `name:port` entries; blank entries are skipped, as rmcp
     /// skips them), read as rmcp reads it.
-    pub(super) fn new(allowed: &[String]) -> Self {
+    ///
+    /// # Errors
+    /// An entry that is no host or `host:port` (rmcp would keep it as a name no `Host` ever
+    /// matches, or, with a port past 65535, as a host on any port): the message names it
+    /// and the fix.
+    pub(super) fn new(allowed: &[String]) -> Result<Self, String> {
         if allowed.is_empty() {
-            return Self { entries: None };
+            return Ok(Self { entries: None });
         }
-        let entries = allowed
-            .iter()
-            .filter_map(|allowed| {
-                let allowed = allowed.trim();
-                if allowed.is_empty() {
-                    return None;
-                }
-                Some(match Authority::try_from(allowed) {
-                    Ok(authority) => Entry {
-                        host: normalized(authority.host()),
-                        port: authority.port_u16(),
-                    },
-                    Err(_) => Entry {
-                        host: normalized(allowed),
-                        port: None,
-                    },
-                })
-            })
-            .collect();
-        Self {
+        let mut entries = Vec::with_capacity(allowed.len());
+        for written in allowed {
+            let allowed = written.trim();
+            if allowed.is_empty() {
+                continue;
+            }
+            entries.push(entry(allowed).ok_or_else(|| {
+                format!(
+                    "HttpOptions::allowed_hosts (tool-host serve: --allowed-host): `{written}` \
+                     is no host: an entry is a host name or address, with or without a port \
+                     (`mcp.example.com`, `10.0.0.5:8931`, `[::1]:8931`, `::1`), not a URL or \
+                     a path, with no user info and a port from 1 to 65535{}",
+                    hint(allowed)
+                )
+            })?);
+        }
+        Ok(Self {
             entries: Some(entries),
-        }
+        })
     }
 
     /// Whether the list accepts loopback names only (`localhost`, a loopback address), so
@@ -172,6 +174,51 @@ fn plain_authority(value: &[u8]) -> Option<(&[u8], Option<u16>)> {
 }
 
 /// `host` without the brackets of an IPv6 literal.
+/// The entry `allowed` (trimmed, not blank) says, if it is a host or `host:port`.
+fn entry(allowed: &str) -> Option<Entry> {
+    if allowed.parse::<std::net::Ipv6Addr>().is_ok() {
+        // A bare IPv6 address, as rmcp's default list writes `::1` (compared as written).
+        return Some(Entry {
+            host: normalized(allowed),
+            port: None,
+        });
+    }
+    let authority = Authority::try_from(allowed).ok()?;
+    let written = authority.as_str();
+    let host = authority.host();
+    if written.contains('@') || host.is_empty() {
+        return None;
+    }
+    // `Authority::port` reads a port past 65535 as none at all; the text after the host says.
+    let port = match written.strip_prefix(host)? {
+        "" => None,
+        after => Some(
+            after
+                .strip_prefix(':')?
+                .parse::<u16>()
+                .ok()
+                .filter(|port| *port != 0)?,
+        ),
+    };
+    Some(Entry {
+        host: normalized(authority.host()),
+        port,
+    })
+}
+
+/// What to write instead of `allowed`, when it looks like a URL.
+fn hint(allowed: &str) -> String {
+    let Some((_, rest)) = allowed.split_once("://") else {
+        return String::new();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
+    if authority.is_empty() {
+        return String::new();
+    }
+    format!(": write `{authority}`")
+}
+
 fn without_brackets(host: &str) -> &str {
     host.trim_matches('[').trim_matches(']')
 }
@@ -193,7 +240,9 @@ mod tests {
         if let Some(host) = host {
             headers.insert(HOST, hyper::header::HeaderValue::from_bytes(host).unwrap());
         }
-        AllowedHosts::new(&allowed).check(&Uri::from_static("/mcp"), &headers)
+        AllowedHosts::new(&allowed)
+            .unwrap()
+            .check(&Uri::from_static("/mcp"), &headers)
     }
 
     const DEFAULT: &[&str] = &["localhost", "127.0.0.1", "::1"];
@@ -263,7 +312,7 @@ mod tests {
 
     #[test]
     fn an_http2_request_is_checked_by_its_authority() {
-        let hosts = AllowedHosts::new(&["localhost".to_owned()]);
+        let hosts = AllowedHosts::new(&["localhost".to_owned()]).unwrap();
         let headers = HeaderMap::new();
         let uri = Uri::from_static("http://localhost:9/mcp");
         assert_eq!(hosts.check(&uri, &headers), HostCheck::Allowed);
@@ -292,7 +341,8 @@ mod tests {
         fn the_check_is_rmcps_rule(
             value in "(localhost|127\\.0\\.0\\.1|\\[::1\\]|example\\.com|EXAMPLE\\.com)(:[0-9]{0,6})?",
             allowed in proptest::collection::vec(
-                "(localhost|127\\.0\\.0\\.1|::1|\\[::1\\]|example\\.com)(:[0-9]{1,5})?",
+                // Entries the list takes (a port from 1 to 65535; others are refused).
+                "(localhost|127\\.0\\.0\\.1|::1|\\[::1\\]|example\\.com)(:[1-9][0-9]{0,3})?",
                 1..4,
             ),
         ) {
@@ -368,7 +418,9 @@ mod tests {
             endpoint(StreamableHttpServerConfig::default().with_allowed_hosts(allowed.to_vec()));
         let ours = endpoint(StreamableHttpServerConfig::default().disable_allowed_hosts());
         let request = put(uri, hosts);
-        let checked = AllowedHosts::new(allowed).check(request.uri(), request.headers());
+        let checked = AllowedHosts::new(allowed)
+            .unwrap()
+            .check(request.uri(), request.headers());
         let ours = if checked == HostCheck::Refused {
             (403, REFUSED.as_bytes().to_vec())
         } else {
@@ -381,7 +433,7 @@ mod tests {
         [
             DEFAULT,
             &["tools.example:443", " Localhost ", "[::1]:80"],
-            &["a:", "x@a", "a:99999", "%", "::1"],
+            &["a", "::1", "[::2]:81", "tools.example:65535", "0:0::1"],
             &[],
             &[" "],
         ]
@@ -440,9 +492,53 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_that_is_no_host_is_refused_naming_it_and_the_fix() {
+        let read = |entry: &str| AllowedHosts::new(&[entry.to_owned()]);
+        for host in [
+            "mcp.example.com",
+            "MCP.example.com:443",
+            "10.0.0.5:8931",
+            "[::1]:8931",
+            "[::1]",
+            "::1",
+            "fe80::1",
+            "localhost:1",
+            "a:65535",
+        ] {
+            assert!(read(host).is_ok(), "{host}");
+        }
+        for (bad, fix) in [
+            ("https://mcp.example.com", Some("mcp.example.com")),
+            (
+                "http://user@mcp.example.com:8080/mcp",
+                Some("mcp.example.com:8080"),
+            ),
+            ("mcp.example.com/mcp", None),
+            ("mcp.example.com:", None),
+            ("mcp.example.com:99999", None),
+            ("mcp.example.com:0", None),
+            ("mcp.example.com:http", None),
+            ("user@mcp.example.com", None),
+            ("%", None),
+            ("a b", None),
+            ("::1:8080:zz", None),
+        ] {
+            let said = read(bad).unwrap_err();
+            assert!(said.contains(&format!("`{bad}` is no host")), "{said}");
+            assert!(said.contains("--allowed-host"), "{said}");
+            if let Some(fix) = fix {
+                assert!(said.ends_with(&format!("write `{fix}`")), "{said}");
+            }
+        }
+        // Blank entries are skipped, as rmcp skips them.
+        assert!(read("  ").is_ok());
+    }
+
+    #[test]
     fn a_list_of_loopback_names_is_told_from_one_naming_others() {
         let only = |list: &[&str]| {
             AllowedHosts::new(&list.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>())
+                .unwrap()
                 .loopback_only()
         };
         assert!(crate::mcp::serve::HttpOptions::default().allows_loopback_hosts_only());

@@ -59,8 +59,11 @@ pub struct HttpOptions {
     /// with `403 Forbidden` before anything else, the token check and the client's limits
     /// included (DNS-rebinding protection). Names compare without regard to ASCII case and
     /// without IPv6 brackets; an entry without a port takes any port. A `Host` that is no URI
-    /// authority is `400 Bad Request`. An empty list accepts every host (rmcp's rule). Default:
-    /// `localhost`, `127.0.0.1` and `::1`, any port.
+    /// authority is `400 Bad Request`. An empty list accepts every host (rmcp's rule); blank
+    /// entries are skipped; an entry that is no host (a URL such as `https://h`, a port that
+    /// is no number from 1 to 65535, user info) makes [`McpServer::serve_http`] fail with
+    /// [`ServeError::Options`] naming it. Default: `localhost`, `127.0.0.1` and `::1`, any
+    /// port.
     pub allowed_hosts: Vec<String>,
     /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
     /// any other `Origin` is refused with `403`, one without `Origin` (not from a browser)
@@ -123,9 +126,11 @@ impl HttpOptions {
     /// loopback addresses, with any port): then a server bound to another address answers
     /// `403` to every client that reaches it by its own name or address, and serves only
     /// through a proxy on the same host that sends such a `Host`. `false` for an empty list
-    /// (every host admitted).
+    /// (every host admitted), and for a list with an entry that is no host (which
+    /// [`McpServer::serve_http`] refuses).
     pub fn allows_loopback_hosts_only(&self) -> bool {
-        super::hosts::AllowedHosts::new(&self.allowed_hosts).loopback_only()
+        super::hosts::AllowedHosts::new(&self.allowed_hosts)
+            .is_ok_and(|hosts| hosts.loopback_only())
     }
 }
 
@@ -175,7 +180,9 @@ impl McpServer {
     ///
     /// # Errors
     /// [`ServeError::Address`] for a non-loopback address without
-    /// [`HttpOptions::allow_remote`], or when the address cannot be bound.
+    /// [`HttpOptions::allow_remote`], or when the address cannot be bound;
+    /// [`ServeError::Options`] for an [`HttpOptions::allowed_hosts`] entry that is no host
+    /// (a URL, a bad port, user info) or an [`HttpOptions::auth`] that cannot be used.
     pub async fn serve_http(
         &self,
         addr: SocketAddr,
@@ -194,11 +201,13 @@ impl McpServer {
             Some(auth) => {
                 let declared = Box::new(PoolScopes(Arc::clone(&self.shared)));
                 Some(Arc::new(
-                    super::auth::Door::new(auth, declared).map_err(ServeError::Address)?,
+                    super::auth::Door::new(auth, declared).map_err(ServeError::Options)?,
                 ))
             }
             None => None,
         };
+        let hosts =
+            super::hosts::AllowedHosts::new(&options.allowed_hosts).map_err(ServeError::Options)?;
         let limits = super::limits::Limits::new(
             options.max_concurrent_per_client,
             options.max_requests_per_second_per_client,
@@ -214,7 +223,6 @@ impl McpServer {
         // had their grace, so that a call running at the stop still answers.
         let sessions_stop = CancellationToken::new();
         let sessions_stop_for_loop = sessions_stop.clone();
-        let hosts = super::hosts::AllowedHosts::new(&options.allowed_hosts);
         if !local_addr.ip().is_loopback() && hosts.loopback_only() {
             tracing::warn!(
                 "MCP HTTP server on {local_addr}: only requests naming localhost or a loopback \
@@ -236,13 +244,12 @@ impl McpServer {
         config.session_store = options.session_store;
         let shared = Arc::clone(&self.shared);
         let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.session()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service =
+            StreamableHttpService::new(move || Ok(server.session()), Arc::clone(&sessions), config);
         let route = Arc::new(Route {
             service,
+            sessions,
             hosts,
             door,
             limits,
@@ -304,6 +311,8 @@ type Answering = Either<Ready<Answer>, BoxFuture<'static, Answer>>;
 /// What answers each request of one HTTP server.
 struct Route {
     service: Endpoint,
+    /// The sessions `service` keeps (a client taking JSON only is spoken for in its own).
+    sessions: Arc<LocalSessionManager>,
     /// The DNS-rebinding check on `Host`, before anything else at the MCP endpoint.
     hosts: super::hosts::AllowedHosts,
     door: Option<Arc<super::auth::Door>>,
@@ -351,7 +360,7 @@ impl Route {
             let door = Arc::clone(door);
             return Either::Right(Box::pin(async move {
                 let response = route.admitted(&door, request).await;
-                asked.answered(response).await
+                asked.answered(response, &route.sessions).await
             }));
         }
         let permit = match self.permit(|| peer.to_string(), request.method()) {
@@ -361,7 +370,10 @@ impl Route {
         Either::Right(Box::pin(async move {
             let response = route.service.handle(request).await;
             asked
-                .answered(response.map(|body| super::limits::hold(body, permit)))
+                .answered(
+                    response.map(|body| super::limits::hold(body, permit)),
+                    &route.sessions,
+                )
                 .await
         }))
     }
@@ -497,13 +509,19 @@ fn per_connection(error: &std::io::Error) -> bool {
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Answer {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *response.status_mut() = status;
-    response
+    text_answer(status, Bytes::from_static(text.as_bytes()))
 }
 
 fn plain_owned(status: StatusCode, text: String) -> Answer {
-    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    text_answer(status, Bytes::from(text))
+}
+
+fn text_answer(status: StatusCode, text: Bytes) -> Answer {
+    let mut response = Response::new(Full::new(text).boxed());
     *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     response
 }

@@ -19,7 +19,15 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use rmcp::ErrorData;
-use rmcp::model::ErrorCode;
+use rmcp::model::{ClientJsonRpcMessage, ErrorCode, RequestId};
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+/// The server's MCP 2025-11-25 sessions.
+pub(super) type Sessions = LocalSessionManager;
+
+/// An MCP 2025-11-25 session's id (`Mcp-Session-Id`).
+type SessionId = std::sync::Arc<str>;
 
 type Answer = Response<BoxBody<Bytes, Infallible>>;
 
@@ -57,11 +65,12 @@ pub(super) fn json_only(context: &rmcp::service::RequestContext<rmcp::RoleServer
 
 /// What of a request decides how rmcp's answer to it is put for the client
 /// ([`Asked::answered`]).
-#[derive(Clone, Copy)]
 pub(super) struct Asked {
     /// A `DELETE`: a client ending its MCP 2025-11-25 session.
     delete: bool,
     takes: Takes,
+    /// The session of a request taking JSON only (none for others).
+    session: Option<SessionId>,
 }
 
 impl Asked {
@@ -75,10 +84,16 @@ impl Asked {
     pub(super) fn of(request: &mut Request<Incoming>) -> Result<Self, &'static str> {
         let method = request.method();
         let delete = method == Method::DELETE;
+        let mut session = None;
         let takes = if method == Method::POST {
             let takes = negotiate_post(request.headers_mut())?;
             if takes == Takes::Json {
                 request.extensions_mut().insert(JsonOnly);
+                session = request
+                    .headers()
+                    .get("mcp-session-id")
+                    .and_then(|value| value.to_str().ok())
+                    .map(SessionId::from);
             }
             takes
         } else {
@@ -87,7 +102,11 @@ impl Asked {
             }
             Takes::Both
         };
-        Ok(Self { delete, takes })
+        Ok(Self {
+            delete,
+            takes,
+            session,
+        })
     }
 
     /// rmcp's answer, put as the client asked and expects:
@@ -100,19 +119,22 @@ impl Asked {
     ///   (here, and in the session store): done by then, which is `204 No Content` (RFC 9110
     ///   §9.3.5). The MCP spec names no success status, and the official Python SDK client
     ///   logs a warning for any but `200` and `204`.
-    /// - rmcp reads a `POST` naming no revision as MCP 2025-11-25 (as the spec has a server
+    /// - rmcp reads a `POST` naming no revision as MCP 2025-03-26 (as the spec has a server
     ///   assume) and, outside a session and unless it is an `initialize`, answers `400`
     ///   "Session ID is required"; the answer also says how a stateless 2026-07-28 request
     ///   names its revision, which such a client most likely forgot.
     /// - A `200` in a form the client does not take is put in the one it does.
-    pub(super) async fn answered(self, mut response: Answer) -> Answer {
+    ///
+    /// `sessions`: where the request's session is, to decline a request to a client that
+    /// takes JSON only on its behalf.
+    pub(super) async fn answered(self, mut response: Answer, sessions: &Sessions) -> Answer {
         let status = response.status();
         if status == StatusCode::OK {
             if self.takes == Takes::Both {
                 return response;
             }
             return match (self.takes, content_type(&response)) {
-                (Takes::Json, Some(SSE)) => json_of_stream(response).await,
+                (Takes::Json, Some(SSE)) => json_of_stream(response, self.session, sessions).await,
                 (Takes::Sse, Some(JSON)) => stream_of_json(response).await,
                 _ => response,
             };
@@ -266,35 +288,72 @@ fn content_type(response: &Answer) -> Option<&'static str> {
 
 /// An SSE answer read to its JSON-RPC answer, for a client that takes JSON only. The
 /// notifications before it (progress, log messages) are left out: the client cannot take
-/// them. A request to the client on the way cannot reach it either: a served call does not
-/// send one ([`JsonOnly`]); should another, the stream is dropped and the client told to
-/// take `text/event-stream` (`406`).
-async fn json_of_stream(response: Answer) -> Answer {
+/// them. A request to the client on the way cannot reach it either: a served call's
+/// `request_input` does not send one ([`JsonOnly`]); one sent otherwise (through
+/// `ServedCall::peer`) is declined in the session on the client's behalf (`-32601`: not
+/// available to it), so that the call goes on to its answer. Outside a session, that
+/// cannot be done: the stream is dropped and the client told to take `text/event-stream`
+/// (`406`).
+async fn json_of_stream(
+    response: Answer,
+    session: Option<SessionId>,
+    sessions: &Sessions,
+) -> Answer {
     let (mut parts, body) = response.into_parts();
     let mut events = sse_stream::SseStream::new(body);
     while let Some(event) = events.next().await {
-        let Ok(event) = event else { break };
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                return jsonrpc_error(
+                    Some(parts),
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("the server's answer stream could not be read: {error}"),
+                );
+            }
+        };
         let Some(data) = event.data.filter(|data| !data.is_empty()) else {
             continue;
         };
         let Ok(shape) = serde_json::from_str::<Shape>(&data) else {
             continue;
         };
-        match (shape.method, shape.id.is_some()) {
+        match (shape.method, shape.id) {
             // A request to the client.
-            (Some(method), true) => {
-                return jsonrpc_error(
-                    StatusCode::NOT_ACCEPTABLE,
-                    ErrorCode::INVALID_REQUEST,
-                    format!(
-                        "this call sends the client a request on the way ({method}), which only \
-                         a text/event-stream answer carries, and the request's Accept rules \
-                         that out; send `Accept: application/json, text/event-stream`"
-                    ),
-                );
+            (Some(method), Some(id)) => {
+                let declined = match (&session, serde_json::from_value::<RequestId>(id)) {
+                    (Some(session), Ok(id)) => {
+                        let error = ErrorData::new(
+                            ErrorCode::METHOD_NOT_FOUND,
+                            format!(
+                                "{method} cannot reach this client during this call: its \
+                                 request takes only an application/json answer (its Accept \
+                                 header), and a request reaches it during a call only in a \
+                                 text/event-stream answer"
+                            ),
+                            None,
+                        );
+                        let message = ClientJsonRpcMessage::error(error, Some(id));
+                        sessions.accept_message(session, message).await.is_ok()
+                    }
+                    _ => false,
+                };
+                if !declined {
+                    return jsonrpc_error(
+                        Some(parts),
+                        StatusCode::NOT_ACCEPTABLE,
+                        ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "this call sends the client a request on the way ({method}), which \
+                             only a text/event-stream answer carries, and the request's Accept \
+                             rules that out; send `Accept: application/json, text/event-stream`"
+                        ),
+                    );
+                }
             }
             // A notification.
-            (Some(_), false) => {}
+            (Some(_), None) => {}
             // The answer (a result or an error).
             (None, _) => {
                 parts
@@ -306,10 +365,11 @@ async fn json_of_stream(response: Answer) -> Answer {
         }
     }
     jsonrpc_error(
+        Some(parts),
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::INTERNAL_ERROR,
-        "the server ended the call's stream before answering (it is shutting down); try \
-         again"
+        "the call's answer stream ended before its answer: its session ended, or the server \
+         is shutting down"
             .to_owned(),
     )
 }
@@ -319,7 +379,7 @@ async fn json_of_stream(response: Answer) -> Answer {
 #[derive(serde::Deserialize)]
 struct Shape {
     method: Option<String>,
-    id: Option<serde::de::IgnoredAny>,
+    id: Option<serde_json::Value>,
 }
 
 /// A JSON answer sent as one SSE event, for a client that takes SSE only.
@@ -363,17 +423,18 @@ async fn reworded(response: Answer) -> Answer {
 /// `Content-Type` was `application/json`: rmcp checks that first, with another answer).
 const UNREADABLE: &str = "fail to deserialize request body ";
 
-/// rmcp's `400` to a request it reads as MCP 2025-11-25 (as it reads one without
-/// `MCP-Protocol-Version`, as the spec has a server assume) outside a session, unless an
-/// `initialize`.
+/// rmcp's `400` to a request of a revision with sessions (as it reads one without
+/// `MCP-Protocol-Version`: 2025-03-26, as the spec has a server assume) outside a session,
+/// unless an `initialize`.
 const SESSION_REQUIRED: &str = "Bad Request: Session ID is required";
 
-const SESSION_REQUIRED_SAID: &str = "Bad Request: Session ID is required: an MCP 2025-11-25 \
-    request (which a request without `MCP-Protocol-Version` is taken to be) belongs to a \
-    session, which begins with `initialize` and sends its `Mcp-Session-Id` on every later \
-    request. A stateless MCP 2026-07-28 request sends `MCP-Protocol-Version: 2026-07-28` and \
-    its `_meta` (`io.modelcontextprotocol/protocolVersion`, `clientInfo`, \
-    `clientCapabilities`).\n";
+const SESSION_REQUIRED_SAID: &str = "Bad Request: Session ID is required: a request without \
+    `MCP-Protocol-Version` is taken to be MCP 2025-03-26, and a request of that revision or of \
+    2025-11-25 belongs to a session, which begins with `initialize` and sends its \
+    `Mcp-Session-Id` on every later request. A stateless MCP 2026-07-28 request sends \
+    `MCP-Protocol-Version: 2026-07-28` and its `_meta` \
+    (`io.modelcontextprotocol/protocolVersion`, `io.modelcontextprotocol/clientInfo`, \
+    `io.modelcontextprotocol/clientCapabilities`).\n";
 
 /// The `400` with a JSON-RPC error for a body rmcp could not read as a JSON-RPC message, for
 /// `reason`.
@@ -396,23 +457,33 @@ fn unreadable(reason: &str) -> Answer {
             format!("Parse error: the body is no JSON text ({reason})"),
         )
     };
-    jsonrpc_error(StatusCode::BAD_REQUEST, code, message)
+    jsonrpc_error(None, StatusCode::BAD_REQUEST, code, message)
 }
 
 /// A JSON-RPC error answer whose request id is not known: `"id": null` (JSON-RPC 2.0 §5;
-/// rmcp's `JsonRpcError` leaves the member out instead).
-fn jsonrpc_error(status: StatusCode, code: ErrorCode, message: String) -> Answer {
+/// rmcp's `JsonRpcError` leaves the member out instead). `parts`: the answer it replaces,
+/// whose headers (`Mcp-Session-Id`) it keeps.
+fn jsonrpc_error(
+    parts: Option<http::response::Parts>,
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+) -> Answer {
     let error = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
         "error": ErrorData::new(code, message, None),
     });
-    let body = serde_json::to_vec(&error).unwrap_or_default();
-    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    let body = Full::new(Bytes::from(serde_json::to_vec(&error).unwrap_or_default())).boxed();
+    let mut response = match parts {
+        Some(parts) => Response::from_parts(parts, body),
+        None => Response::new(body),
+    };
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
+    headers.remove(header::CACHE_CONTROL);
+    headers.remove(header::CONTENT_LENGTH);
     response
 }
 

@@ -104,6 +104,9 @@ pub enum ServeError {
     /// The HTTP address cannot be used (the message says why and what to do).
     #[error("{0}")]
     Address(String),
+    /// A field of [`HttpOptions`] cannot be used: the message names it, the value and the fix.
+    #[error("{0}")]
+    Options(String),
 }
 
 /// A tool pool served over MCP. Cheap to clone; clones serve the same pool. Every MCP
