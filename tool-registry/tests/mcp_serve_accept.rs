@@ -1,8 +1,9 @@
-//! What a client's `Accept` gets at the MCP endpoint, over real HTTP: clients that take JSON
-//! or SSE (or anything: `*/*`, no `Accept`) are served in the form they take, whether the
-//! server answers JSON or SSE by default, under MCP 2026-07-28 and in a 2025-11-25 session;
-//! a client that takes neither gets `406` saying what to send; a tool called by a JSON-only
-//! client that asks it something on the way is told at once that it cannot.
+//! What clients, as they are configured in use, get at the MCP endpoint over real HTTP. The
+//! endpoint's path with a trailing slash is the endpoint. By their `Accept`: clients that take
+//! JSON or SSE (or anything: `*/*`, no `Accept`) are served in the form they take, whether
+//! the server answers JSON or SSE by default, under MCP 2026-07-28 and in a 2025-11-25
+//! session; a client that takes neither gets `406` saying what to send; a tool called by a
+//! JSON-only client that asks it something on the way is told at once that it cannot.
 #![cfg(feature = "mcp-server")]
 
 use std::sync::Arc;
@@ -216,6 +217,20 @@ async fn a_request_without_accept_takes_anything() {
     );
     let json = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
     assert!(chatted(&serde_json::from_str(json).unwrap()), "{json}");
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_configured_with_a_trailing_slash_is_served_at_the_same_endpoint() {
+    let (_server, http) = serve(false).await;
+    let slashed = format!("{}/", http.url());
+    let response = chatty_call(None, &slashed, true).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let (_, messages) = read(response).await;
+    assert!(chatted(messages.last().unwrap()));
+    let elsewhere = format!("{}/x", http.url());
+    let response = chatty_call(None, &elsewhere, true).send().await.unwrap();
+    assert_eq!(response.status(), 404);
     http.shutdown().await;
 }
 

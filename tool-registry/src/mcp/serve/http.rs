@@ -27,9 +27,14 @@ use tokio_util::sync::CancellationToken;
 use super::auth::guard;
 use super::{McpServer, ServeError};
 
-/// The path the MCP endpoint answers at; every other path but the two below is
-/// `404 Not Found`.
+/// The path the MCP endpoint answers at (and [`MCP_PATH_SLASHED`]); every other path but
+/// the two below is `404 Not Found`.
 pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// The endpoint's path as clients configured with a trailing slash ask for it (a Python
+/// server's habit), served the same rather than redirected: some clients do not follow a
+/// redirect of a `POST`.
+const MCP_PATH_SLASHED: &str = "/mcp/";
 
 /// Liveness, for a load balancer or orchestrator: `200 OK` while the process serves.
 const LIVE_PATH: &str = "/healthz";
@@ -331,7 +336,7 @@ impl Route {
             return now(guard::metadata(door));
         }
         match path {
-            MCP_PATH => self.mcp(request, peer),
+            MCP_PATH | MCP_PATH_SLASHED => self.mcp(request, peer),
             LIVE_PATH => now(plain(StatusCode::OK, "ok\n")),
             READY_PATH if self.draining.is_cancelled() => now(plain(
                 StatusCode::SERVICE_UNAVAILABLE,
