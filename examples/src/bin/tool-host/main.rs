@@ -133,7 +133,7 @@ enum Command {
     Chat(Box<chat::ChatArgs>),
     /// Serve the pool the options describe as an MCP server, over stdio or streamable HTTP,
     /// with the permission rules in front of every call.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
 }
 
 #[derive(Subcommand)]

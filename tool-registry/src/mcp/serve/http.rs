@@ -72,7 +72,10 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
     /// any other `Origin` is refused with `403`, one without `Origin` (not from a browser)
-    /// passes. Default: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`.
+    /// passes. The accepted ones are also answered as CORS asks (their preflight `OPTIONS`
+    /// granted, the answers readable by the page, `Mcp-Session-Id` and `WWW-Authenticate`
+    /// exposed), so that a page of theirs can call the server from the browser. Default:
+    /// `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`.
     pub allowed_origins: Vec<String>,
     /// Allow binding an address other than loopback without [`HttpOptions::auth`] (a
     /// private network whose every client is trusted). Off by default: a non-loopback
@@ -253,6 +256,7 @@ impl McpServer {
         let service =
             StreamableHttpService::new(move || Ok(server.session()), Arc::clone(&sessions), config);
         let route = Arc::new(Route {
+            cors: super::cors::Cors::new(rmcp_serves(service.clone())),
             service,
             sessions,
             hosts,
@@ -273,6 +277,23 @@ impl McpServer {
     }
 }
 
+/// Whether `endpoint` serves requests from an origin, asked of it with a probe
+/// ([`super::cors`]).
+fn rmcp_serves(
+    endpoint: Endpoint,
+) -> impl Fn(hyper::header::HeaderValue) -> BoxFuture<'static, bool> + Clone + Send + Sync + 'static
+{
+    move |origin| {
+        let endpoint = endpoint.clone();
+        Box::pin(async move {
+            match super::cors::probe(MCP_PATH, origin) {
+                Some(probe) => !super::cors::refused(endpoint.handle(probe).await.status()),
+                None => false,
+            }
+        })
+    }
+}
+
 /// Binds `addr` with a listen queue of [`LISTEN_BACKLOG`] (the default, 128, overflows when
 /// a few hundred clients connect at once: their connection attempts are dropped and retried
 /// after seconds).
@@ -288,6 +309,7 @@ fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
+/// rmcp's streamable HTTP service, serving [`super::Session`]s.
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
 
 /// The scopes the tools of the pool served now declare.
@@ -316,6 +338,8 @@ type Answering = Either<Ready<Answer>, BoxFuture<'static, Answer>>;
 /// What answers each request of one HTTP server.
 struct Route {
     service: Endpoint,
+    /// The answers to browsers (requests with `Origin`).
+    cors: super::cors::Cors,
     /// The sessions `service` keeps (a client taking JSON only is spoken for in its own).
     sessions: Arc<LocalSessionManager>,
     /// The DNS-rebinding check on `Host`, before anything else at the MCP endpoint.
@@ -333,7 +357,13 @@ impl Route {
         if let Some(door) = &self.door
             && door.metadata_paths().iter().any(|known| known == path)
         {
-            return now(guard::metadata(door));
+            if !request.headers().contains_key(hyper::header::ORIGIN) {
+                return now(guard::metadata(door));
+            }
+            let door = Arc::clone(door);
+            return Either::Right(self.cors.answer(request, move |_| {
+                Box::pin(std::future::ready(guard::metadata(&door)))
+            }));
         }
         match path {
             MCP_PATH | MCP_PATH_SLASHED => self.mcp(request, peer),
@@ -350,12 +380,32 @@ impl Route {
         }
     }
 
-    /// The MCP endpoint: the `Host` check, the media types, the token check, the client's
-    /// limits, then rmcp.
-    fn mcp(self: &Arc<Self>, mut request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
+    /// The MCP endpoint: the `Host` check, CORS for a browser, then [`Route::served`].
+    fn mcp(self: &Arc<Self>, request: Request<Incoming>, peer: std::net::IpAddr) -> Answering {
         if self.hosts.check(request.uri(), request.headers()) == super::hosts::HostCheck::Refused {
             return now(plain(StatusCode::FORBIDDEN, super::hosts::REFUSED));
         }
+        if !request.headers().contains_key(hyper::header::ORIGIN) {
+            return self.served(request, peer);
+        }
+        // A browser: its preflight answered, its answers marked readable by its origin.
+        let route = Arc::clone(self);
+        Either::Right(
+            self.cors
+                .answer(request, move |request| match route.served(request, peer) {
+                    Either::Left(ready) => Box::pin(ready),
+                    Either::Right(answering) => answering,
+                }),
+        )
+    }
+
+    /// The MCP endpoint past the `Host` check (and CORS): the media types, the token check,
+    /// the client's limits, then rmcp.
+    fn served(
+        self: &Arc<Self>,
+        mut request: Request<Incoming>,
+        peer: std::net::IpAddr,
+    ) -> Answering {
         let asked = match super::media::Asked::of(&mut request) {
             Ok(asked) => asked,
             Err(refused) => return now(plain(StatusCode::NOT_ACCEPTABLE, refused)),

@@ -56,6 +56,7 @@ mod asking;
 pub mod auth;
 mod beside;
 mod content;
+mod cors;
 mod gate;
 mod hosts;
 mod http;

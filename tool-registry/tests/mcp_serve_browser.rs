@@ -1,0 +1,224 @@
+//! Browser clients of the HTTP server (CORS), over real HTTP as a browser sends it: the
+//! preflight `OPTIONS` for an allowed origin answered with what the MCP requests need, and
+//! refused for any other; the answers that follow readable by the allowed origin
+//! (`Mcp-Session-Id`, `WWW-Authenticate` exposed) and refused to another; the protected-resource
+//! metadata readable from the browser too. Clients that send no `Origin` are not touched.
+#![cfg(feature = "mcp-server")]
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer};
+use tool_registry::{Orchestrator, OrchestratorConfig};
+
+// The resource-server tests' world; this file uses part of it.
+#[allow(dead_code)]
+mod mcp_serve_auth_support;
+mod mcp_serve_support;
+use mcp_serve_auth_support::World;
+
+/// The MCP Inspector's origin, a localhost one (allowed by default).
+const INSPECTOR: &str = "http://localhost:6274";
+const ELSEWHERE: &str = "https://evil.example";
+
+async fn serve() -> (McpServer, HttpServer) {
+    let orchestrator = Orchestrator::new(
+        &[mcp_serve_support::chatty_tool()],
+        OrchestratorConfig::default(),
+    );
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let http = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap();
+    (server, http)
+}
+
+/// The preflight a browser sends before a `POST` with the MCP headers.
+async fn preflight(url: &str, origin: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .request(Method::OPTIONS, url)
+        .header("origin", origin)
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization,content-type,mcp-method,mcp-name,mcp-protocol-version",
+        )
+        .send()
+        .await
+        .unwrap()
+}
+
+fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .map(|value| value.to_str().unwrap().to_ascii_lowercase())
+}
+
+fn list_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allowed_origin_is_answered_and_readable_and_another_is_not() {
+    let (_server, http) = serve().await;
+    let url = http.url();
+
+    let allowed = preflight(&url, INSPECTOR).await;
+    assert!(allowed.status().is_success(), "{}", allowed.status());
+    assert_eq!(
+        header(&allowed, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    let methods = header(&allowed, "access-control-allow-methods").unwrap();
+    assert!(
+        methods.contains("post") && methods.contains("delete"),
+        "{methods}"
+    );
+    let headers = header(&allowed, "access-control-allow-headers").unwrap();
+    for needed in [
+        "authorization",
+        "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
+    ] {
+        assert!(headers.contains(needed), "{headers}");
+    }
+    assert_eq!(
+        header(&allowed, "access-control-max-age").as_deref(),
+        Some("600")
+    );
+
+    let refused = preflight(&url, ELSEWHERE).await;
+    assert_eq!(header(&refused, "access-control-allow-origin"), None);
+
+    // The request itself, from each origin.
+    let post = |origin: &'static str| {
+        mcp_serve_support::mcp_post(&url)
+            .header("origin", origin)
+            .header("mcp-method", "tools/list")
+            .body(list_body())
+            .send()
+    };
+    let answered = post(INSPECTOR).await.unwrap();
+    assert_eq!(answered.status(), 200);
+    assert_eq!(
+        header(&answered, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    let exposed = header(&answered, "access-control-expose-headers").unwrap();
+    assert!(exposed.contains("mcp-session-id"), "{exposed}");
+    assert!(exposed.contains("www-authenticate"), "{exposed}");
+    let text = answered.text().await.unwrap();
+    assert!(text.contains("\"chatty\""), "{text}");
+    let forbidden = post(ELSEWHERE).await.unwrap();
+    assert_eq!(forbidden.status(), 403);
+    assert_eq!(header(&forbidden, "access-control-allow-origin"), None);
+
+    // A client that is no browser sends no `Origin`, and gets no CORS headers.
+    let plain = mcp_serve_support::mcp_post(&url)
+        .header("mcp-method", "tools/list")
+        .body(list_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.status(), 200);
+    assert_eq!(header(&plain, "access-control-allow-origin"), None);
+    // Nor does an `OPTIONS` without one: rmcp's 405.
+    let options = reqwest::Client::new()
+        .request(Method::OPTIONS, &url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(options.status(), 405);
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_session_reads_its_id_and_a_protected_server_says_how_to_log_in() {
+    let (_server, http) = serve().await;
+    let initialized = reqwest::Client::new()
+        .post(http.url())
+        .header("origin", INSPECTOR)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(initialized.status(), 200);
+    assert!(initialized.headers().contains_key("mcp-session-id"));
+    assert!(
+        header(&initialized, "access-control-expose-headers")
+            .unwrap()
+            .contains("mcp-session-id")
+    );
+    http.shutdown().await;
+
+    // Behind OAuth: the browser reads the 401's challenge, then the metadata it points to.
+    let world = World::start().await;
+    let allowed = preflight(&world.resource, INSPECTOR).await;
+    assert_eq!(
+        header(&allowed, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    let unauthorized = mcp_serve_support::mcp_post(&world.resource)
+        .header("origin", INSPECTOR)
+        .header("mcp-method", "tools/list")
+        .body(list_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthorized.status(), 401);
+    assert_eq!(
+        header(&unauthorized, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    let challenge = header(&unauthorized, "www-authenticate").unwrap();
+    let metadata_url = challenge
+        .split("resource_metadata=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("{challenge}"))
+        .to_owned();
+    let metadata = reqwest::Client::new()
+        .get(&metadata_url)
+        .header("origin", INSPECTOR)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metadata.status(), 200);
+    assert_eq!(
+        header(&metadata, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    let document: Value = metadata.json().await.unwrap();
+    assert_eq!(document["resource"], world.resource.as_str());
+    // Logged in, the browser's request is served and its answer readable.
+    let served = mcp_serve_support::mcp_post(&world.resource)
+        .header("origin", INSPECTOR)
+        .header("mcp-method", "tools/list")
+        .header(
+            "authorization",
+            format!("Bearer {}", world.token(json!({}))),
+        )
+        .body(list_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(
+        header(&served, "access-control-allow-origin").as_deref(),
+        Some(INSPECTOR)
+    );
+    world.http.shutdown().await;
+}
