@@ -1,8 +1,9 @@
-//! Browser clients of the HTTP server (CORS), over real HTTP as a browser sends it: the
-//! preflight `OPTIONS` for an allowed origin answered with what the MCP requests need, and
-//! refused for any other; the answers that follow readable by the allowed origin
-//! (`Mcp-Session-Id`, `WWW-Authenticate` exposed) and refused to another; the protected-resource
-//! metadata readable from the browser too. Clients that send no `Origin` are not touched.
+//! Browser clients of the HTTP server (CORS, `HttpOptions::cors_origins`), over real HTTP as
+//! a browser sends it: the preflight `OPTIONS` for a listed origin answered with what the MCP
+//! requests need, and refused (`403`) for any other; the answers that follow readable by the
+//! listed origin (`Mcp-Session-Id`, `WWW-Authenticate` exposed) and refused to another; the
+//! protected-resource metadata readable from the browser too. Without the option no page
+//! reads an answer; clients that send no `Origin` are not touched.
 #![cfg(feature = "mcp-server")]
 
 use reqwest::Method;
@@ -20,14 +21,22 @@ use mcp_serve_auth_support::World;
 const INSPECTOR: &str = "http://localhost:6274";
 const ELSEWHERE: &str = "https://evil.example";
 
-async fn serve() -> (McpServer, HttpServer) {
+/// A server whose pages from `cors_origins` may call it from the browser.
+async fn serve(cors_origins: &[&str]) -> (McpServer, HttpServer) {
     let orchestrator = Orchestrator::new(
         &[mcp_serve_support::chatty_tool()],
         OrchestratorConfig::default(),
     );
     let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let options = HttpOptions {
+        cors_origins: cors_origins
+            .iter()
+            .map(|origin| (*origin).to_owned())
+            .collect(),
+        ..Default::default()
+    };
     let http = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .serve_http("127.0.0.1:0".parse().unwrap(), options)
         .await
         .unwrap();
     (server, http)
@@ -64,8 +73,8 @@ fn list_body() -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_allowed_origin_is_answered_and_readable_and_another_is_not() {
-    let (_server, http) = serve().await;
+async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
+    let (_server, http) = serve(&[INSPECTOR]).await;
     let url = http.url();
 
     let allowed = preflight(&url, INSPECTOR).await;
@@ -94,7 +103,11 @@ async fn an_allowed_origin_is_answered_and_readable_and_another_is_not() {
     );
 
     let refused = preflight(&url, ELSEWHERE).await;
+    assert_eq!(refused.status(), 403);
     assert_eq!(header(&refused, "access-control-allow-origin"), None);
+    // A localhost page rmcp's `Origin` check lets send is not listed: no preflight granted.
+    let unlisted = preflight(&url, "http://localhost:3000").await;
+    assert_eq!(unlisted.status(), 403);
 
     // The request itself, from each origin.
     let post = |origin: &'static str| {
@@ -128,19 +141,80 @@ async fn an_allowed_origin_is_answered_and_readable_and_another_is_not() {
         .unwrap();
     assert_eq!(plain.status(), 200);
     assert_eq!(header(&plain, "access-control-allow-origin"), None);
-    // Nor does an `OPTIONS` without one: rmcp's 405.
-    let options = reqwest::Client::new()
-        .request(Method::OPTIONS, &url)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(options.status(), 405);
+    // Nor does an `OPTIONS` without one, or one that is no preflight: rmcp's 405.
+    for origin in [None, Some(INSPECTOR)] {
+        let mut options = reqwest::Client::new().request(Method::OPTIONS, &url);
+        if let Some(origin) = origin {
+            options = options.header("origin", origin);
+        }
+        assert_eq!(options.send().await.unwrap().status(), 405, "{origin:?}");
+    }
     http.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_browsers_send_them() {
+    // The default: a localhost page passes the `Origin` check, but is granted no CORS.
+    let (_server, http) = serve(&[]).await;
+    assert_eq!(preflight(&http.url(), INSPECTOR).await.status(), 405);
+    let sent = mcp_serve_support::mcp_post(&http.url())
+        .header("origin", INSPECTOR)
+        .header("mcp-method", "tools/list")
+        .body(list_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 200);
+    assert_eq!(header(&sent, "access-control-allow-origin"), None);
+    http.shutdown().await;
+
+    // A web page's origin as written: https without a port is its default port, and no
+    // other.
+    let (_server, http) = serve(&["https://agent.example"]).await;
+    let granted = preflight(&http.url(), "https://agent.example").await;
+    assert_eq!(
+        header(&granted, "access-control-allow-origin").as_deref(),
+        Some("https://agent.example")
+    );
+    assert_eq!(
+        preflight(&http.url(), "https://agent.example:8443")
+            .await
+            .status(),
+        403
+    );
+    let other_port = mcp_serve_support::mcp_post(&http.url())
+        .header("origin", "https://agent.example:8443")
+        .header("mcp-method", "tools/list")
+        .body(list_body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other_port.status(), 403);
+    http.shutdown().await;
+
+    // An entry that is no origin is refused when the server starts, naming it.
+    let orchestrator = Orchestrator::new(&[], OrchestratorConfig::default());
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let refused = server
+        .serve_http(
+            "127.0.0.1:0".parse().unwrap(),
+            HttpOptions {
+                cors_origins: vec!["agent.example".to_owned()],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("`agent.example` is no origin"),
+        "{refused}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_session_reads_its_id_and_a_protected_server_says_how_to_log_in() {
-    let (_server, http) = serve().await;
+    let (_server, http) = serve(&[INSPECTOR]).await;
     let initialized = reqwest::Client::new()
         .post(http.url())
         .header("origin", INSPECTOR)
@@ -165,7 +239,11 @@ async fn a_browser_session_reads_its_id_and_a_protected_server_says_how_to_log_i
     http.shutdown().await;
 
     // Behind OAuth: the browser reads the 401's challenge, then the metadata it points to.
-    let world = World::start().await;
+    let world = World::start_with(HttpOptions {
+        cors_origins: vec![INSPECTOR.to_owned()],
+        ..Default::default()
+    })
+    .await;
     let allowed = preflight(&world.resource, INSPECTOR).await;
     assert_eq!(
         header(&allowed, "access-control-allow-origin").as_deref(),
@@ -201,6 +279,9 @@ async fn a_browser_session_reads_its_id_and_a_protected_server_says_how_to_log_i
         header(&metadata, "access-control-allow-origin").as_deref(),
         Some(INSPECTOR)
     );
+    // Its copy for a client without `Origin` says that it varies by origin (for caches).
+    let plain = reqwest::get(&metadata_url).await.unwrap();
+    assert_eq!(header(&plain, "vary").as_deref(), Some("origin"));
     let document: Value = metadata.json().await.unwrap();
     assert_eq!(document["resource"], world.resource.as_str());
     // Logged in, the browser's request is served and its answer readable.

@@ -163,6 +163,12 @@ pub struct World {
 
 impl World {
     pub async fn start() -> Self {
+        Self::start_with(HttpOptions::default()).await
+    }
+
+    /// The world, its server started with `options` (its `auth` and `json_response` set
+    /// here).
+    pub async fn start_with(options: HttpOptions) -> Self {
         let issuer = authorization_server().await;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
@@ -189,7 +195,7 @@ impl World {
                 HttpOptions {
                     auth: Some(auth),
                     json_response: true,
-                    ..Default::default()
+                    ..options
                 },
             )
             .await

@@ -96,10 +96,10 @@ pub struct ServeArgs {
     /// protection refuses any other). --resource-url's host is accepted already.
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     pub allowed_hosts: Vec<String>,
-    /// A browser page's origin that may call this server besides localhost pages
-    /// (repeatable): `scheme://host[:port]`, `:*` for any port, e.g.
-    /// `https://agent.example`. Requests from other origins are refused with 403, and their
-    /// CORS preflight is not granted.
+    /// A browser page's origin that may call this server and read its answers (CORS;
+    /// repeatable): `scheme://host[:port]`, `:*` for any port, e.g. `https://agent.example`
+    /// or the MCP Inspector's `http://localhost:6274`. Requests from origins other than these
+    /// and localhost pages are refused with 403; only these are granted CORS.
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     pub allowed_origins: Vec<String>,
     #[command(flatten)]
@@ -189,9 +189,7 @@ pub fn run(registry: &ToolRegistry, args: &ServeArgs) -> Result<(), String> {
                 options
                     .allowed_hosts
                     .extend(args.allowed_hosts.iter().cloned());
-                options
-                    .allowed_origins
-                    .extend(args.allowed_origins.iter().cloned());
+                options.cors_origins = args.allowed_origins.clone();
                 let loopback_hosts_only = options.allows_loopback_hosts_only();
                 let http = server
                     .serve_http(addr, options)

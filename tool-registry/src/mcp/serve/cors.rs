@@ -1,17 +1,20 @@
 //! CORS for browser clients of the MCP endpoint (and of the protected-resource metadata): a
-//! page whose origin is one of [`HttpOptions::allowed_origins`](super::HttpOptions) may call
-//! the server from the browser (the MCP Inspector in its direct mode, a web agent). The
-//! browser first asks with a preflight `OPTIONS`, which rmcp answers `405`; here tower-http's
-//! CORS layer answers it, and marks the answers of the requests that follow as readable by
-//! that origin, `Mcp-Session-Id` and `WWW-Authenticate` among their headers.
+//! page whose origin is one of [`HttpOptions::cors_origins`](super::HttpOptions) may call the
+//! server from the browser (the MCP Inspector in its direct mode, a web agent) and read its
+//! answers. The browser first asks with a preflight `OPTIONS`, which rmcp answers `405`; here
+//! tower-http's CORS layer answers it (`403` for an origin not on the list), and marks the
+//! answers of the requests that follow as readable by that origin, `Mcp-Session-Id` and
+//! `WWW-Authenticate` among their headers. Without `cors_origins`, no page can: a localhost
+//! page that passes rmcp's `Origin` check may send, but not read.
 //!
 //! Which origins pass is rmcp's rule, asked of rmcp itself: a request carrying only the
-//! `Origin` ([`probe`]) goes through rmcp's own checks, which refuse an origin off the list
-//! with `403`.
-//! So the preflight allows exactly the origins whose requests rmcp then serves. Requests
-//! without `Origin` (every client that is not a browser) do not come here.
+//! `Origin` ([`probe`]) goes through the `Origin` check of an rmcp service configured with
+//! the list and nothing else, which refuses an origin off the list with `403` and answers
+//! the others `405` (the method). Requests without `Origin` (every client that is not a
+//! browser) do not come here.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -20,6 +23,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower::{Layer as _, ServiceExt as _};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer, ExposeHeaders};
 
@@ -34,12 +39,29 @@ pub(super) struct Cors {
 }
 
 impl Cors {
-    /// CORS for the origins `serves` says rmcp serves (see [`rmcp_serves`]).
-    pub(super) fn new(
-        serves: impl Fn(HeaderValue) -> BoxFuture<'static, bool> + Clone + Send + Sync + 'static,
-    ) -> Self {
-        let origins =
-            AllowOrigin::async_predicate(move |origin: HeaderValue, _parts| serves(origin));
+    /// CORS for `origins` (read by [`super::entries::origins`]); `None` for none.
+    pub(super) fn new(origins: Vec<String>) -> Option<Self> {
+        if origins.is_empty() {
+            return None;
+        }
+        let config = StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            .with_allowed_origins(origins)
+            .enforce_origin_validation();
+        let rmcp = StreamableHttpService::new(
+            || Ok(Unserved),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let origins = AllowOrigin::async_predicate(move |origin: HeaderValue, _parts| {
+            let rmcp = rmcp.clone();
+            async move {
+                match probe(origin) {
+                    Some(probe) => rmcp.handle(probe).await.status() != StatusCode::FORBIDDEN,
+                    None => false,
+                }
+            }
+        });
         let layer = CorsLayer::new()
             .allow_origin(origins)
             .allow_methods([Method::GET, Method::POST, Method::DELETE])
@@ -52,16 +74,26 @@ impl Cors {
                 header::RETRY_AFTER,
             ]))
             .max_age(PREFLIGHT_MAX_AGE);
-        Self { layer }
+        Some(Self { layer })
     }
 
-    /// The answer to a browser's `request` (one with `Origin`): a preflight is answered here;
-    /// any other request by `inner`, its answer readable by the origin when rmcp serves it.
+    /// The answer to a browser's `request` (one with `Origin`): a preflight (an `OPTIONS`
+    /// with `Access-Control-Request-Method`) is answered here, `403` for an origin not on
+    /// the list; any other request by `inner`, its answer readable by the origin when it is
+    /// on the list.
     pub(super) fn answer(
         &self,
         request: Request<Incoming>,
         inner: impl FnOnce(Request<Incoming>) -> BoxFuture<'static, Answer> + Send + 'static,
     ) -> BoxFuture<'static, Answer> {
+        let preflight = request.method() == Method::OPTIONS;
+        if preflight
+            && !request
+                .headers()
+                .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+        {
+            return inner(request);
+        }
         let mut inner = Some(inner);
         let service = tower::service_fn(move |request: Request<Incoming>| {
             let answer = inner.take().map(|inner| inner(request));
@@ -74,30 +106,45 @@ impl Cors {
         });
         let service = self.layer.layer(service);
         Box::pin(async move {
-            match service.oneshot(request).await {
-                Ok(answer) => answer,
-                Err(never) => match never {},
+            let Ok(mut answer) = service.oneshot(request).await;
+            if preflight
+                && !answer
+                    .headers()
+                    .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+            {
+                *answer.status_mut() = StatusCode::FORBIDDEN;
             }
+            answer
         })
     }
 }
 
-/// The request that asks rmcp whether it serves requests from `origin` (at `path`): a `PUT`
-/// carrying it, which passes rmcp's checks (`405`, the method) or is refused for its origin
-/// (`403`); [`refused`] reads the answer.
-pub(super) fn probe(path: &str, origin: HeaderValue) -> Option<Request<Full<Bytes>>> {
+/// Marks an answer that a browser's request would have got with CORS headers as one that
+/// varies by `Origin`, so that a shared cache does not give a browser the copy made for a
+/// client that sent none.
+pub(super) fn varies(mut answer: Answer) -> Answer {
+    answer
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("origin"));
+    answer
+}
+
+/// A handler the probe service is built with, never called: a probe is refused or a `PUT`.
+#[derive(Clone, Copy)]
+struct Unserved;
+
+impl rmcp::ServerHandler for Unserved {}
+
+/// The request that asks rmcp whether it serves requests from `origin`: a `PUT` carrying it
+/// (and a `Host` the probe service, which checks none, can read).
+fn probe(origin: HeaderValue) -> Option<Request<Full<Bytes>>> {
     Request::builder()
         .method(Method::PUT)
-        .uri(path)
+        .uri("/mcp")
         .header(header::HOST, "localhost")
         .header(header::ORIGIN, origin)
         .body(Full::new(Bytes::new()))
         .ok()
-}
-
-/// Whether rmcp's answer to a [`probe`] refuses its origin.
-pub(super) fn refused(status: StatusCode) -> bool {
-    status == StatusCode::FORBIDDEN
 }
 
 fn empty(status: StatusCode) -> Answer {

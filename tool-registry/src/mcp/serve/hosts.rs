@@ -25,6 +25,9 @@ pub(super) const REFUSED: &str = "Forbidden: Host header is not allowed";
 pub(super) struct AllowedHosts {
     /// `None`: no list, every host is accepted (rmcp's reading of an empty list).
     entries: Option<Vec<Entry>>,
+    /// The second (since the Unix epoch) of the last refusal logged: refusals are logged at
+    /// most once a second, so that a flood of them does not flood the log.
+    logged: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// One entry of the list: a host (lower case, without brackets) and the port it requires.
@@ -56,26 +59,25 @@ impl AllowedHosts {
     /// and the fix.
     pub(super) fn new(allowed: &[String]) -> Result<Self, String> {
         if allowed.is_empty() {
-            return Ok(Self { entries: None });
+            return Ok(Self {
+                entries: None,
+                logged: Default::default(),
+            });
         }
         let mut entries = Vec::with_capacity(allowed.len());
         for written in allowed {
-            let allowed = written.trim();
-            if allowed.is_empty() {
+            if written.trim().is_empty() {
                 continue;
             }
-            entries.push(entry(allowed).ok_or_else(|| {
-                format!(
-                    "HttpOptions::allowed_hosts (tool-host serve: --allowed-host): `{written}` \
-                     is no host: an entry is a host name or address, with or without a port \
-                     (`mcp.example.com`, `10.0.0.5:8931`, `[::1]:8931`, `::1`), not a URL or \
-                     a path, with no user info and a port from 1 to 65535{}",
-                    hint(allowed)
-                )
-            })?);
+            let (host, port) = super::entries::host(written)?;
+            entries.push(Entry {
+                host: normalized(&host),
+                port,
+            });
         }
         Ok(Self {
             entries: Some(entries),
+            logged: Default::default(),
         })
     }
 
@@ -134,11 +136,20 @@ impl AllowedHosts {
         if allowed {
             HostCheck::Allowed
         } else {
-            tracing::warn!(
-                host = %String::from_utf8_lossy(host),
-                port,
-                "rejected a request with a Host header that is not allowed (possible DNS rebinding)"
-            );
+            let second = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs());
+            let last = self
+                .logged
+                .swap(second, std::sync::atomic::Ordering::Relaxed);
+            if last != second {
+                tracing::warn!(
+                    host = %String::from_utf8_lossy(host),
+                    port,
+                    "rejected a request with a Host header that is not allowed (possible DNS \
+                     rebinding; further refusals this second are not logged)"
+                );
+            }
             HostCheck::Refused
         }
     }
@@ -174,51 +185,6 @@ fn plain_authority(value: &[u8]) -> Option<(&[u8], Option<u16>)> {
 }
 
 /// `host` without the brackets of an IPv6 literal.
-/// The entry `allowed` (trimmed, not blank) says, if it is a host or `host:port`.
-fn entry(allowed: &str) -> Option<Entry> {
-    if allowed.parse::<std::net::Ipv6Addr>().is_ok() {
-        // A bare IPv6 address, as rmcp's default list writes `::1` (compared as written).
-        return Some(Entry {
-            host: normalized(allowed),
-            port: None,
-        });
-    }
-    let authority = Authority::try_from(allowed).ok()?;
-    let written = authority.as_str();
-    let host = authority.host();
-    if written.contains('@') || host.is_empty() {
-        return None;
-    }
-    // `Authority::port` reads a port past 65535 as none at all; the text after the host says.
-    let port = match written.strip_prefix(host)? {
-        "" => None,
-        after => Some(
-            after
-                .strip_prefix(':')?
-                .parse::<u16>()
-                .ok()
-                .filter(|port| *port != 0)?,
-        ),
-    };
-    Some(Entry {
-        host: normalized(authority.host()),
-        port,
-    })
-}
-
-/// What to write instead of `allowed`, when it looks like a URL.
-fn hint(allowed: &str) -> String {
-    let Some((_, rest)) = allowed.split_once("://") else {
-        return String::new();
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    let authority = authority.rsplit('@').next().unwrap_or(authority);
-    if authority.is_empty() {
-        return String::new();
-    }
-    format!(": write `{authority}`")
-}
-
 fn without_brackets(host: &str) -> &str {
     host.trim_matches('[').trim_matches(']')
 }
@@ -492,46 +458,40 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_that_is_no_host_is_refused_naming_it_and_the_fix() {
-        let read = |entry: &str| AllowedHosts::new(&[entry.to_owned()]);
-        for host in [
-            "mcp.example.com",
-            "MCP.example.com:443",
-            "10.0.0.5:8931",
-            "[::1]:8931",
-            "[::1]",
-            "::1",
-            "fe80::1",
-            "localhost:1",
-            "a:65535",
-        ] {
-            assert!(read(host).is_ok(), "{host}");
-        }
-        for (bad, fix) in [
-            ("https://mcp.example.com", Some("mcp.example.com")),
-            (
-                "http://user@mcp.example.com:8080/mcp",
-                Some("mcp.example.com:8080"),
-            ),
-            ("mcp.example.com/mcp", None),
-            ("mcp.example.com:", None),
-            ("mcp.example.com:99999", None),
-            ("mcp.example.com:0", None),
-            ("mcp.example.com:http", None),
-            ("user@mcp.example.com", None),
-            ("%", None),
-            ("a b", None),
-            ("::1:8080:zz", None),
-        ] {
-            let said = read(bad).unwrap_err();
-            assert!(said.contains(&format!("`{bad}` is no host")), "{said}");
-            assert!(said.contains("--allowed-host"), "{said}");
-            if let Some(fix) = fix {
-                assert!(said.ends_with(&format!("write `{fix}`")), "{said}");
+    fn a_flood_of_refusals_is_logged_at_most_once_a_second() {
+        #[derive(Clone, Default)]
+        struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
             }
         }
-        // Blank entries are skipped, as rmcp skips them.
-        assert!(read("  ").is_ok());
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let hosts = AllowedHosts::new(&["localhost".to_owned()]).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HOST,
+            hyper::header::HeaderValue::from_static("evil.example"),
+        );
+        let started = std::time::Instant::now();
+        tracing::subscriber::with_default(subscriber, || {
+            for _ in 0..1_000 {
+                hosts.check(&Uri::from_static("/mcp"), &headers);
+            }
+        });
+        let written = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        let logged = written.matches("not allowed").count();
+        let seconds = started.elapsed().as_secs() as usize + 2; // begun while refusing
+        assert!((1..=seconds).contains(&logged), "{logged} lines: {written}");
     }
 
     #[test]

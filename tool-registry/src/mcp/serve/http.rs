@@ -70,13 +70,22 @@ pub struct HttpOptions {
     /// [`ServeError::Options`] naming it. Default: `localhost`, `127.0.0.1` and `::1`, any
     /// port.
     pub allowed_hosts: Vec<String>,
-    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
-    /// any other `Origin` is refused with `403`, one without `Origin` (not from a browser)
-    /// passes. The accepted ones are also answered as CORS asks (their preflight `OPTIONS`
-    /// granted, the answers readable by the page, `Mcp-Session-Id` and `WWW-Authenticate`
-    /// exposed), so that a page of theirs can call the server from the browser. Default:
-    /// `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`.
+    /// Browser `Origin`s accepted (`scheme://host`, `scheme://host:port`, `:*` for any
+    /// port; `http(s)` without a port means its default port, as browsers send it); a request
+    /// with any other `Origin` is refused with `403`, one without `Origin` (not from a
+    /// browser) passes. An accepted page may send requests but, without CORS, not read the
+    /// answers: see [`HttpOptions::cors_origins`]. An entry that is no origin makes
+    /// [`McpServer::serve_http`] fail with [`ServeError::Options`]. An empty list accepts
+    /// every origin (rmcp's rule). Default: `http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`.
     pub allowed_origins: Vec<String>,
+    /// Origins whose pages may call the server from the browser and read its answers (CORS:
+    /// their preflight `OPTIONS` granted, other origins' refused with `403`, the answers
+    /// readable, `Mcp-Session-Id` and `WWW-Authenticate` exposed), such as the MCP
+    /// Inspector's `http://localhost:6274` or a web agent's `https://agent.example`. Written
+    /// as [`HttpOptions::allowed_origins`], and accepted by its check too. Default: none (no
+    /// page reads an answer; a browser's preflight is rmcp's `405`).
+    pub cors_origins: Vec<String>,
     /// Allow binding an address other than loopback without [`HttpOptions::auth`] (a
     /// private network whose every client is trusted). Off by default: a non-loopback
     /// address is refused unless the server checks access tokens.
@@ -117,6 +126,7 @@ impl Default for HttpOptions {
                 "http://127.0.0.1:*".into(),
                 "http://[::1]:*".into(),
             ],
+            cors_origins: Vec::new(),
             allow_remote: false,
             auth: None,
             json_response: false,
@@ -190,7 +200,9 @@ impl McpServer {
     /// [`ServeError::Address`] for a non-loopback address without
     /// [`HttpOptions::allow_remote`], or when the address cannot be bound;
     /// [`ServeError::Options`] for an [`HttpOptions::allowed_hosts`] entry that is no host
-    /// (a URL, a bad port, user info) or an [`HttpOptions::auth`] that cannot be used.
+    /// (a URL, a bad port, user info), an [`HttpOptions::allowed_origins`] or
+    /// [`HttpOptions::cors_origins`] entry that is no origin, or an [`HttpOptions::auth`]
+    /// that cannot be used.
     pub async fn serve_http(
         &self,
         addr: SocketAddr,
@@ -216,6 +228,18 @@ impl McpServer {
         };
         let hosts =
             super::hosts::AllowedHosts::new(&options.allowed_hosts).map_err(ServeError::Options)?;
+        let cors_origins = super::entries::origins(
+            "HttpOptions::cors_origins (tool-host serve: --allowed-origin)",
+            &options.cors_origins,
+        )
+        .map_err(ServeError::Options)?;
+        let mut allowed_origins =
+            super::entries::origins("HttpOptions::allowed_origins", &options.allowed_origins)
+                .map_err(ServeError::Options)?;
+        // An empty list accepts every origin, those of the CORS list among them.
+        if !allowed_origins.is_empty() {
+            allowed_origins.extend(cors_origins.iter().cloned());
+        }
         let limits = super::limits::Limits::new(
             options.max_concurrent_per_client,
             options.max_requests_per_second_per_client,
@@ -243,7 +267,7 @@ impl McpServer {
         // every request); rmcp, with no list, still answers a `Host` it cannot read.
         let mut config = StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
-            .with_allowed_origins(options.allowed_origins)
+            .with_allowed_origins(allowed_origins)
             .enforce_origin_validation()
             .with_json_response(options.json_response)
             .with_sse_keep_alive(options.sse_keep_alive)
@@ -256,7 +280,7 @@ impl McpServer {
         let service =
             StreamableHttpService::new(move || Ok(server.session()), Arc::clone(&sessions), config);
         let route = Arc::new(Route {
-            cors: super::cors::Cors::new(rmcp_serves(service.clone())),
+            cors: super::cors::Cors::new(cors_origins),
             service,
             sessions,
             hosts,
@@ -273,23 +297,6 @@ impl McpServer {
             local_addr,
             stop,
             task,
-        })
-    }
-}
-
-/// Whether `endpoint` serves requests from an origin, asked of it with a probe
-/// ([`super::cors`]).
-fn rmcp_serves(
-    endpoint: Endpoint,
-) -> impl Fn(hyper::header::HeaderValue) -> BoxFuture<'static, bool> + Clone + Send + Sync + 'static
-{
-    move |origin| {
-        let endpoint = endpoint.clone();
-        Box::pin(async move {
-            match super::cors::probe(MCP_PATH, origin) {
-                Some(probe) => !super::cors::refused(endpoint.handle(probe).await.status()),
-                None => false,
-            }
         })
     }
 }
@@ -338,8 +345,8 @@ type Answering = Either<Ready<Answer>, BoxFuture<'static, Answer>>;
 /// What answers each request of one HTTP server.
 struct Route {
     service: Endpoint,
-    /// The answers to browsers (requests with `Origin`).
-    cors: super::cors::Cors,
+    /// The answers to browsers (requests with `Origin`), when pages may read them.
+    cors: Option<super::cors::Cors>,
     /// The sessions `service` keeps (a client taking JSON only is spoken for in its own).
     sessions: Arc<LocalSessionManager>,
     /// The DNS-rebinding check on `Host`, before anything else at the MCP endpoint.
@@ -357,11 +364,14 @@ impl Route {
         if let Some(door) = &self.door
             && door.metadata_paths().iter().any(|known| known == path)
         {
-            if !request.headers().contains_key(hyper::header::ORIGIN) {
+            let Some(cors) = &self.cors else {
                 return now(guard::metadata(door));
+            };
+            if !request.headers().contains_key(hyper::header::ORIGIN) {
+                return now(super::cors::varies(guard::metadata(door)));
             }
             let door = Arc::clone(door);
-            return Either::Right(self.cors.answer(request, move |_| {
+            return Either::Right(cors.answer(request, move |_| {
                 Box::pin(std::future::ready(guard::metadata(&door)))
             }));
         }
@@ -385,17 +395,19 @@ impl Route {
         if self.hosts.check(request.uri(), request.headers()) == super::hosts::HostCheck::Refused {
             return now(plain(StatusCode::FORBIDDEN, super::hosts::REFUSED));
         }
+        let Some(cors) = &self.cors else {
+            return self.served(request, peer);
+        };
         if !request.headers().contains_key(hyper::header::ORIGIN) {
             return self.served(request, peer);
         }
         // A browser: its preflight answered, its answers marked readable by its origin.
         let route = Arc::clone(self);
         Either::Right(
-            self.cors
-                .answer(request, move |request| match route.served(request, peer) {
-                    Either::Left(ready) => Box::pin(ready),
-                    Either::Right(answering) => answering,
-                }),
+            cors.answer(request, move |request| match route.served(request, peer) {
+                Either::Left(ready) => Box::pin(ready),
+                Either::Right(answering) => answering,
+            }),
         )
     }
 

@@ -11,6 +11,7 @@
 //! only one that takes neither gets `406`.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use futures::StreamExt as _;
 use http_body_util::combinators::BoxBody;
@@ -27,7 +28,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 pub(super) type Sessions = LocalSessionManager;
 
 /// An MCP 2025-11-25 session's id (`Mcp-Session-Id`).
-type SessionId = std::sync::Arc<str>;
+type SessionId = Arc<str>;
 
 type Answer = Response<BoxBody<Bytes, Infallible>>;
 
@@ -127,7 +128,7 @@ impl Asked {
     ///
     /// `sessions`: where the request's session is, to decline a request to a client that
     /// takes JSON only on its behalf.
-    pub(super) async fn answered(self, mut response: Answer, sessions: &Sessions) -> Answer {
+    pub(super) async fn answered(self, mut response: Answer, sessions: &Arc<Sessions>) -> Answer {
         let status = response.status();
         if status == StatusCode::OK {
             if self.takes == Takes::Both {
@@ -297,7 +298,7 @@ fn content_type(response: &Answer) -> Option<&'static str> {
 async fn json_of_stream(
     response: Answer,
     session: Option<SessionId>,
-    sessions: &Sessions,
+    sessions: &Arc<Sessions>,
 ) -> Answer {
     let (mut parts, body) = response.into_parts();
     let mut events = sse_stream::SseStream::new(body);
@@ -335,7 +336,14 @@ async fn json_of_stream(
                             None,
                         );
                         let message = ClientJsonRpcMessage::error(error, Some(id));
-                        sessions.accept_message(session, message).await.is_ok()
+                        // Pushed from its own task: the session's worker may be waiting for
+                        // room in this very stream, which is read on meanwhile. A session
+                        // gone by then ends the stream (the `503` below).
+                        let (sessions, session) = (Arc::clone(sessions), Arc::clone(session));
+                        tokio::spawn(async move {
+                            let _ = sessions.accept_message(&session, message).await;
+                        });
+                        true
                     }
                     _ => false,
                 };

@@ -57,6 +57,7 @@ pub mod auth;
 mod beside;
 mod content;
 mod cors;
+mod entries;
 mod gate;
 mod hosts;
 mod http;
@@ -92,8 +93,9 @@ use crate::export::RenderRequest;
 use listing::Listing;
 use session::Session;
 
-/// Why serving failed.
+/// Why serving failed. More reasons may come: match with a wildcard arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The pool cannot be listed over MCP: two of its tools have the same name (the message
     /// names it).

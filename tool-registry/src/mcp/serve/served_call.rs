@@ -289,8 +289,10 @@ impl ServedCall {
     /// The client connection: for notifications, and in an MCP 2025-11-25 session for
     /// server-to-client requests (an MCP 2026-07-28 request has no channel for them: use
     /// [`ServedCall::request_input`], which works in both). A client whose HTTP request takes
-    /// only an `application/json` answer sees neither: a request sent to it is declined on its
-    /// behalf with `-32601`, and the call goes on to its answer.
+    /// only an `application/json` answer sees neither: a request sent to it from the call's
+    /// own task is declined on its behalf with `-32601`, and the call goes on to its answer;
+    /// one sent from a task the call spawned goes to the session's standalone stream, which
+    /// such a client may not hold open (the request then waits for its timeout).
     pub fn peer(&self) -> &Peer<RoleServer> {
         &self.0.request.peer
     }
