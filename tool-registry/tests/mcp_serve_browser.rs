@@ -105,7 +105,8 @@ async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
     let refused = preflight(&url, ELSEWHERE).await;
     assert_eq!(refused.status(), 403);
     assert_eq!(header(&refused, "access-control-allow-origin"), None);
-    // A localhost page rmcp's `Origin` check lets send is not listed: no preflight granted.
+    // A localhost page rmcp's `Origin` check lets send is not listed: no preflight granted,
+    // and what it sends is answered unreadably.
     let unlisted = preflight(&url, "http://localhost:3000").await;
     assert_eq!(unlisted.status(), 403);
 
@@ -128,6 +129,9 @@ async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
     assert!(exposed.contains("www-authenticate"), "{exposed}");
     let text = answered.text().await.unwrap();
     assert!(text.contains("\"chatty\""), "{text}");
+    let unreadable = post("http://localhost:3000").await.unwrap();
+    assert_eq!(unreadable.status(), 200);
+    assert_eq!(header(&unreadable, "access-control-allow-origin"), None);
     let forbidden = post(ELSEWHERE).await.unwrap();
     assert_eq!(forbidden.status(), 403);
     assert_eq!(header(&forbidden, "access-control-allow-origin"), None);
@@ -141,6 +145,7 @@ async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
         .unwrap();
     assert_eq!(plain.status(), 200);
     assert_eq!(header(&plain, "access-control-allow-origin"), None);
+    assert_eq!(header(&plain, "vary").as_deref(), Some("origin"));
     // Nor does an `OPTIONS` without one, or one that is no preflight: rmcp's 405.
     for origin in [None, Some(INSPECTOR)] {
         let mut options = reqwest::Client::new().request(Method::OPTIONS, &url);
@@ -182,14 +187,53 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
             .status(),
         403
     );
-    let other_port = mcp_serve_support::mcp_post(&http.url())
-        .header("origin", "https://agent.example:8443")
-        .header("mcp-method", "tools/list")
-        .body(list_body())
-        .send()
+    let from = |origin: &'static str| {
+        mcp_serve_support::mcp_post(&http.url())
+            .header("origin", origin)
+            .header("mcp-method", "tools/list")
+            .body(list_body())
+            .send()
+    };
+    // Listed, the web agent's page passes the `Origin` check too, and reads the answer.
+    let served = from("https://agent.example").await.unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(
+        header(&served, "access-control-allow-origin").as_deref(),
+        Some("https://agent.example")
+    );
+    assert_eq!(
+        from("https://agent.example:8443").await.unwrap().status(),
+        403
+    );
+    http.shutdown().await;
+
+    // With no other origin accepted, the listed ones still are.
+    let orchestrator = Orchestrator::new(
+        &[mcp_serve_support::chatty_tool()],
+        OrchestratorConfig::default(),
+    );
+    let server = McpServer::new(orchestrator, "t", "1").unwrap();
+    let http = server
+        .serve_http(
+            "127.0.0.1:0".parse().unwrap(),
+            HttpOptions {
+                allowed_origins: Vec::new(),
+                cors_origins: vec![INSPECTOR.to_owned()],
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
-    assert_eq!(other_port.status(), 403);
+    for (origin, status) in [(INSPECTOR, 200), ("http://localhost:3000", 403)] {
+        let answer = mcp_serve_support::mcp_post(&http.url())
+            .header("origin", origin)
+            .header("mcp-method", "tools/list")
+            .body(list_body())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), status, "{origin}");
+    }
     http.shutdown().await;
 
     // An entry that is no origin is refused when the server starts, naming it.

@@ -97,9 +97,10 @@ pub struct ServeArgs {
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     pub allowed_hosts: Vec<String>,
     /// A browser page's origin that may call this server and read its answers (CORS;
-    /// repeatable): `scheme://host[:port]`, `:*` for any port, e.g. `https://agent.example`
-    /// or the MCP Inspector's `http://localhost:6274`. Requests from origins other than these
-    /// and localhost pages are refused with 403; only these are granted CORS.
+    /// repeatable): `scheme://host[:port]` (without a port: 80 or 443 only), `:*` for any
+    /// port, e.g. `https://agent.example` or the MCP Inspector's `http://localhost:6274`.
+    /// Requests from origins other than these and `http://localhost` pages are refused with
+    /// 403; only these are granted CORS.
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     pub allowed_origins: Vec<String>,
     #[command(flatten)]

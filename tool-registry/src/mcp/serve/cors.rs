@@ -4,13 +4,14 @@
 //! answers. The browser first asks with a preflight `OPTIONS`, which rmcp answers `405`; here
 //! tower-http's CORS layer answers it (`403` for an origin not on the list), and marks the
 //! answers of the requests that follow as readable by that origin, `Mcp-Session-Id` and
-//! `WWW-Authenticate` among their headers. Without `cors_origins`, no page can: a localhost
-//! page that passes rmcp's `Origin` check may send, but not read.
+//! `WWW-Authenticate` among their headers; the server's other answers to clients without
+//! `Origin` say that they vary by it. Without `cors_origins`, no page can: a localhost page
+//! that passes rmcp's `Origin` check may send, but not read.
 //!
 //! Which origins pass is rmcp's rule, asked of rmcp itself: a request carrying only the
 //! `Origin` ([`probe`]) goes through the `Origin` check of an rmcp service configured with
 //! the list and nothing else, which refuses an origin off the list with `403` and answers
-//! the others `405` (the method). Requests without `Origin` (every client that is not a
+//! the others `405` (the method): only a `405` grants. Requests without `Origin` (every client that is not a
 //! browser) do not come here.
 
 use std::convert::Infallible;
@@ -27,6 +28,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower::{Layer as _, ServiceExt as _};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer, ExposeHeaders};
+use tracing::instrument::WithSubscriber as _;
 
 type Answer = Response<BoxBody<Bytes, Infallible>>;
 
@@ -56,10 +58,17 @@ impl Cors {
         let origins = AllowOrigin::async_predicate(move |origin: HeaderValue, _parts| {
             let rmcp = rmcp.clone();
             async move {
-                match probe(origin) {
-                    Some(probe) => rmcp.handle(probe).await.status() != StatusCode::FORBIDDEN,
-                    None => false,
-                }
+                let Some(probe) = probe(origin) else {
+                    return false;
+                };
+                // Past the `Origin` check, rmcp refuses the method; anything else (its 403
+                // for the origin, or a check this probe did not foresee) grants nothing. Its
+                // warning for a refused origin is the real request's to log, not the probe's.
+                let answer = rmcp
+                    .handle(probe)
+                    .with_subscriber(tracing::subscriber::NoSubscriber::default())
+                    .await;
+                answer.status() == StatusCode::METHOD_NOT_ALLOWED
             }
         });
         let layer = CorsLayer::new()

@@ -22,6 +22,8 @@ pub(super) fn host(written: &str) -> Result<(String, Option<u16>), String> {
     read_host(allowed).ok_or_else(|| {
         let fix = if allowed == "*" {
             ": an empty list admits every host".to_owned()
+        } else if allowed.contains('*') {
+            ": a name matches as written, with no wildcards; list each name".to_owned()
         } else if !allowed.is_ascii() {
             ": write the name's ASCII (punycode, `xn--`) form".to_owned()
         } else {
@@ -43,7 +45,7 @@ fn read_host(allowed: &str) -> Option<(String, Option<u16>)> {
     let authority = Authority::try_from(allowed).ok()?;
     let written = authority.as_str();
     let host = authority.host();
-    if written.contains('@') || host.is_empty() || host == "*" {
+    if written.contains('@') || host.is_empty() || host.contains('*') {
         return None;
     }
     Some((host.to_owned(), port_after(written, host)?))
@@ -88,9 +90,14 @@ pub(super) fn origins(field: &str, written: &[String]) -> Result<Vec<String>, St
         .filter(|entry| !entry.trim().is_empty())
         .map(|entry| {
             read_origin(entry.trim()).ok_or_else(|| {
-                let fix = if entry.trim().eq_ignore_ascii_case("null") {
+                let trimmed = entry.trim();
+                let fix = if trimmed.eq_ignore_ascii_case("null") {
                     ": `null` is the origin of sandboxed frames and local files, which any page \
                      can send"
+                } else if trimmed.trim_end_matches(":*").contains('*') {
+                    ": a host matches as written, with no wildcards; list each origin"
+                } else if !trimmed.is_ascii() {
+                    ": write the host's ASCII (punycode, `xn--`) form"
                 } else {
                     ""
                 };
@@ -118,7 +125,12 @@ fn read_origin(entry: &str) -> Option<String> {
     let plain_path = uri
         .path_and_query()
         .is_none_or(|path| path.as_str().is_empty() || path.as_str() == "/");
-    if !plain_path || authority.as_str().contains('@') || host.is_empty() {
+    if !plain_path
+        || base.contains('#')
+        || authority.as_str().contains('@')
+        || host.is_empty()
+        || host.contains('*')
+    {
         return None;
     }
     let port = port_after(authority.as_str(), host)?;
@@ -165,6 +177,7 @@ mod tests {
                 "write `mcp.example.com:8080`",
             ),
             ("*", "an empty list admits every host"),
+            ("*.example.com", "list each name"),
             ("bücher.example", "(punycode, `xn--`) form"),
             ("mcp.example.com/mcp", "65535"),
             ("mcp.example.com:", "65535"),
@@ -205,6 +218,10 @@ mod tests {
             "https://agent.example:99999",
             "https://agent.example:0",
             "https://agent.example:443:*",
+            "https://agent.example#app",
+            "https://*.example.com",
+            "http://*:*",
+            "https://bücher.example",
             "null",
             "*",
         ] {
@@ -219,6 +236,10 @@ mod tests {
                 .unwrap_err()
                 .ends_with("which any page can send")
         );
+        let said = read("https://*.example.com").unwrap_err();
+        assert!(said.ends_with("list each origin"), "{said}");
+        let said = read("https://bücher.example").unwrap_err();
+        assert!(said.ends_with("(punycode, `xn--`) form"), "{said}");
         assert_eq!(
             origins("F", &[" ".to_owned()]).unwrap(),
             Vec::<String>::new()

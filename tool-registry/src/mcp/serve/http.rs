@@ -75,16 +75,17 @@ pub struct HttpOptions {
     /// with any other `Origin` is refused with `403`, one without `Origin` (not from a
     /// browser) passes. An accepted page may send requests but, without CORS, not read the
     /// answers: see [`HttpOptions::cors_origins`]. An entry that is no origin makes
-    /// [`McpServer::serve_http`] fail with [`ServeError::Options`]. An empty list accepts
-    /// every origin (rmcp's rule). Default: `http://localhost:*`, `http://127.0.0.1:*`,
-    /// `http://[::1]:*`.
+    /// [`McpServer::serve_http`] fail with [`ServeError::Options`]. An empty list refuses
+    /// every request with `Origin` but those of [`HttpOptions::cors_origins`]. Default:
+    /// `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*` (`http` pages only).
     pub allowed_origins: Vec<String>,
     /// Origins whose pages may call the server from the browser and read its answers (CORS:
     /// their preflight `OPTIONS` granted, other origins' refused with `403`, the answers
     /// readable, `Mcp-Session-Id` and `WWW-Authenticate` exposed), such as the MCP
     /// Inspector's `http://localhost:6274` or a web agent's `https://agent.example`. Written
-    /// as [`HttpOptions::allowed_origins`], and accepted by its check too. Default: none (no
-    /// page reads an answer; a browser's preflight is rmcp's `405`).
+    /// as [`HttpOptions::allowed_origins`] (without a port, `http` and `https` mean port 80
+    /// and 443 only; `:*` for any port), and accepted by its check too. Default: none (no
+    /// page reads an answer; a browser's preflight is refused).
     pub cors_origins: Vec<String>,
     /// Allow binding an address other than loopback without [`HttpOptions::auth`] (a
     /// private network whose every client is trusted). Off by default: a non-loopback
@@ -236,10 +237,7 @@ impl McpServer {
         let mut allowed_origins =
             super::entries::origins("HttpOptions::allowed_origins", &options.allowed_origins)
                 .map_err(ServeError::Options)?;
-        // An empty list accepts every origin, those of the CORS list among them.
-        if !allowed_origins.is_empty() {
-            allowed_origins.extend(cors_origins.iter().cloned());
-        }
+        allowed_origins.extend(cors_origins.iter().cloned());
         let limits = super::limits::Limits::new(
             options.max_concurrent_per_client,
             options.max_requests_per_second_per_client,
@@ -399,7 +397,12 @@ impl Route {
             return self.served(request, peer);
         };
         if !request.headers().contains_key(hyper::header::ORIGIN) {
-            return self.served(request, peer);
+            return match self.served(request, peer) {
+                Either::Left(ready) => now(super::cors::varies(ready.into_inner())),
+                Either::Right(answering) => {
+                    Either::Right(Box::pin(answering.map(super::cors::varies)))
+                }
+            };
         }
         // A browser: its preflight answered, its answers marked readable by its origin.
         let route = Arc::clone(self);
