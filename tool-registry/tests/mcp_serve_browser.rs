@@ -181,6 +181,20 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
         header(&granted, "access-control-allow-origin").as_deref(),
         Some("https://agent.example")
     );
+    // A public page calling a server on loopback: Chrome's Private Network Access preflight.
+    let private = reqwest::Client::new()
+        .request(Method::OPTIONS, http.url())
+        .header("origin", "https://agent.example")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-private-network", "true")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        header(&private, "access-control-allow-private-network").as_deref(),
+        Some("true")
+    );
+    assert!(private.status().is_success());
     assert_eq!(
         preflight(&http.url(), "https://agent.example:8443")
             .await

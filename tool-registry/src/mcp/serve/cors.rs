@@ -27,7 +27,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower::{Layer as _, ServiceExt as _};
-use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer, ExposeHeaders};
+use tower_http::cors::{AllowHeaders, AllowOrigin, AllowPrivateNetwork, CorsLayer, ExposeHeaders};
 use tracing::instrument::WithSubscriber as _;
 
 type Answer = Response<BoxBody<Bytes, Infallible>>;
@@ -82,7 +82,11 @@ impl Cors {
                 header::WWW_AUTHENTICATE,
                 header::RETRY_AFTER,
             ]))
-            .max_age(PREFLIGHT_MAX_AGE);
+            .max_age(PREFLIGHT_MAX_AGE)
+            // A public page calling a server on a private or loopback address (a web agent
+            // and a local `tool-host`): Chrome's Private Network Access asks this in the
+            // preflight too. Only a listed origin's preflight is granted at all.
+            .allow_private_network(AllowPrivateNetwork::yes());
         Some(Self { layer })
     }
 
