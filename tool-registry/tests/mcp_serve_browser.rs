@@ -64,6 +64,16 @@ fn header(response: &reqwest::Response, name: &str) -> Option<String> {
         .map(|value| value.to_str().unwrap().to_ascii_lowercase())
 }
 
+/// A 2026-07-28 `tools/list` to `url` from a page of `origin` (none: not a browser), its
+/// answer.
+async fn list_from(url: &str, origin: Option<&str>) -> reqwest::Response {
+    let mut request = mcp_serve_support::mcp_post(url).header("mcp-method", "tools/list");
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    request.body(list_body()).send().await.unwrap()
+}
+
 fn list_body() -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -111,14 +121,7 @@ async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
     assert_eq!(unlisted.status(), 403);
 
     // The request itself, from each origin.
-    let post = |origin: &'static str| {
-        mcp_serve_support::mcp_post(&url)
-            .header("origin", origin)
-            .header("mcp-method", "tools/list")
-            .body(list_body())
-            .send()
-    };
-    let answered = post(INSPECTOR).await.unwrap();
+    let answered = list_from(&url, Some(INSPECTOR)).await;
     assert_eq!(answered.status(), 200);
     assert_eq!(
         header(&answered, "access-control-allow-origin").as_deref(),
@@ -129,20 +132,15 @@ async fn a_listed_origin_is_answered_and_readable_and_another_is_not() {
     assert!(exposed.contains("www-authenticate"), "{exposed}");
     let text = answered.text().await.unwrap();
     assert!(text.contains("\"chatty\""), "{text}");
-    let unreadable = post("http://localhost:3000").await.unwrap();
+    let unreadable = list_from(&url, Some("http://localhost:3000")).await;
     assert_eq!(unreadable.status(), 200);
     assert_eq!(header(&unreadable, "access-control-allow-origin"), None);
-    let forbidden = post(ELSEWHERE).await.unwrap();
+    let forbidden = list_from(&url, Some(ELSEWHERE)).await;
     assert_eq!(forbidden.status(), 403);
     assert_eq!(header(&forbidden, "access-control-allow-origin"), None);
 
     // A client that is no browser sends no `Origin`, and gets no CORS headers.
-    let plain = mcp_serve_support::mcp_post(&url)
-        .header("mcp-method", "tools/list")
-        .body(list_body())
-        .send()
-        .await
-        .unwrap();
+    let plain = list_from(&url, None).await;
     assert_eq!(plain.status(), 200);
     assert_eq!(header(&plain, "access-control-allow-origin"), None);
     assert_eq!(header(&plain, "vary").as_deref(), Some("origin"));
@@ -162,13 +160,7 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
     // The default: a localhost page passes the `Origin` check, but is granted no CORS.
     let (_server, http) = serve(&[]).await;
     assert_eq!(preflight(&http.url(), INSPECTOR).await.status(), 405);
-    let sent = mcp_serve_support::mcp_post(&http.url())
-        .header("origin", INSPECTOR)
-        .header("mcp-method", "tools/list")
-        .body(list_body())
-        .send()
-        .await
-        .unwrap();
+    let sent = list_from(&http.url(), Some(INSPECTOR)).await;
     assert_eq!(sent.status(), 200);
     assert_eq!(header(&sent, "access-control-allow-origin"), None);
     http.shutdown().await;
@@ -201,22 +193,17 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
             .status(),
         403
     );
-    let from = |origin: &'static str| {
-        mcp_serve_support::mcp_post(&http.url())
-            .header("origin", origin)
-            .header("mcp-method", "tools/list")
-            .body(list_body())
-            .send()
-    };
     // Listed, the web agent's page passes the `Origin` check too, and reads the answer.
-    let served = from("https://agent.example").await.unwrap();
+    let served = list_from(&http.url(), Some("https://agent.example")).await;
     assert_eq!(served.status(), 200);
     assert_eq!(
         header(&served, "access-control-allow-origin").as_deref(),
         Some("https://agent.example")
     );
     assert_eq!(
-        from("https://agent.example:8443").await.unwrap().status(),
+        list_from(&http.url(), Some("https://agent.example:8443"))
+            .await
+            .status(),
         403
     );
     http.shutdown().await;
@@ -239,13 +226,7 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
         .await
         .unwrap();
     for (origin, status) in [(INSPECTOR, 200), ("http://localhost:3000", 403)] {
-        let answer = mcp_serve_support::mcp_post(&http.url())
-            .header("origin", origin)
-            .header("mcp-method", "tools/list")
-            .body(list_body())
-            .send()
-            .await
-            .unwrap();
+        let answer = list_from(&http.url(), Some(origin)).await;
         assert_eq!(answer.status(), status, "{origin}");
     }
     http.shutdown().await;
@@ -307,13 +288,7 @@ async fn a_browser_session_reads_its_id_and_a_protected_server_says_how_to_log_i
         header(&allowed, "access-control-allow-origin").as_deref(),
         Some(INSPECTOR)
     );
-    let unauthorized = mcp_serve_support::mcp_post(&world.resource)
-        .header("origin", INSPECTOR)
-        .header("mcp-method", "tools/list")
-        .body(list_body())
-        .send()
-        .await
-        .unwrap();
+    let unauthorized = list_from(&world.resource, Some(INSPECTOR)).await;
     assert_eq!(unauthorized.status(), 401);
     assert_eq!(
         header(&unauthorized, "access-control-allow-origin").as_deref(),
