@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use futures::StreamExt as _;
 use serde_json::{Value, json};
+use tool_registry::OrchestratorConfig;
 use tool_registry::dynamic::{DynamicTool, ToolHandler};
 use tool_registry::mcp::serve::{HttpOptions, HttpServer, McpServer, ServedCall};
-use tool_registry::{Orchestrator, OrchestratorConfig};
 use tool_sdk::elicitation::Elicitation;
 use tool_sdk::{DynTool, ToolError, ToolResultContent, ToolUseContext};
 
@@ -61,11 +61,10 @@ fn peer_asking_tool() -> Arc<dyn DynTool> {
 }
 
 async fn serve(json_response: bool) -> (McpServer, HttpServer) {
-    let orchestrator = Orchestrator::new(
+    let server = mcp_serve_support::serve_pool(
         &[chatty_tool(), asking_tool(), peer_asking_tool()],
         OrchestratorConfig::default(),
     );
-    let server = McpServer::new(orchestrator, "t", "1").unwrap();
     let http = server
         .serve_http(
             "127.0.0.1:0".parse().unwrap(),

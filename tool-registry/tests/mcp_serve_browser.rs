@@ -23,18 +23,22 @@ const ELSEWHERE: &str = "https://evil.example";
 
 /// A server whose pages from `cors_origins` may call it from the browser.
 async fn serve(cors_origins: &[&str]) -> (McpServer, HttpServer) {
-    let orchestrator = Orchestrator::new(
-        &[mcp_serve_support::chatty_tool()],
-        OrchestratorConfig::default(),
-    );
-    let server = McpServer::new(orchestrator, "t", "1").unwrap();
-    let options = HttpOptions {
+    serve_with(HttpOptions {
         cors_origins: cors_origins
             .iter()
             .map(|origin| (*origin).to_owned())
             .collect(),
         ..Default::default()
-    };
+    })
+    .await
+}
+
+/// A server of the `chatty` tool over HTTP with `options`.
+async fn serve_with(options: HttpOptions) -> (McpServer, HttpServer) {
+    let server = mcp_serve_support::serve_pool(
+        &[mcp_serve_support::chatty_tool()],
+        OrchestratorConfig::default(),
+    );
     let http = server
         .serve_http("127.0.0.1:0".parse().unwrap(), options)
         .await
@@ -209,22 +213,12 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
     http.shutdown().await;
 
     // With no other origin accepted, the listed ones still are.
-    let orchestrator = Orchestrator::new(
-        &[mcp_serve_support::chatty_tool()],
-        OrchestratorConfig::default(),
-    );
-    let server = McpServer::new(orchestrator, "t", "1").unwrap();
-    let http = server
-        .serve_http(
-            "127.0.0.1:0".parse().unwrap(),
-            HttpOptions {
-                allowed_origins: Vec::new(),
-                cors_origins: vec![INSPECTOR.to_owned()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let (_server, http) = serve_with(HttpOptions {
+        allowed_origins: Vec::new(),
+        cors_origins: vec![INSPECTOR.to_owned()],
+        ..Default::default()
+    })
+    .await;
     for (origin, status) in [(INSPECTOR, 200), ("http://localhost:3000", 403)] {
         let answer = list_from(&http.url(), Some(origin)).await;
         assert_eq!(answer.status(), status, "{origin}");
