@@ -4,7 +4,8 @@
 //!
 //! - the Python SDK client (MCP 2026-07-28, stateless) and the TypeScript SDK client (MCP
 //!   2025-11-25, one session) call tools through nginx, their requests spread over every
-//!   replica (nginx's access log names the replica of each request);
+//!   replica (nginx's access log names the replica of each request); the TypeScript client
+//!   ends its session (`DELETE`, to one replica) and every replica then answers it `404`;
 //! - a task started through replica 1 is read, completed, through replicas 2 and 3;
 //! - replica 2 is killed with SIGKILL while calls run through nginx: every call that got an
 //!   answer got its own, every other call got an error (none lost, none run twice), and a
@@ -166,6 +167,29 @@ fn python_client(python: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The HTTP status (curl's `%{http_code}`) of a 2025-11-25 `ping` in `session` at `url`.
+fn session_status(url: &str, session: &str) -> String {
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-X",
+            "POST",
+            url,
+        ])
+        .args(["-H", "content-type: application/json"])
+        .args(["-H", "accept: application/json, text/event-stream"])
+        .args(["-H", "mcp-protocol-version: 2025-11-25"])
+        .args(["-H", &format!("mcp-session-id: {session}")])
+        .args(["-d", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The task `id` through `url`, polled every 100 ms until its status is not `working`, for
 /// at most `within`.
 fn settled(python: &Path, url: &str, id: &str, within: Duration) -> Value {
@@ -239,6 +263,24 @@ fn three_replicas_behind_nginx_share_tasks_and_sessions_and_survive_a_killed_rep
         spread[&session].len() >= 2,
         "the session stayed on one replica: {spread:?}"
     );
+    // The client ended its session (a `DELETE` through nginx, to one replica): every
+    // replica that served it ends it too, within the second a replica may go without
+    // looking the session up in Redis.
+    for url in &fleet.replica_urls {
+        let started = Instant::now();
+        loop {
+            let status = session_status(url, &session);
+            if status == "404" {
+                break;
+            }
+            assert_eq!(status, "200", "a request of the ended session at {url}");
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "the ended session is still served at {url}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 
     // A task started through replica 1, read through replicas 2 and 3.
     let started = python_client(

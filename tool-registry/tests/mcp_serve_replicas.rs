@@ -227,12 +227,49 @@ async fn a_2025_session_made_on_one_replica_is_served_by_another_through_redis()
         answer["result"]["content"][0]["text"], "slept 10 ms",
         "{answer}"
     );
-    let on_third = post(third.url(), Some(session), call_body).await.unwrap();
+    let on_third = post(third.url(), Some(session.clone()), call_body.clone())
+        .await
+        .unwrap();
     assert_eq!(
         on_third.status().as_u16(),
         404,
         "a replica without the shared store does not know the session"
     );
+
+    // The client ends its session through the first replica; the second, which has served
+    // it from memory since (looked up in Redis a moment ago), ends it too, within the second
+    // it may go without looking again, and answers 404 as MCP requires of an ended session.
+    let again = post(second.url(), Some(session.clone()), call_body.clone())
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 200);
+    let deleted = client
+        .delete(first.url())
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let status = post(second.url(), Some(session.clone()), call_body.clone())
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        if status == 404 {
+            break;
+        }
+        assert_eq!(status, 200);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a session ended through another replica is still served 5 s later"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let on_first = post(first.url(), Some(session), call_body).await.unwrap();
+    assert_eq!(on_first.status().as_u16(), 404);
     for http in [first, second, third] {
         http.shutdown().await;
     }

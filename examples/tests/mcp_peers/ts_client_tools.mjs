@@ -2,7 +2,7 @@
 // MCP 2025-11-25: `initialize`, then a session whose id every request carries) over
 // streamable HTTP, one call after another, and print a JSON report. Through nginx in front of
 // tool-host replicas (examples/tests/fleet.rs) the requests of the one session reach several
-// replicas.
+// replicas. At the end the client ends its session.
 //
 // Usage: node ts_client_tools.mjs SDK_DIR URL CALLS_JSON
 //   CALLS_JSON: [{"name": ..., "arguments": {...}}, ...]
@@ -27,5 +27,7 @@ for (const call of JSON.parse(callsJson)) {
   const result = await client.callTool(call);
   report.results.push({ is_error: Boolean(result.isError), text: text(result) });
 }
+// Ends the session as the SDK does it (`DELETE` with the session id).
+await transport.terminateSession();
 await client.close();
 console.log(JSON.stringify(report));

@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::guard;
+use super::ended::EndedElsewhere;
 use super::{McpServer, ServeError};
 
 /// The path the MCP endpoint answers at (and [`MCP_PATH_SLASHED`]); every other path but
@@ -113,8 +114,8 @@ pub struct HttpOptions {
     pub max_requests_per_second_per_client: Option<u32>,
     /// Where MCP 2025-11-25 sessions are also kept (rmcp's `SessionStore`), so that a
     /// session made on one replica is served by another sharing the store, e.g.
-    /// [`RedisStore`](super::RedisStore). Default: none (sessions live in this process).
-    /// 2026-07-28 requests are stateless and need none.
+    /// [`RedisStore`](super::RedisStore); one ended through another replica is served here
+    /// at most a second longer. Default: none (this process only). 2026-07-28: not used.
     pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
@@ -220,7 +221,7 @@ impl McpServer {
         }
         let door = match options.auth {
             Some(auth) => {
-                let declared = Box::new(PoolScopes(Arc::clone(&self.shared)));
+                let declared = Box::new(super::listing::PoolScopes(Arc::clone(&self.shared)));
                 Some(Arc::new(
                     super::auth::Door::new(auth, declared).map_err(ServeError::Options)?,
                 ))
@@ -271,6 +272,7 @@ impl McpServer {
             .with_sse_keep_alive(options.sse_keep_alive)
             .with_max_request_body_bytes(options.max_request_body_bytes)
             .with_cancellation_token(sessions_stop);
+        let ended = options.session_store.clone().map(EndedElsewhere::new);
         config.session_store = options.session_store;
         let shared = Arc::clone(&self.shared);
         let server = self.clone();
@@ -281,6 +283,7 @@ impl McpServer {
             cors: super::cors::Cors::new(cors_origins),
             service,
             sessions,
+            ended,
             hosts,
             door,
             limits,
@@ -317,22 +320,6 @@ fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
 /// rmcp's streamable HTTP service, serving [`super::Session`]s.
 type Endpoint = StreamableHttpService<super::Session, LocalSessionManager>;
 
-/// The scopes the tools of the pool served now declare.
-struct PoolScopes(Arc<super::Shared>);
-
-impl super::auth::DeclaredScopes for PoolScopes {
-    fn of(&self, name: &str) -> Option<(String, Vec<String>)> {
-        let served = self.0.served();
-        let listed = served.orchestrator.find_tool(name)?.name().to_owned();
-        let scopes = served.listing.scopes(&listed).to_vec();
-        Some((listed, scopes))
-    }
-
-    fn all(&self) -> std::collections::BTreeSet<String> {
-        self.0.served().listing.all_scopes()
-    }
-}
-
 type Answer = Response<http_body_util::combinators::BoxBody<Bytes, Infallible>>;
 
 /// A request's answer: ready at once, or the MCP endpoint's, boxed so that the future a
@@ -347,6 +334,8 @@ struct Route {
     cors: Option<super::cors::Cors>,
     /// The sessions `service` keeps (a client taking JSON only is spoken for in its own).
     sessions: Arc<LocalSessionManager>,
+    /// With a shared session store: sessions ended through another replica end here too.
+    ended: Option<EndedElsewhere>,
     /// The DNS-rebinding check on `Host`, before anything else at the MCP endpoint.
     hosts: super::hosts::AllowedHosts,
     door: Option<Arc<super::auth::Door>>,
@@ -438,7 +427,7 @@ impl Route {
             Err(busy) => return now(too_many(&busy)),
         };
         Either::Right(Box::pin(async move {
-            let response = route.service.handle(request).await;
+            let response = route.handle(request).await;
             asked
                 .answered(
                     response.map(|body| super::limits::hold(body, permit)),
@@ -463,8 +452,20 @@ impl Route {
             Ok(request) => request,
             Err(refused) => return refused,
         };
-        let response = self.service.handle(request).await;
+        let response = self.handle(request).await;
         response.map(|body| super::limits::hold(body, permit))
+    }
+
+    /// rmcp's answer to `request`, once a session ended on another replica is ended here.
+    async fn handle<B>(&self, request: Request<B>) -> Answer
+    where
+        B: hyper::body::Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        if let Some(ended) = &self.ended {
+            ended.check(&request, &self.sessions).await;
+        }
+        self.service.handle(request).await
     }
 
     /// The client's permit to run a request (none without a limit on running requests). A

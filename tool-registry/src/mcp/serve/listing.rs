@@ -264,3 +264,19 @@ fn listed_input_of(schema: &Value) -> JsonObject {
     }
     input
 }
+
+/// The scopes the tools of the pool served now declare.
+pub(super) struct PoolScopes(pub(super) Arc<super::Shared>);
+
+impl super::auth::DeclaredScopes for PoolScopes {
+    fn of(&self, name: &str) -> Option<(String, Vec<String>)> {
+        let served = self.0.served();
+        let listed = served.orchestrator.find_tool(name)?.name().to_owned();
+        let scopes = served.listing.scopes(&listed).to_vec();
+        Some((listed, scopes))
+    }
+
+    fn all(&self) -> std::collections::BTreeSet<String> {
+        self.0.served().listing.all_scopes()
+    }
+}

@@ -57,6 +57,7 @@ pub mod auth;
 mod beside;
 mod content;
 mod cors;
+mod ended;
 mod entries;
 mod gate;
 mod hosts;

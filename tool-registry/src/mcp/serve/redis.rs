@@ -22,7 +22,7 @@ use super::tasks::{ORPHAN_GRACE, TaskEdit, TaskRecord, TaskStore, TaskStoreError
 /// session is the string `tool-sdk:session:{id}`.
 const DEFAULT_PREFIX: &str = "tool-sdk:";
 
-/// How long Redis keeps a session's state after it was stored: a day.
+/// How long Redis keeps a session's state after it was stored or last looked up: a day.
 const SESSION_KEPT: Duration = Duration::from_secs(24 * 3600);
 
 /// How long [`TaskStore::changed`] waits for an announcement before reading the record again:
@@ -66,10 +66,13 @@ return 1
 ///   followed, answered and cancelled through any other.
 /// - **Sessions** (rmcp's `SessionStore`): a 2025-11-25 client whose session was made on
 ///   one replica and whose next request reaches another is served there (rmcp replays the
-///   session's `initialize`); sessions are kept a day from their last store. A request the
-///   server sends the client inside a session (an elicitation) is answered through the
-///   replica that sent it, so route such sessions to one replica (affinity by
-///   `Mcp-Session-Id`; see `deploy/nginx.conf`). 2026-07-28 clients have no sessions.
+///   session's `initialize`). A replica serving a session looks it up here on its
+///   requests, at most once a second: a session ended through one replica (the client's
+///   `DELETE`) is served by the others at most a second longer, then answered `404` as MCP
+///   requires; and a session is kept a day from its last use. A request the server sends the
+///   client inside a session (an elicitation) is answered through the replica that sent
+///   it, so route such sessions to one replica (affinity by `Mcp-Session-Id`; see
+///   `deploy/nginx.conf`). 2026-07-28 clients have no sessions.
 ///
 /// How tasks are kept:
 ///
@@ -409,10 +412,18 @@ impl TaskStore for RedisStore {
 /// rmcp's store of 2025-11-25 sessions, for a session to be served by any replica.
 #[async_trait::async_trait]
 impl SessionStore for RedisStore {
+    /// The session's state, kept another [`SESSION_KEPT`] from now, so that a session in
+    /// use does not expire.
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
         let mut connection = self.connection.clone();
-        let json: Option<String> = redis::cmd("GET")
-            .arg(self.session_key(session_id))
+        let key = self.session_key(session_id);
+        let (json,): (Option<String>,) = redis::pipe()
+            .cmd("GET")
+            .arg(&key)
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(millis(SESSION_KEPT))
+            .ignore()
             .query_async(&mut connection)
             .await?;
         Ok(json.map(|json| serde_json::from_str(&json)).transpose()?)
