@@ -225,6 +225,18 @@ async fn without_cors_origins_no_page_reads_an_answer_and_origins_are_read_as_br
     }
     http.shutdown().await;
 
+    // An address written in another form than a browser's still matches the browser's.
+    let (_server, http) = serve(&["http://[0:0::1]:4000", "http://127.1:4001"]).await;
+    for origin in ["http://[::1]:4000", "http://127.0.0.1:4001"] {
+        let granted = preflight(&http.url(), origin).await;
+        assert_eq!(
+            header(&granted, "access-control-allow-origin").as_deref(),
+            Some(origin)
+        );
+        assert_eq!(list_from(&http.url(), Some(origin)).await.status(), 200);
+    }
+    http.shutdown().await;
+
     // An entry that is no origin is refused when the server starts, naming it.
     let orchestrator = Orchestrator::new(&[], OrchestratorConfig::default());
     let server = McpServer::new(orchestrator, "t", "1").unwrap();

@@ -3,8 +3,9 @@
 //! and what to write. rmcp keeps an entry it cannot read (a host as a name no `Host` ever
 //! matches, or with a port past 65535 as a host on any port; an origin it cannot parse as
 //! nothing at all) and lets an origin without a port match any port (a rule it deprecates);
-//! here an unreadable entry is a configuration error, and an `http(s)` origin without a port
-//! means its scheme's default port, as a browser writes it.
+//! here an unreadable entry is a configuration error, an `http(s)` origin without a port
+//! means its scheme's default port, as a browser writes it, and an address in an origin is
+//! read in the form a browser writes it.
 
 use hyper::Uri;
 use hyper::http::uri::Authority;
@@ -134,7 +135,16 @@ fn read_origin(entry: &str) -> Option<String> {
         return None;
     }
     let port = port_after(authority.as_str(), host)?;
-    let host = host.to_ascii_lowercase();
+    // An address as a browser serializes it in `Origin` (WHATWG URL: `[0:0::1]` is
+    // `[::1]`, `127.1` is `127.0.0.1`), so that the entry matches what browsers send.
+    let host = match url::Host::parse(host) {
+        Ok(address @ (url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+            if matches!(scheme.as_str(), "http" | "https") =>
+        {
+            address.to_string()
+        }
+        _ => host.to_ascii_lowercase(),
+    };
     Some(match (port, any_port) {
         (Some(_), true) => return None,
         (None, true) => format!("{scheme}://{host}:*"),
@@ -206,6 +216,12 @@ mod tests {
             ("http://localhost:6274", "http://localhost:6274"),
             ("http://localhost:*", "http://localhost:*"),
             ("http://[::1]:*", "http://[::1]:*"),
+            ("http://[0:0::1]:3000", "http://[::1]:3000"),
+            ("http://[0:0:0:0:0:0:0:1]:*", "http://[::1]:*"),
+            ("http://[FE80::A]", "http://[fe80::a]:80"),
+            ("http://[::ffff:127.0.0.1]:1", "http://[::ffff:7f00:1]:1"),
+            ("http://127.1:8080", "http://127.0.0.1:8080"),
+            ("https://0x7f.0.0.1", "https://127.0.0.1:443"),
             ("chrome-extension://abcdef", "chrome-extension://abcdef"),
         ] {
             assert_eq!(read(entry).unwrap(), read_as, "{entry}");
