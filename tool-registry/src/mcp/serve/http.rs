@@ -427,7 +427,11 @@ impl Route {
             Err(busy) => return now(too_many(&busy)),
         };
         Either::Right(Box::pin(async move {
-            let response = route.handle(request).await;
+            // A session ended through another replica is ended here first.
+            if let Some(ended) = &route.ended {
+                ended.check(&request, &route.sessions).await;
+            }
+            let response = route.service.handle(request).await;
             asked
                 .answered(
                     response.map(|body| super::limits::hold(body, permit)),
@@ -452,20 +456,11 @@ impl Route {
             Ok(request) => request,
             Err(refused) => return refused,
         };
-        let response = self.handle(request).await;
-        response.map(|body| super::limits::hold(body, permit))
-    }
-
-    /// rmcp's answer to `request`, once a session ended on another replica is ended here.
-    async fn handle<B>(&self, request: Request<B>) -> Answer
-    where
-        B: hyper::body::Body + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
         if let Some(ended) = &self.ended {
             ended.check(&request, &self.sessions).await;
         }
-        self.service.handle(request).await
+        let response = self.service.handle(request).await;
+        response.map(|body| super::limits::hold(body, permit))
     }
 
     /// The client's permit to run a request (none without a limit on running requests). A
