@@ -99,6 +99,8 @@ pub(super) fn origins(field: &str, written: &[String]) -> Result<Vec<String>, St
                     ": a host matches as written, with no wildcards; list each origin"
                 } else if !trimmed.is_ascii() {
                     ": write the host's ASCII (punycode, `xn--`) form"
+                } else if trimmed.contains("://") && url::Url::parse(trimmed).is_err() {
+                    ": its host is no name or address a browser can send"
                 } else {
                     ""
                 };
@@ -137,12 +139,10 @@ fn read_origin(entry: &str) -> Option<String> {
     let port = port_after(authority.as_str(), host)?;
     // An address as a browser serializes it in `Origin` (WHATWG URL: `[0:0::1]` is
     // `[::1]`, `127.1` is `127.0.0.1`), so that the entry matches what browsers send.
-    let host = match url::Host::parse(host) {
-        Ok(address @ (url::Host::Ipv4(_) | url::Host::Ipv6(_)))
-            if matches!(scheme.as_str(), "http" | "https") =>
-        {
-            address.to_string()
-        }
+    // A host no browser can send (`1.2.3.256`, `foo.1`) is refused.
+    let host = match (scheme.as_str(), url::Host::parse(host)) {
+        ("http" | "https", Ok(host)) => host.to_string(),
+        ("http" | "https", Err(_)) => return None,
         _ => host.to_ascii_lowercase(),
     };
     Some(match (port, any_port) {
@@ -222,6 +222,10 @@ mod tests {
             ("http://[::ffff:127.0.0.1]:1", "http://[::ffff:7f00:1]:1"),
             ("http://127.1:8080", "http://127.0.0.1:8080"),
             ("https://0x7f.0.0.1", "https://127.0.0.1:443"),
+            (
+                "http://under_score.example",
+                "http://under_score.example:80",
+            ),
             ("chrome-extension://abcdef", "chrome-extension://abcdef"),
         ] {
             assert_eq!(read(entry).unwrap(), read_as, "{entry}");
@@ -254,6 +258,20 @@ mod tests {
         );
         let said = read("https://*.example.com").unwrap_err();
         assert!(said.ends_with("list each origin"), "{said}");
+        for bad in [
+            "http://1.2.3.256",
+            "http://1.2.3.4.5",
+            "http://foo.1",
+            "http://0x100000000",
+            "http://[::1%25eth0]:1",
+            "https://[v1.x]",
+        ] {
+            let said = read(bad).unwrap_err();
+            assert!(
+                said.ends_with(": its host is no name or address a browser can send"),
+                "{said}"
+            );
+        }
         let said = read("https://bücher.example").unwrap_err();
         assert!(said.ends_with("(punycode, `xn--`) form"), "{said}");
         assert_eq!(
