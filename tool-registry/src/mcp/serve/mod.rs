@@ -66,6 +66,7 @@ mod input;
 mod limits;
 mod listing;
 mod media;
+mod options;
 mod progress;
 #[cfg(feature = "redis")]
 mod redis;
@@ -83,7 +84,8 @@ use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tool_sdk::Extensions;
 
-pub use http::{HttpOptions, HttpServer};
+pub use http::HttpServer;
+pub use options::HttpOptions;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use served_call::ServedCall;

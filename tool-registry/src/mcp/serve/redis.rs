@@ -22,8 +22,21 @@ use super::tasks::{ORPHAN_GRACE, TaskEdit, TaskRecord, TaskStore, TaskStoreError
 /// session is the string `tool-sdk:session:{id}`.
 const DEFAULT_PREFIX: &str = "tool-sdk:";
 
-/// How long Redis keeps a session's state after it was stored or last looked up: a day.
+/// How long Redis keeps a session's state after it was stored or last kept longer: a day.
 const SESSION_KEPT: Duration = Duration::from_secs(24 * 3600);
+
+/// How often a session in use is kept longer, at most: an hour.
+const SESSION_REFRESH: Duration = Duration::from_secs(3600);
+
+/// Reads a session, keeping it longer if in use: `KEYS[1]` the session, `ARGV` = how long
+/// to keep it (ms), the time left below which it is kept longer (ms).
+const LOAD_SESSION: &str = r"
+local state = redis.call('GET', KEYS[1])
+if state and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return state
+";
 
 /// How long [`TaskStore::changed`] waits for an announcement before reading the record again:
 /// announcements (Redis pub/sub) are lost while a connection is down, so a waiter never relies
@@ -68,11 +81,11 @@ return 1
 ///   one replica and whose next request reaches another is served there (rmcp replays the
 ///   session's `initialize`). A replica serving a session looks it up here on its
 ///   requests, at most once a second: a session ended through one replica (the client's
-///   `DELETE`) is served by the others at most a second longer, then answered `404` as MCP
-///   requires; and a session is kept a day from its last use. A request the server sends the
-///   client inside a session (an elicitation) is answered through the replica that sent
-///   it, so route such sessions to one replica (affinity by `Mcp-Session-Id`; see
-///   `deploy/nginx.conf`). 2026-07-28 clients have no sessions.
+///   `DELETE`) is served by the others about a second longer at most, then answered `404`
+///   as MCP requires; and a session is kept a day from its last use. A request the server
+///   sends the client inside a session (an elicitation) is answered through the replica
+///   that sent it, so route such sessions to one replica (affinity by `Mcp-Session-Id`;
+///   see `deploy/nginx.conf`). 2026-07-28 clients have no sessions.
 ///
 /// How tasks are kept:
 ///
@@ -98,6 +111,7 @@ pub struct RedisStore {
     waiters: Arc<Waiters>,
     create: Arc<Script>,
     update: Arc<Script>,
+    load_session: Arc<Script>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -238,6 +252,7 @@ impl RedisStore {
             waiters,
             create: Arc::new(Script::new(CREATE)),
             update: Arc::new(Script::new(UPDATE)),
+            load_session: Arc::new(Script::new(LOAD_SESSION)),
         })
     }
 
@@ -412,19 +427,16 @@ impl TaskStore for RedisStore {
 /// rmcp's store of 2025-11-25 sessions, for a session to be served by any replica.
 #[async_trait::async_trait]
 impl SessionStore for RedisStore {
-    /// The session's state, kept another [`SESSION_KEPT`] from now, so that a session in
-    /// use does not expire.
+    /// The session's state. A session in use does not expire: when less than 23 hours of
+    /// its day are left, it is kept another day from now (a write at most once an hour).
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
         let mut connection = self.connection.clone();
-        let key = self.session_key(session_id);
-        let (json,): (Option<String>,) = redis::pipe()
-            .cmd("GET")
-            .arg(&key)
-            .cmd("PEXPIRE")
-            .arg(&key)
+        let json: Option<String> = self
+            .load_session
+            .key(self.session_key(session_id))
             .arg(millis(SESSION_KEPT))
-            .ignore()
-            .query_async(&mut connection)
+            .arg(millis(SESSION_KEPT - SESSION_REFRESH))
+            .invoke_async(&mut connection)
             .await?;
         Ok(json.map(|json| serde_json::from_str(&json)).transpose()?)
     }
