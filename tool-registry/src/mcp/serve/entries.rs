@@ -99,7 +99,7 @@ pub(super) fn origins(field: &str, written: &[String]) -> Result<Vec<String>, St
                     ": a host matches as written, with no wildcards; list each origin"
                 } else if !trimmed.is_ascii() {
                     ": write the host's ASCII (punycode, `xn--`) form"
-                } else if trimmed.contains("://") && url::Url::parse(trimmed).is_err() {
+                } else if host_unsendable(trimmed) {
                     ": its host is no name or address a browser can send"
                 } else {
                     ""
@@ -113,6 +113,17 @@ pub(super) fn origins(field: &str, written: &[String]) -> Result<Vec<String>, St
             })
         })
         .collect()
+}
+
+/// Whether `entry` is an `http(s)` origin whose host no browser can send (`1.2.3.256`).
+fn host_unsendable(entry: &str) -> bool {
+    let base = entry.trim_end_matches(":*").trim_end_matches('/');
+    Uri::try_from(base).is_ok_and(|uri| {
+        matches!(uri.scheme_str(), Some("http" | "https"))
+            && uri
+                .host()
+                .is_some_and(|host| url::Host::parse(host).is_err())
+    })
 }
 
 fn read_origin(entry: &str) -> Option<String> {
@@ -271,6 +282,14 @@ mod tests {
                 said.ends_with(": its host is no name or address a browser can send"),
                 "{said}"
             );
+        }
+        for other in [
+            "https://agent.example:99999",
+            "https://agent.example:443:*",
+            "https://user@agent.example:*",
+        ] {
+            let said = read(other).unwrap_err();
+            assert!(!said.contains("browser can send"), "{said}");
         }
         let said = read("https://bücher.example").unwrap_err();
         assert!(said.ends_with("(punycode, `xn--`) form"), "{said}");

@@ -175,10 +175,8 @@ impl McpServer {
             .with_sse_keep_alive(options.sse_keep_alive)
             .with_max_request_body_bytes(options.max_request_body_bytes)
             .with_cancellation_token(sessions_stop);
-        let ended = options.session_store.clone().map(EndedElsewhere::new);
-        config.session_store = options
-            .session_store
-            .map(|store| Arc::new(super::ended::Bounded(store)) as _);
+        let (ended, bounded) = options.session_store.map(EndedElsewhere::new).unzip();
+        config.session_store = bounded.map(|bounded| Arc::new(bounded) as _);
         let shared = Arc::clone(&self.shared);
         let server = self.clone();
         let sessions = Arc::new(LocalSessionManager::default());
@@ -333,11 +331,14 @@ impl Route {
         };
         Either::Right(Box::pin(async move {
             let ended = route.ended.as_ref();
-            let Ok(pending) = EndedElsewhere::before(ended, &request, &route.sessions).await else {
-                return plain(StatusCode::SERVICE_UNAVAILABLE, super::ended::NOT_ENDED);
-            };
+            let pending = EndedElsewhere::before(ended, &request, &route.sessions).await;
             let response = route.service.handle(request).await;
-            EndedElsewhere::after(ended, pending, &route.sessions).await;
+            if EndedElsewhere::after(ended, pending, response.status())
+                .await
+                .is_err()
+            {
+                return plain(StatusCode::SERVICE_UNAVAILABLE, super::ended::NOT_ENDED);
+            }
             asked
                 .answered(
                     response.map(|body| super::limits::hold(body, permit)),
@@ -363,11 +364,14 @@ impl Route {
             Err(refused) => return refused,
         };
         let ended = self.ended.as_ref();
-        let Ok(pending) = EndedElsewhere::before(ended, &request, &self.sessions).await else {
-            return plain(StatusCode::SERVICE_UNAVAILABLE, super::ended::NOT_ENDED);
-        };
+        let pending = EndedElsewhere::before(ended, &request, &self.sessions).await;
         let response = self.service.handle(request).await;
-        EndedElsewhere::after(ended, pending, &self.sessions).await;
+        if EndedElsewhere::after(ended, pending, response.status())
+            .await
+            .is_err()
+        {
+            return plain(StatusCode::SERVICE_UNAVAILABLE, super::ended::NOT_ENDED);
+        }
         response.map(|body| super::limits::hold(body, permit))
     }
 

@@ -65,8 +65,10 @@ pub struct HttpOptions {
     pub max_requests_per_second_per_client: Option<u32>,
     /// Where MCP 2025-11-25 sessions are also kept (rmcp's `SessionStore`), so that a
     /// session made on one replica is served by another sharing the store, e.g.
-    /// [`RedisStore`](super::RedisStore); one ended through another replica is served here
-    /// about a second longer at most. Default: none (this process only). 2026-07-28: none.
+    /// [`RedisStore`](super::RedisStore); one ended through another replica ends here at its
+    /// next request (the store is asked at most once a second per session, and not while it
+    /// fails: then sessions are served from memory). Default: none (this process only).
+    /// 2026-07-28 requests need none.
     pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
