@@ -359,3 +359,84 @@ async fn an_admitted_json_body_that_is_no_json_rpc_message_is_a_400() {
     assert_eq!(mcp_serve_support::status_of(anonymous).await, 401);
     world.http.shutdown().await;
 }
+
+/// Sessions in memory, shared by the test: what another replica sees.
+#[derive(Default)]
+struct SharedSessions(std::sync::Mutex<std::collections::HashMap<String, SessionState>>);
+
+#[async_trait::async_trait]
+impl SessionStore for SharedSessions {
+    async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        Ok(self.0.lock().unwrap().get(id).cloned())
+    }
+    async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        self.0.lock().unwrap().insert(id.to_owned(), state.clone());
+        Ok(())
+    }
+    async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
+        self.0.lock().unwrap().remove(id);
+        Ok(())
+    }
+}
+
+use rmcp::transport::streamable_http_server::session::{
+    SessionState, SessionStore, SessionStoreError,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_the_token_check_a_session_ended_elsewhere_ends_here_and_a_delete_reaches_the_store()
+{
+    let store = std::sync::Arc::new(SharedSessions::default());
+    let world = World::start_with(HttpOptions {
+        session_store: Some(store.clone()),
+        ..Default::default()
+    })
+    .await;
+    let bearer = format!("Bearer {}", world.token(json!({})));
+    let request = |method: reqwest::Method, session: Option<&str>, body: Value| {
+        let mut request = reqwest::Client::new()
+            .request(method, &world.resource)
+            .header("authorization", &bearer)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.body(body.to_string()).send()
+    };
+    let initialize = || async {
+        let initialized = request(
+            reqwest::Method::POST,
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "auth-test", "version": "1"}}}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(initialized.status().as_u16(), 200);
+        initialized.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let ping = || json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let (first, second) = (initialize().await, initialize().await);
+    assert!(store.0.lock().unwrap().contains_key(&first));
+
+    // Ended through another replica (gone from the store): ended here at its next request
+    // once a lookup is due.
+    store.0.lock().unwrap().remove(&first);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let status = |response: reqwest::Response| response.status().as_u16();
+    let pinged = request(reqwest::Method::POST, Some(&first), ping()).await;
+    assert_eq!(status(pinged.unwrap()), 404);
+    let pinged = request(reqwest::Method::POST, Some(&second), ping()).await;
+    assert_eq!(status(pinged.unwrap()), 200);
+    // Ended here: gone from the store for every replica.
+    let deleted = request(reqwest::Method::DELETE, Some(&second), json!({})).await;
+    assert!(deleted.unwrap().status().is_success());
+    assert!(!store.0.lock().unwrap().contains_key(&second));
+    world.http.shutdown().await;
+}

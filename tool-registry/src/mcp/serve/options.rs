@@ -66,9 +66,10 @@ pub struct HttpOptions {
     /// Where MCP 2025-11-25 sessions are also kept (rmcp's `SessionStore`), so that a
     /// session made on one replica is served by another sharing the store, e.g.
     /// [`RedisStore`](super::RedisStore); one ended through another replica ends here at its
-    /// next request (the store is asked at most once a second per session, and not while it
-    /// fails: then sessions are served from memory). Default: none (this process only).
-    /// 2026-07-28 requests need none.
+    /// next request (the store is asked at most once a second per session). While the store
+    /// fails, sessions held here are served from memory, a new one is not shared, a request
+    /// of one held elsewhere gets rmcp's `500`, and a `DELETE` gets `503` (send it again).
+    /// Default: none (this process only). 2026-07-28 requests need none.
     pub session_store: Option<Arc<dyn SessionStore>>,
 }
 

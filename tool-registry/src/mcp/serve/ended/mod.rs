@@ -15,20 +15,25 @@
 //!   "Session Management"). A session the store was never seen to have (made while the
 //!   store was failing) lives on here, from memory.
 //! - **A `DELETE`** that rmcp carried out (it ends the session here, and asks the store to
-//!   remove it, ignoring a failure) is answered `503` unless the store confirms the removal
-//!   within [`STORE_TIMEOUT`]: the session may then still be served by other replicas, and
-//!   the client is told to send the `DELETE` again.
-//! - **A store that fails** (an error, or no answer in time) is asked nothing for
-//!   [`PAUSE_AFTER_FAILURE`] but one probe; meanwhile sessions held here are served from
-//!   memory and rmcp's calls fail at once (a new session is served from memory, a restore
-//!   is refused), so an outage costs one slow request per pause. Logged once per outage.
+//!   remove it, ignoring a failure) is answered `503` unless the removal is confirmed within
+//!   [`STORE_TIMEOUT`]: the session may then still be served by other replicas, and the
+//!   client is told to send the `DELETE` again.
+//! - **A store that fails** (an error, or no answer in time) is not asked for lookups for
+//!   [`PAUSE_AFTER_FAILURE`] but by one probe: sessions held here are served from memory,
+//!   and an outage costs one slow request per pause. The failure and the recovery are
+//!   logged once. rmcp's own calls (storing a new session, restoring or removing one) are
+//!   each tried, bounded by [`STORE_TIMEOUT`] ([`Bounded`]): in an outage a new session
+//!   takes that long and stays unshared for its life, a request of a session this replica
+//!   does not hold is answered `500` (rmcp's answer to a restore that failed), and a
+//!   `DELETE` `503`. A session whose state the store holds but cannot read (a JSON error)
+//!   counts as there, and is no outage.
 //!
 //! Only requests are checked: a stream of the session left open here (a `GET`) ends at the
 //! session's next request here, or when rmcp ends the session as idle (five minutes without
-//! traffic). A store that loses sessions (Redis without persistence, or evicting keys) ends
-//! them here too, at their next request.
+//! a message either way). A store that loses sessions (Redis without persistence, or
+//! evicting keys) ends them here too, at their next request.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,7 +64,9 @@ const FORGET_AFTER: Duration = Duration::from_secs(600);
 const PRUNE_ABOVE: usize = 1024;
 
 /// The `503` text of a `DELETE` whose removal from the store was not confirmed.
-pub(super) const NOT_ENDED: &str = "Service Unavailable: the session ended on this server,      but the session store did not confirm its removal, so other replicas may still serve      it; send the DELETE again\n";
+pub(super) const NOT_ENDED: &str = "Service Unavailable: the session ended on this server, \
+     but the session store did not confirm its removal, so other replicas may still serve \
+     it; send the DELETE again\n";
 
 /// The store's view of the sessions this replica holds, for the HTTP route.
 pub(super) struct EndedElsewhere(Arc<Shared>);
@@ -75,8 +82,10 @@ struct Shared {
 struct State {
     sessions: HashMap<Arc<str>, Seen>,
     pruned: Instant,
-    /// While the store is failing: when to try it again.
+    /// While the store is failing: when to look sessions up again.
     paused_until: Option<Instant>,
+    /// Sessions whose removal rmcp's `DELETE` just made (see [`EndedElsewhere::after`]).
+    removed: HashSet<Arc<str>>,
 }
 
 struct Seen {
@@ -99,6 +108,7 @@ impl EndedElsewhere {
                 sessions: HashMap::new(),
                 pruned: Instant::now(),
                 paused_until: None,
+                removed: HashSet::new(),
             }),
         });
         (Self(Arc::clone(&shared)), Bounded(shared))
@@ -151,6 +161,8 @@ impl EndedElsewhere {
                     }
                 }
             }
+            // A state the store holds but cannot read: the session is there.
+            Ok(Err(error)) if !outage(&error) => this.0.answered(Some(&id)),
             Ok(Err(error)) => this.0.failed(&error.to_string()),
             Err(_) => this
                 .0
@@ -175,11 +187,26 @@ impl EndedElsewhere {
         if !status.is_success() {
             return Ok(());
         }
-        this.0.lock().sessions.remove(&id);
-        // rmcp asked the store already, and ignores a failure: asked again (it is
-        // idempotent) to know.
-        let Err(error) = Bounded(Arc::clone(&this.0)).delete(&id).await else {
-            return Ok(());
+        let failing = {
+            let mut state = this.0.lock();
+            state.sessions.remove(&id);
+            if state.removed.remove(&id) {
+                return Ok(());
+            }
+            state.paused_until.is_some()
+        };
+        // rmcp's removal failed (it ignores that): tried again to know, unless the store
+        // is failing (it just failed that removal, most likely).
+        let error = if failing {
+            "the session store is failing".to_owned()
+        } else {
+            match Bounded(Arc::clone(&this.0)).delete(&id).await {
+                Ok(()) => {
+                    this.0.lock().removed.remove(&id);
+                    return Ok(());
+                }
+                Err(error) => error.to_string(),
+            }
         };
         tracing::warn!(
             session = %id, %error,
@@ -190,19 +217,23 @@ impl EndedElsewhere {
 
     /// Forgets the sessions looked up long ago that this replica no longer holds.
     async fn prune(&self, sessions: &LocalSessionManager) {
-        let old: Vec<Arc<str>> = {
+        let old = |seen: &Seen| seen.at.elapsed() >= FORGET_AFTER;
+        let candidates: Vec<Arc<str>> = {
             let state = self.0.lock();
-            let now = Instant::now();
             state
                 .sessions
                 .iter()
-                .filter(|(_, seen)| now.duration_since(seen.at) >= FORGET_AFTER)
+                .filter(|(_, seen)| old(seen))
                 .map(|(id, _)| Arc::clone(id))
                 .collect()
         };
-        for id in old {
+        for id in candidates {
             if !sessions.has_session(&id).await.unwrap_or(true) {
-                self.0.lock().sessions.remove(&id);
+                // Unless asked about (a restore) meanwhile.
+                let mut state = self.0.lock();
+                if state.sessions.get(&id).is_some_and(old) {
+                    state.sessions.remove(&id);
+                }
             }
         }
     }
@@ -288,22 +319,28 @@ impl Shared {
         state.paused_until = Some(Instant::now() + PAUSE_AFTER_FAILURE);
     }
 
-    /// `call` to the store, unless it is paused, within [`STORE_TIMEOUT`].
+    /// `call` to the store, within [`STORE_TIMEOUT`]; a failure pauses lookups. Never
+    /// refused beforehand: a session rmcp could not store stays unshared for its life.
     async fn bounded<T>(
         &self,
         call: impl Future<Output = Result<T, SessionStoreError>>,
     ) -> Result<T, SessionStoreError> {
-        if !Self::permitted(&mut self.lock(), Instant::now()) {
-            return Err("the session store is failing (tried again shortly)".into());
-        }
         let outcome = tokio::time::timeout(STORE_TIMEOUT, call)
             .await
             .unwrap_or_else(|_| Err(format!("no answer within {STORE_TIMEOUT:?}").into()));
-        if let Err(error) = &outcome {
+        if let Err(error) = &outcome
+            && outage(error)
+        {
             self.failed(&error.to_string());
         }
         outcome
     }
+}
+
+/// Whether `error` says the store failed, rather than that one session's state in it cannot
+/// be read (a JSON error: rmcp's `SessionState` changed, or the value is corrupt).
+fn outage(error: &SessionStoreError) -> bool {
+    error.downcast_ref::<serde_json::Error>().is_none()
 }
 
 #[async_trait::async_trait]
@@ -323,9 +360,16 @@ impl SessionStore for Bounded {
         Ok(())
     }
 
+    /// rmcp carries out a `DELETE`.
     async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
         self.0.bounded(self.0.store.delete(id)).await?;
         self.0.answered(None);
+        let mut state = self.0.lock();
+        if state.removed.len() >= PRUNE_ABOVE {
+            // Left by requests dropped before their answer: at worst a second removal.
+            state.removed.clear();
+        }
+        state.removed.insert(Arc::from(id));
         Ok(())
     }
 }
