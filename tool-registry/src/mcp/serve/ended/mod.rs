@@ -25,8 +25,10 @@
 //!   each tried, bounded by [`STORE_TIMEOUT`] ([`Bounded`]): in an outage a new session
 //!   takes that long and stays unshared for its life, a request of a session this replica
 //!   does not hold is answered `500` (rmcp's answer to a restore that failed), and a
-//!   `DELETE` `503`. A session whose state the store holds but cannot read (a JSON error)
-//!   counts as there, and is no outage.
+//!   `DELETE` `503`. A store that answers slower than a lookup's bound keeps lookups
+//!   paused until a probe gets a quick answer. A session whose state the store holds but
+//!   cannot read (a JSON error) is no outage: a lookup counts it as there, and rmcp cannot
+//!   restore it (`500`).
 //!
 //! Only requests are checked: a stream of the session left open here (a `GET`) ends at the
 //! session's next request here, or when rmcp ends the session as idle (five minutes without
@@ -289,20 +291,30 @@ impl Shared {
         Some(seen.in_store)
     }
 
-    /// The store answered; `has` names a session it was seen to have.
+    /// The store answered a lookup (within [`LOOKUP_TIMEOUT`]); `has` names a session it
+    /// was seen to have. Lookups resume.
     fn answered(&self, has: Option<&Arc<str>>) {
-        let mut state = self.lock();
         if let Some(id) = has {
-            let now = Instant::now();
-            let seen = state.sessions.entry(Arc::clone(id)).or_insert(Seen {
-                at: now,
-                in_store: true,
-            });
-            seen.in_store = true;
-            seen.at = now;
+            self.has(id);
         }
-        if state.paused_until.take().is_some() {
-            tracing::info!("MCP session store answers again");
+        self.resume();
+    }
+
+    /// The store was seen to have `id`.
+    fn has(&self, id: &Arc<str>) {
+        let now = Instant::now();
+        let mut state = self.lock();
+        let seen = state.sessions.entry(Arc::clone(id)).or_insert(Seen {
+            at: now,
+            in_store: true,
+        });
+        seen.in_store = true;
+        seen.at = now;
+    }
+
+    fn resume(&self) {
+        if self.lock().paused_until.take().is_some() {
+            tracing::info!("MCP session store answers again: sessions are looked up again");
         }
     }
 
@@ -312,26 +324,28 @@ impl Shared {
         if state.paused_until.is_none() {
             tracing::warn!(
                 %error,
-                "MCP session store failing: sessions held here are served from memory, new \
-                 ones are not shared, and the store is tried again in {PAUSE_AFTER_FAILURE:?}"
+                "MCP session store failing or slow: sessions held here are served from memory \
+                 without looking them up, until a lookup in {PAUSE_AFTER_FAILURE:?} succeeds"
             );
         }
         state.paused_until = Some(Instant::now() + PAUSE_AFTER_FAILURE);
     }
 
-    /// `call` to the store, within [`STORE_TIMEOUT`]; a failure pauses lookups. Never
-    /// refused beforehand: a session rmcp could not store stays unshared for its life.
+    /// `call` to the store, within [`STORE_TIMEOUT`]: a failure pauses lookups, an answer
+    /// as quick as a lookup's bound resumes them (a slower one leaves that to the probe).
+    /// Never refused beforehand: a session rmcp could not store stays unshared for its life.
     async fn bounded<T>(
         &self,
         call: impl Future<Output = Result<T, SessionStoreError>>,
     ) -> Result<T, SessionStoreError> {
+        let started = Instant::now();
         let outcome = tokio::time::timeout(STORE_TIMEOUT, call)
             .await
             .unwrap_or_else(|_| Err(format!("no answer within {STORE_TIMEOUT:?}").into()));
-        if let Err(error) = &outcome
-            && outage(error)
-        {
-            self.failed(&error.to_string());
+        match &outcome {
+            Err(error) if outage(error) => self.failed(&error.to_string()),
+            _ if started.elapsed() < LOOKUP_TIMEOUT => self.resume(),
+            _ => {}
         }
         outcome
     }
@@ -348,22 +362,22 @@ impl SessionStore for Bounded {
     /// rmcp restores a session this replica does not hold.
     async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
         let state = self.0.bounded(self.0.store.load(id)).await?;
-        let id: Arc<str> = Arc::from(id);
-        self.0.answered(state.is_some().then_some(&id));
+        if state.is_some() {
+            self.0.has(&Arc::from(id));
+        }
         Ok(state)
     }
 
     /// rmcp stores a session made here.
     async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
         self.0.bounded(self.0.store.store(id, state)).await?;
-        self.0.answered(Some(&Arc::from(id)));
+        self.0.has(&Arc::from(id));
         Ok(())
     }
 
     /// rmcp carries out a `DELETE`.
     async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
         self.0.bounded(self.0.store.delete(id)).await?;
-        self.0.answered(None);
         let mut state = self.0.lock();
         if state.removed.len() >= PRUNE_ABOVE {
             // Left by requests dropped before their answer: at worst a second removal.

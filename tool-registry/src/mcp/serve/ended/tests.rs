@@ -262,8 +262,12 @@ async fn a_failing_store_pauses_lookups_but_one_probe_and_rmcps_calls_are_still_
         assert!(replica.holds(other).await);
     }
     assert_eq!(replica.store.loads(), 2);
-    // rmcp's calls are still made: a store that answers again stores a new session (one
-    // slow lookup must not leave it unshared for its life), which resumes lookups.
+    // rmcp's calls are still made: a slow store stores a new session (one slow lookup must
+    // not leave it unshared for its life), without resuming lookups (they would time out
+    // again); a quick answer resumes them.
+    replica.bounded.store("slow", &state()).await.unwrap();
+    assert!(replica.store.has.lock().unwrap().contains("slow"));
+    assert!(replica.paused());
     replica.store.slow.store(false, Ordering::SeqCst);
     replica.bounded.store("new", &state()).await.unwrap();
     assert!(replica.store.has.lock().unwrap().contains("new"));
