@@ -394,33 +394,10 @@ async fn behind_the_token_check_a_session_ended_elsewhere_ends_here_and_a_delete
     .await;
     let bearer = format!("Bearer {}", world.token(json!({})));
     let request = |method: reqwest::Method, session: Option<&str>, body: Value| {
-        let mut request = reqwest::Client::new()
-            .request(method, &world.resource)
-            .header("authorization", &bearer)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25");
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.body(body.to_string()).send()
+        let (url, bearer) = (&world.resource, Some(bearer.as_str()));
+        mcp_serve_support::session_request(url, method, session, bearer, &body).send()
     };
-    let initialize = || async {
-        let initialized = request(
-            reqwest::Method::POST,
-            None,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "auth-test", "version": "1"}}}),
-        )
-        .await
-        .unwrap();
-        assert_eq!(initialized.status().as_u16(), 200);
-        initialized.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned()
-    };
+    let initialize = || mcp_serve_support::initialize_session(&world.resource, Some(&bearer));
     let ping = || json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     let (first, second) = (initialize().await, initialize().await);
     assert!(store.0.lock().unwrap().contains_key(&first));

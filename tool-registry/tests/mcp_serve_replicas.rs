@@ -15,6 +15,8 @@ mod mcp_serve_support;
 mod mcp_tasks_support;
 #[cfg(feature = "redis")]
 mod redis_support;
+#[cfg(feature = "redis")]
+use mcp_serve_support::{initialize_session, session_request};
 use mcp_tasks_support::*;
 
 fn base(http: &tool_registry::mcp::serve::HttpServer) -> String {
@@ -128,27 +130,33 @@ async fn a_call_running_at_shutdown_still_answers() {
     assert_eq!(answer.content[0].as_text().unwrap().text, "slept 1000 ms");
 }
 
+/// A replica serving the test tools with `store` for tasks and 2025-11-25 sessions.
+#[cfg(feature = "redis")]
+async fn replica(
+    store: Arc<tool_registry::mcp::serve::RedisStore>,
+) -> (
+    tool_registry::mcp::serve::McpServer,
+    tool_registry::mcp::serve::HttpServer,
+) {
+    let server = server(Some(store.clone()));
+    let options = tool_registry::mcp::serve::HttpOptions {
+        session_store: Some(store),
+        json_response: true,
+        ..Default::default()
+    };
+    let http = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap();
+    (server, http)
+}
+
 #[cfg(feature = "redis")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_session_made_on_one_replica_is_served_by_another_through_redis() {
     use tool_registry::mcp::serve::{HttpOptions, RedisStore};
     let Some(redis) = redis_support::Redis::start() else {
         return;
-    };
-    let replica = |store: Arc<RedisStore>| {
-        let server = server(Some(store.clone()));
-        async move {
-            let options = HttpOptions {
-                session_store: Some(store),
-                json_response: true,
-                ..Default::default()
-            };
-            let http = server
-                .serve_http("127.0.0.1:0".parse().unwrap(), options)
-                .await
-                .unwrap();
-            (server, http)
-        }
     };
     let connect_store = || async { Arc::new(RedisStore::connect(&redis.url()).await.unwrap()) };
     let (_first, first) = replica(connect_store().await).await;
@@ -171,32 +179,12 @@ async fn a_2025_session_made_on_one_replica_is_served_by_another_through_redis()
 
     // A 2025-11-25 client's requests, as its SDK sends them (the session id from the
     // `initialize` answer, then every request carrying it).
-    let client = reqwest::Client::new();
-    let post = |url: String, session: Option<String>, body: serde_json::Value| {
-        let mut request = client
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25");
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.body(body.to_string()).send()
+    let post = |url: String, session: Option<String>, body: serde_json::Value| async move {
+        session_request(&url, reqwest::Method::POST, session.as_deref(), None, &body)
+            .send()
+            .await
     };
-    let initialized = post(
-        first.url(),
-        None,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "replica-test", "version": "1"}}}),
-    )
-    .await
-    .unwrap();
-    assert_eq!(initialized.status().as_u16(), 200);
-    let session = initialized.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let session = initialize_session(&first.url(), None).await;
     let notified = post(
         first.url(),
         Some(session.clone()),
@@ -243,13 +231,16 @@ async fn a_2025_session_made_on_one_replica_is_served_by_another_through_redis()
         .await
         .unwrap();
     assert_eq!(again.status().as_u16(), 200);
-    let deleted = client
-        .delete(first.url())
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
+    let deleted = session_request(
+        &first.url(),
+        reqwest::Method::DELETE,
+        Some(&session),
+        None,
+        &json!({}),
+    )
+    .send()
+    .await
+    .unwrap();
     assert!(deleted.status().is_success(), "{}", deleted.status());
     let deadline = std::time::Instant::now() + Duration::from_secs(3);
     loop {
@@ -330,49 +321,20 @@ async fn a_session_in_use_is_kept_longer_in_redis_and_an_unknown_one_is_not_made
 #[cfg(feature = "redis")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delete_the_store_cannot_confirm_is_503_and_other_sessions_are_served_from_memory() {
-    use tool_registry::mcp::serve::{HttpOptions, RedisStore};
+    use tool_registry::mcp::serve::RedisStore;
     let Some(redis) = redis_support::Redis::start() else {
         return;
     };
     let store = Arc::new(RedisStore::connect(&redis.url()).await.unwrap());
-    let server = server(Some(store.clone()));
-    let options = HttpOptions {
-        session_store: Some(store),
-        json_response: true,
-        ..Default::default()
-    };
-    let http = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), options)
-        .await
-        .unwrap();
-    let client = reqwest::Client::new();
+    let (_server, http) = replica(store).await;
+    let url = http.url();
     let request = |method: reqwest::Method, session: Option<&str>, body: serde_json::Value| {
-        let mut request = client
-            .request(method, http.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25");
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.body(body.to_string()).send()
+        session_request(&url, method, session, None, &body).send()
     };
-    let initialize = || async {
-        let initialized = request(
-            reqwest::Method::POST,
-            None,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "replica-test", "version": "1"}}}),
-        )
-        .await
-        .unwrap();
-        initialized.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned()
-    };
-    let (ended, other) = (initialize().await, initialize().await);
+    let (ended, other) = (
+        initialize_session(&url, None).await,
+        initialize_session(&url, None).await,
+    );
     let ping = || json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
 
     // Redis gone: the DELETE ends the session here but cannot for the other replicas, and

@@ -363,3 +363,42 @@ pub fn mcp_post(url: &str) -> reqwest::RequestBuilder {
 pub async fn status_of(request: reqwest::RequestBuilder) -> u16 {
     request.send().await.unwrap().status().as_u16()
 }
+
+/// A request of an MCP 2025-11-25 client to `url`, as its SDK sends it: `method`, in
+/// `session` (none for `initialize`), with `authorization` if any, `body` as JSON.
+pub fn session_request(
+    url: &str,
+    method: reqwest::Method,
+    session: Option<&str>,
+    authorization: Option<&str>,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    let mut request = reqwest::Client::new()
+        .request(method, url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    if let Some(authorization) = authorization {
+        request = request.header("authorization", authorization);
+    }
+    request.body(body.to_string())
+}
+
+/// A new MCP 2025-11-25 session at `url` (its `initialize` answered `200`): its id.
+pub async fn initialize_session(url: &str, authorization: Option<&str>) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "session-test", "version": "1"}}});
+    let initialized = session_request(url, reqwest::Method::POST, None, authorization, &initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(initialized.status().as_u16(), 200);
+    initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
